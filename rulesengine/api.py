@@ -1,0 +1,119 @@
+"""The public entry points: load a ruleset, set its options, make a game."""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from . import ir
+from .check import check, check_with_warnings
+from .compile import compile_program
+from .compose import compose
+from .diagnostics import Diagnostic, OptionError, RuleFileError, did_you_mean
+from .engine import DEFAULT_MAX_STEPS, Game
+from .resources import resolve_ruleset, shipped_rulesets
+
+
+def find_ruleset(name_or_path: str) -> Path:
+    """The file of a ruleset given by path or shipped name; OptionError if there is none."""
+    path = resolve_ruleset(name_or_path)
+    if path is None:
+        names = shipped_rulesets()
+        hint = did_you_mean(name_or_path, names)
+        raise OptionError(
+            f"unknown ruleset '{name_or_path}': not a file and not a shipped ruleset"
+            f" ({'; ' + hint if hint else ''}shipped: {', '.join(names)})".replace("(; ", "(")
+        )
+    return path
+
+
+def load_ruleset(name_or_path: str | os.PathLike) -> ir.Ruleset:
+    """Load, compose and check a rule file; raises RuleFileError listing every problem."""
+    path = find_ruleset(str(name_or_path))
+    stat = path.stat()
+    return _load_cached(str(path), stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=64)
+def _load_cached(path: str, _mtime: int, _size: int) -> ir.Ruleset:
+    document = compose(path)
+    return check(document, path)
+
+
+def parse_option_value(option: ir.Option, text: str) -> object:
+    """Convert a command-line text to an option's type."""
+    if option.type == ir.BOOL:
+        lowered = text.strip().lower()
+        if lowered in ("true", "yes", "on", "1"):
+            return True
+        if lowered in ("false", "no", "off", "0"):
+            return False
+        raise OptionError(f"option '{option.name}' takes true or false, not '{text}'")
+    if option.type == ir.INT:
+        try:
+            return int(text)
+        except ValueError:
+            raise OptionError(f"option '{option.name}' takes a whole number, not '{text}'") from None
+    return text
+
+
+def resolve_options(ruleset: ir.Ruleset, given: Mapping[str, object] | None) -> dict[str, object]:
+    """Every option's value: the given ones checked, the rest at their defaults."""
+    known = {o.name: o for o in ruleset.options}
+    values = {o.name: o.default for o in ruleset.options}
+    for name, value in (given or {}).items():
+        option = known.get(name)
+        if option is None:
+            allowed = ", ".join(known) or "none"
+            hint = did_you_mean(name, known)
+            raise OptionError(
+                f"unknown option '{name}' for {ruleset.name}{' (' + hint + ')' if hint else ''}; options: {allowed}"
+            )
+        if isinstance(value, str) and option.type != ir.STR:
+            value = parse_option_value(option, value)
+        expected = {ir.INT: int, ir.BOOL: bool, ir.STR: str}[option.type]
+        if type(value) is not expected:
+            raise OptionError(f"option '{name}' takes a {option.type}, not {value!r}")
+        if option.choices is not None and value not in option.choices:
+            choices = ", ".join(map(str, option.choices))
+            raise OptionError(f"option '{name}' cannot be '{value}'; choices: {choices}")
+        if option.minimum is not None and value < option.minimum:
+            raise OptionError(f"option '{name}' must be at least {option.minimum}, not {value}")
+        if option.maximum is not None and value > option.maximum:
+            raise OptionError(f"option '{name}' must be at most {option.maximum}, not {value}")
+        values[name] = value
+    return values
+
+
+def make_game(
+    ruleset: ir.Ruleset | str | os.PathLike,
+    players: int | None = None,
+    options: Mapping[str, object] | None = None,
+    max_steps: int = DEFAULT_MAX_STEPS,
+) -> Game:
+    """A playable game: a ruleset (or its name or path), a number of players and options."""
+    if not isinstance(ruleset, ir.Ruleset):
+        ruleset = load_ruleset(ruleset)
+    count = ruleset.default_players if players is None else players
+    if not ruleset.min_players <= count <= ruleset.max_players:
+        raise OptionError(f"{ruleset.name} is for {ruleset.min_players} to {ruleset.max_players} players, not {count}")
+    values = resolve_options(ruleset, options)
+    return _game_cached(ruleset, count, tuple(sorted(values.items())), max_steps)
+
+
+@functools.lru_cache(maxsize=128)
+def _game_cached(ruleset: ir.Ruleset, players: int, options: tuple, max_steps: int) -> Game:
+    program = compile_program(ruleset, dict(options), players)
+    return Game(program, max_steps=max_steps)
+
+
+def validate_file(path: str | os.PathLike) -> tuple[ir.Ruleset | None, list[Diagnostic]]:
+    """Every problem of one rule file (errors and warnings); the ruleset if it has no errors."""
+    try:
+        document = compose(str(path))
+    except RuleFileError as error:
+        return None, error.diagnostics
+    ruleset, problems = check_with_warnings(document, str(path))
+    return ruleset, sorted(problems, key=lambda d: (d.span.file, d.span.line, d.span.column))

@@ -1,0 +1,203 @@
+"""The `rulesengine` command: validate rule files, run and simulate matches.
+
+Exit codes: 0 success, 1 invalid rule files (or a failed match), 2 usage errors.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from . import api
+from .agents import RandomAgent
+from .diagnostics import (
+    ERROR,
+    Diagnostic,
+    RuleFileError,
+    RulesEngineError,
+    render_github,
+    render_json,
+    render_text,
+)
+from .engine import Game
+from .simulate import simulate
+
+
+class UsageError(click.UsageError):
+    exit_code = 2
+
+
+def _collect_files(paths: tuple[str, ...]) -> list[Path]:
+    files: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            files.extend(sorted(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file()))
+        elif path.is_file():
+            files.append(path)
+        else:
+            raise UsageError(f"no such file or folder: {raw}")
+    return files
+
+
+def _parse_options(pairs: tuple[str, ...]) -> dict[str, str]:
+    options: dict[str, str] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name.strip():
+            raise UsageError(f"-o takes NAME=VALUE, not '{pair}'")
+        options[name.strip()] = value
+    return options
+
+
+def _load_game(ruleset: str, players: int | None, options: tuple[str, ...]) -> Game:
+    try:
+        return api.make_game(ruleset, players=players, options=_parse_options(options))
+    except RuleFileError as error:
+        click.echo(render_text(error.diagnostics, {}, colour=sys.stderr.isatty()), err=True)
+        raise SystemExit(1) from None
+    except RulesEngineError as error:
+        raise UsageError(str(error)) from None
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="rulesengine")
+def main() -> None:
+    """Check, run and simulate card games written as rule files."""
+
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json", "github"]),
+    default="text",
+    show_default=True,
+    help="How to print the problems.",
+)
+@click.option("--strict", is_flag=True, help="Treat warnings as failures.")
+def validate(paths: tuple[str, ...], output_format: str, strict: bool) -> None:
+    """Check rule files (or every .yaml file in folders) and report every problem."""
+    files = _collect_files(paths)
+    if not files:
+        raise UsageError("no rule files found (looked for .yaml and .yml files)")
+    problems: list[Diagnostic] = []
+    sources: dict[str, str] = {}
+    for file in files:
+        _, found = api.validate_file(file)
+        problems.extend(found)
+    failed = any(p.severity == ERROR or strict for p in problems)
+    if output_format == "json":
+        click.echo(render_json(problems))
+    elif output_format == "github":
+        if problems:
+            click.echo(render_github(problems))
+    else:
+        if problems:
+            click.echo(render_text(problems, sources, colour=sys.stdout.isatty()))
+        errors = sum(p.severity == ERROR for p in problems)
+        warnings = len(problems) - errors
+        verdict = "invalid" if failed else "valid"
+        click.echo(f"{len(files)} file(s) checked: {errors} error(s), {warnings} warning(s); {verdict}")
+    raise SystemExit(1 if failed else 0)
+
+
+_players = click.option("--players", "-p", type=int, default=None, help="Number of players (default: the ruleset's).")
+_seed = click.option("--seed", "-s", type=int, default=0, show_default=True, help="Seed of shuffles and bots.")
+_options = click.option(
+    "-o", "--option", "options", multiple=True, metavar="NAME=VALUE", help="Set a ruleset option; repeat for more."
+)
+
+
+@main.command()
+@click.argument("ruleset")
+@_players
+@_seed
+@_options
+def run(ruleset: str, players: int | None, seed: int, options: tuple[str, ...]) -> None:
+    """Random bots play one whole match of RULESET (a path or a shipped name)."""
+    game = _load_game(ruleset, players, options)
+    state = game.new_initial_state(seed=seed, record_log=True)
+    agents = [RandomAgent(seed * 1_000 + seat) for seat in range(game.num_players)]
+    shown = 0
+
+    def flush() -> None:
+        nonlocal shown
+        for line in state.log[shown:]:
+            click.echo(line)
+        shown = len(state.log)
+
+    click.echo(
+        f"{game.ruleset.name}: {game.num_players} players, seed {seed}, "
+        + ", ".join(f"{k}={v}" for k, v in game.options.items())
+    )
+    while not state.is_terminal():
+        flush()
+        state.apply_action(agents[state.current_player()].choose(state))
+    flush()
+    returns = state.returns()
+    click.echo(f"match over after {state.round_number} round(s) and {state.steps} decisions")
+    if state.truncated:
+        click.echo("result: stopped at the engine's decision limit, a draw")
+    elif all(r == 0 for r in returns):
+        click.echo("result: a draw")
+    else:
+        winners = [f"P{p + 1}" for p, r in enumerate(returns) if r > 0]
+        losers = [f"P{p + 1}" for p, r in enumerate(returns) if r < 0]
+        click.echo(f"result: {', '.join(winners) or 'nobody'} won; {', '.join(losers) or 'nobody'} lost")
+
+
+@main.command(name="simulate")
+@click.argument("ruleset")
+@click.option("-n", "--games", type=click.IntRange(min=1), required=True, help="How many matches to play.")
+@_players
+@_seed
+@_options
+@click.option("--json", "as_json", is_flag=True, help="Print the statistics as one JSON object.")
+def simulate_command(
+    ruleset: str, games: int, players: int | None, seed: int, options: tuple[str, ...], as_json: bool
+) -> None:
+    """Random bots play GAMES matches; prints wins, losses and draws per seat."""
+    game = _load_game(ruleset, players, options)
+    summary = simulate(game, games, seed=seed)
+    data = summary.as_dict()
+    if as_json:
+        click.echo(json.dumps(data, indent=2))
+        return
+    click.echo(f"{summary.ruleset}: {games} matches, {summary.players} players, seeds {seed}..{seed + games - 1}")
+    click.echo(f"{'seat':>6} {'wins':>7} {'losses':>7} {'draws':>7} {'win rate':>9}")
+    for seat in data["seats"]:
+        click.echo(
+            f"{seat['seat']:>6} {seat['wins']:>7} {seat['losses']:>7} {seat['draws']:>7} {seat['win_rate']:>9.1%}"
+        )
+    click.echo(f"mean decisions per match: {summary.mean_decisions:.1f}")
+    click.echo(f"decisions per second: {summary.decisions_per_second:,.0f}")
+    if summary.truncated:
+        click.echo(f"matches stopped at the engine's decision limit: {summary.truncated}")
+
+
+def entry() -> None:
+    """Console entry point: usage errors exit with 2, never with a traceback."""
+    try:
+        main.main(standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("aborted", err=True)
+        raise SystemExit(130) from None
+    except click.ClickException as error:
+        error.show()
+        raise SystemExit(2) from None
+    except RulesEngineError as error:
+        click.echo(f"error: {error}", err=True)
+        raise SystemExit(1) from None
+    except SystemExit:
+        raise
+    except BrokenPipeError:
+        raise SystemExit(1) from None
+
+
+if __name__ == "__main__":
+    entry()

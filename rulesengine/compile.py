@@ -1,0 +1,957 @@
+"""Compile a checked ruleset into Python closures, once per game setting.
+
+A game setting is a ruleset with its options and number of players fixed. Options become
+constants, zone families become ranges of slots in the state's zone list, and every
+expression becomes a function `f(state, env)`; nothing parses or walks a tree at run
+time.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+from collections.abc import Callable
+from math import comb
+from typing import Any
+
+import attrs
+
+from . import ir
+from .diagnostics import EngineError
+
+Fn = Callable[[Any, list], Any]
+Effect = Callable[[Any, list], None]
+
+NO_CARD = -1
+
+
+@attrs.frozen
+class ZoneFamily:
+    name: str
+    base: int
+    strides: tuple[int, ...]
+    sizes: tuple[int, ...]
+    dimensions: tuple[str | int, ...]
+    visibility: str
+    sorted_by: str | None
+
+    @property
+    def count(self) -> int:
+        total = 1
+        for size in self.sizes:
+            total *= size
+        return total
+
+
+@attrs.frozen
+class Segment:
+    """Effects to run in one go, then (optionally) a zone to shuffle as chance."""
+
+    run: Effect
+    shuffle: Fn | None
+
+
+@attrs.frozen
+class CompiledParam:
+    slot: int
+    candidates: Fn
+    size: int | None
+    same: list | None  # attribute table for grouping sets
+    domain: tuple | None  # static values (ints, texts, players, suits); None for cards
+    domain_size: int
+    kind: str
+
+
+@attrs.frozen
+class CompiledMove:
+    index: int
+    name: str
+    offset: int  # first action id
+    width: int  # number of action ids
+    params: tuple[CompiledParam, ...]
+    legal: Fn | None
+    effects: tuple[Segment, ...]
+    label: Callable[[Any, list], str] | None
+    is_pass: bool
+    hidden: bool
+
+
+@attrs.frozen
+class CompiledTrigger:
+    name: str
+    slot: int | None
+    each: Fn | None
+    when: Fn
+    effects: tuple[Segment, ...]
+
+
+@attrs.frozen
+class CompiledPhase:
+    name: str
+    moves: tuple[int, ...]
+    first: Fn | None
+    until: Fn | None
+    enter: tuple[Segment, ...]
+    exit: tuple[Segment, ...]
+    next: int | None
+
+
+@attrs.frozen
+class Program:
+    ruleset: ir.Ruleset
+    options: dict[str, object]
+    num_players: int
+    card_names: tuple[str, ...]
+    card_deck: tuple[int, ...]
+    attributes: dict[str, list]  # attribute -> per-card table (last entry: no card)
+    suit_names: tuple[str, ...]
+    families: dict[str, ZoneFamily]
+    zone_names: tuple[str, ...]  # one per zone slot
+    zone_owner: tuple[int, ...]  # the owning player of each zone slot, or -1
+    zone_visibility: tuple[str, ...]
+    initial_zones: tuple[tuple[int, ...], ...]
+    variable_offsets: dict[str, int]
+    initial_variables: tuple
+    variable_layout: tuple[tuple[str, bool, str], ...]  # name, per player, type
+    setup: tuple[Segment, ...]
+    round_setup: tuple[Segment, ...]
+    round_end: tuple[Segment, ...]
+    round_limit: int | None
+    round_limit_effects: tuple[Segment, ...]
+    round_stuck_effects: tuple[Segment, ...]
+    phases: tuple[CompiledPhase, ...]
+    moves: tuple[CompiledMove, ...]
+    triggers: tuple[CompiledTrigger, ...]
+    match_until: Fn
+    winners: Fn | None
+    losers: Fn | None
+    slots: int
+    num_actions: int
+
+    @property
+    def num_cards(self) -> int:
+        return len(self.card_names)
+
+
+def _fail(message: str, expr: ir.Expr | ir.Stmt | None = None) -> EngineError:
+    return EngineError(message if expr is None else f"{expr.span.file}:{expr.span.line}:{expr.span.column}: {message}")
+
+
+class Compiler:
+    def __init__(self, ruleset: ir.Ruleset, options: dict[str, object], num_players: int):
+        self.r = ruleset
+        self.options = options
+        self.n = num_players
+        self.suit_names = tuple(s.name for s in ruleset.suits)
+        self.build_cards()
+        self.build_zones()
+        self.build_variables()
+        self.move_index = {m.name: i for i, m in enumerate(ruleset.moves)}
+        self.phase_index = {p.name: i for i, p in enumerate(ruleset.phases)}
+
+    # ---- static layout ---------------------------------------------------------------
+
+    def build_cards(self) -> None:
+        r = self.r
+        names, decks, suits, ranks, orders = [], [], [], [], []
+        for deck_index, deck in enumerate(r.decks):
+            for _copy in range(deck.copies):
+                for suit in deck.suits:
+                    for order, rank in enumerate(deck.ranks, start=1):
+                        decks.append(deck_index)
+                        suits.append(self.suit_names.index(suit))
+                        ranks.append(r.ranks.index(rank))
+                        orders.append(order)
+        count = len(decks)
+        self.attributes: dict[str, list] = {
+            "suit": suits + [-1],
+            "rank": ranks + [-1],
+            "order": orders + [0],
+            "id": list(range(count)) + [-1],
+        }
+        suit_table = {s.name: s.attributes for s in r.suits}
+        for attribute in r.card_attributes:
+            if attribute.expression is None:
+                table = [suit_table[self.suit_names[s]].get(attribute.name) for s in suits]
+            else:
+                fn = self.expr(attribute.expression)
+                table = []
+                for card in range(count):
+                    env = _CardEnv(
+                        suits[card], ranks[card], orders[card], {a: self.attributes[a][card] for a in self.attributes}
+                    )
+                    table.append(fn(None, env))
+            self.attributes[attribute.name] = table + [None]
+        for card in range(count):
+            rank_name, suit_name = r.ranks[ranks[card]], self.suit_names[suits[card]]
+            names.append(self.default_label(card, rank_name, suit_name))
+        if r.card_label:
+            label = self.template(r.card_label)
+            names = [
+                label(
+                    None, _CardEnv(suits[c], ranks[c], orders[c], {a: self.attributes[a][c] for a in self.attributes})
+                )
+                for c in range(count)
+            ]
+        self.card_names = tuple(names)
+        self.card_deck = tuple(decks)
+
+    def default_label(self, card: int, rank: str, suit: str) -> str:
+        symbol = next((s.attributes.get("symbol") for s in self.r.suits if s.name == suit), None)
+        return f"{rank}{symbol}" if symbol else f"{rank} of {suit}"
+
+    def build_zones(self) -> None:
+        base = 0
+        self.families: dict[str, ZoneFamily] = {}
+        names, owners, visibility = [], [], []
+        for zone in self.r.zones:
+            sizes = tuple(
+                self.n if d == "player" else len(self.suit_names) if d == "suit" else int(d) for d in zone.dimensions
+            )
+            strides = []
+            stride = 1
+            for size in reversed(sizes):
+                strides.append(stride)
+                stride *= size
+            family = ZoneFamily(
+                zone.name, base, tuple(reversed(strides)), sizes, zone.dimensions, zone.visibility, zone.sorted_by
+            )
+            self.families[zone.name] = family
+            for flat in range(family.count):
+                index = []
+                rest = flat
+                for s in family.strides:
+                    index.append(rest // s)
+                    rest %= s
+                shown = []
+                for dim, i in zip(zone.dimensions, index):
+                    shown.append(
+                        f"P{i + 1}" if dim == "player" else self.suit_names[i] if dim == "suit" else str(i + 1)
+                    )
+                names.append(zone.name + (f"[{', '.join(shown)}]" if shown else ""))
+                owners.append(index[0] if zone.dimensions and zone.dimensions[0] == "player" else -1)
+                visibility.append(zone.visibility)
+            base += family.count
+        self.zone_names = tuple(names)
+        self.zone_owner = tuple(owners)
+        self.zone_visibility = tuple(visibility)
+        initial = [[] for _ in range(base)]
+        card = 0
+        for deck in self.r.decks:
+            deck_size = deck.copies * len(deck.suits) * len(deck.ranks)
+            initial[self.families[deck.zone].base].extend(range(card, card + deck_size))
+            card += deck_size
+        self.initial_zones = tuple(tuple(z) for z in initial)
+
+    def build_variables(self) -> None:
+        offsets, values, layout = {}, [], []
+        for variable in self.r.variables:
+            offsets[variable.name] = len(values)
+            value = self.expr(variable.default)(None, [None] * 2)
+            values.extend([value] * (self.n if variable.per_player else 1))
+            layout.append((variable.name, variable.per_player, variable.type))
+        self.variable_offsets = offsets
+        self.initial_variables = tuple(values)
+        self.variable_layout = tuple(layout)
+
+    # ---- the program -----------------------------------------------------------------
+
+    def program(self) -> Program:
+        r = self.r
+        moves = []
+        offset = 0
+        for index, move in enumerate(r.moves):
+            params = tuple(self.param(p) for p in move.params)
+            width = 1
+            for p in params:
+                width *= p.domain_size
+            moves.append(
+                CompiledMove(
+                    index,
+                    move.name,
+                    offset,
+                    width,
+                    params,
+                    self.expr(move.legal) if move.legal is not None else None,
+                    self.segments(move.effects),
+                    self.template(move.label) if move.label else None,
+                    move.is_pass,
+                    move.hidden,
+                )
+            )
+            offset += width
+        phases = tuple(
+            CompiledPhase(
+                p.name,
+                tuple(self.move_index[m] for m in p.moves),
+                self.expr(p.first) if p.first is not None else None,
+                self.expr(p.until) if p.until is not None else None,
+                self.segments(p.enter),
+                self.segments(p.exit),
+                self.phase_index[p.next] if p.next is not None else None,
+            )
+            for p in r.phases
+        )
+        triggers = tuple(
+            CompiledTrigger(
+                t.name,
+                t.slot,
+                self.expr(t.each) if t.each is not None else None,
+                self.expr(t.when),
+                self.segments(t.effects),
+            )
+            for t in r.triggers
+        )
+        return Program(
+            ruleset=r,
+            options=dict(self.options),
+            num_players=self.n,
+            card_names=self.card_names,
+            card_deck=self.card_deck,
+            attributes=self.attributes,
+            suit_names=self.suit_names,
+            families=self.families,
+            zone_names=self.zone_names,
+            zone_owner=self.zone_owner,
+            zone_visibility=self.zone_visibility,
+            initial_zones=self.initial_zones,
+            variable_offsets=self.variable_offsets,
+            initial_variables=self.initial_variables,
+            variable_layout=self.variable_layout,
+            setup=self.segments(r.setup),
+            round_setup=self.segments(r.round_setup),
+            round_end=self.segments(r.round_end),
+            round_limit=r.round_limit,
+            round_limit_effects=self.segments(r.round_limit_effects),
+            round_stuck_effects=self.segments(r.round_stuck_effects),
+            phases=phases,
+            moves=tuple(moves),
+            triggers=triggers,
+            match_until=self.expr(r.match_until),
+            winners=self.expr(r.winners) if r.winners is not None else None,
+            losers=self.expr(r.losers) if r.losers is not None else None,
+            slots=r.slots,
+            num_actions=offset,
+        )
+
+    def param(self, p: ir.Param) -> CompiledParam:
+        candidates = self.expr(p.candidates)
+        if p.size is not None:
+            same = self.attributes[p.same] if p.same else None
+            return CompiledParam(p.slot, candidates, p.size, same, None, comb(len(self.card_names), p.size), "set")
+        if p.type == ir.CARD:
+            return CompiledParam(p.slot, candidates, None, None, None, len(self.card_names), "card")
+        if p.type == ir.PLAYER:
+            return CompiledParam(p.slot, candidates, None, None, tuple(range(self.n)), self.n, "value")
+        if p.type == ir.SUIT:
+            domain = tuple(range(len(self.suit_names)))
+            return CompiledParam(p.slot, candidates, None, None, domain, len(domain), "value")
+        domain = tuple(dict.fromkeys(candidates(None, [None])))  # static: checked before
+        return CompiledParam(p.slot, candidates, None, None, domain, max(1, len(domain)), "value")
+
+    # ---- statements ------------------------------------------------------------------
+
+    def segments(self, statements: tuple[ir.Stmt, ...]) -> tuple[Segment, ...]:
+        """Split an effect list at its top-level shuffles (each shuffle is a chance node)."""
+        out: list[Segment] = []
+        pending: list[Effect] = []
+        for statement in statements:
+            if isinstance(statement, ir.Shuffle):
+                out.append(Segment(_sequence(pending), self.expr(statement.zone)))
+                pending = []
+            else:
+                pending.append(self.statement(statement))
+        if pending or not out:
+            out.append(Segment(_sequence(pending), None))
+        return tuple(out)
+
+    def block(self, statements: tuple[ir.Stmt, ...]) -> Effect:
+        return _sequence([self.statement(s) for s in statements])
+
+    def statement(self, s: ir.Stmt) -> Effect:
+        if isinstance(s, ir.Move):
+            return self.move_statement(s)
+        if isinstance(s, ir.Deal):
+            return self.deal_statement(s)
+        if isinstance(s, ir.Reveal):
+            cards, player = self.card_list(s.cards), self.expr(s.player)
+
+            def reveal(st, env):
+                st.reveal(player(st, env), cards(st, env))
+
+            return reveal
+        if isinstance(s, ir.Assign):
+            return self.assign_statement(s)
+        if isinstance(s, ir.TurnTo):
+            player = self.expr(s.player)
+
+            def turn_to(st, env):
+                st.current = player(st, env)
+                st.turn_set = True
+
+            return turn_to
+        if isinstance(s, ir.Reverse):
+
+            def reverse(st, env):
+                st.direction = -st.direction
+
+            return reverse
+        if isinstance(s, ir.Out):
+            player = self.expr(s.player)
+
+            def out(st, env):
+                st.active[player(st, env)] = False
+
+            return out
+        if isinstance(s, ir.End):
+            flag = {"round": "round_over", "game": "game_over", "phase": "phase_over"}[s.what]
+
+            def end(st, env):
+                setattr(st, flag, True)
+
+            return end
+        if isinstance(s, ir.Goto):
+            target = self.phase_index[s.phase]
+
+            def goto(st, env):
+                st.goto = target
+
+            return goto
+        if isinstance(s, ir.Log):
+            text = self.template(s.parts)
+
+            def log(st, env):
+                if st.log is not None:
+                    st.log.append(text(st, env))
+
+            return log
+        if isinstance(s, ir.If):
+            condition, then, otherwise = self.expr(s.condition), self.block(s.then), self.block(s.otherwise)
+
+            def if_(st, env):
+                if condition(st, env):
+                    then(st, env)
+                else:
+                    otherwise(st, env)
+
+            return if_
+        if isinstance(s, ir.For):
+            collection, body, slot = self.expr(s.collection), self.block(s.body), s.slot
+
+            def for_(st, env):
+                for item in list(collection(st, env)):
+                    env[slot] = item
+                    body(st, env)
+
+            return for_
+        raise _fail(f"cannot compile {type(s).__name__}", s)
+
+    def card_list(self, e: ir.Expr) -> Fn:
+        """A function giving a fresh list of cards for a card, card list or zone."""
+        fn = self.expr(e)
+        if e.type == ir.CARD:
+            return lambda st, env: [fn(st, env)]
+        if e.type == ir.ZONE:
+            return lambda st, env: list(st.zones[fn(st, env)])
+        return lambda st, env: list(fn(st, env))
+
+    def move_statement(self, s: ir.Move) -> Effect:
+        destination = self.expr(s.destination)
+        sorted_tables = {
+            f.base + i: self.attributes[f.sorted_by]
+            for f in self.families.values()
+            if f.sorted_by
+            for i in range(f.count)
+        }
+        at_bottom = s.at_bottom
+        if s.cards.type == ir.CARD:
+            card = self.expr(s.cards)
+
+            def move_card(st, env):
+                st.move_cards((card(st, env),), destination(st, env), at_bottom, sorted_tables)
+
+            return move_card
+        cards = self.card_list(s.cards)
+
+        def move(st, env):
+            st.move_cards(cards(st, env), destination(st, env), at_bottom, sorted_tables)
+
+        return move
+
+    def deal_statement(self, s: ir.Deal) -> Effect:
+        family = self.families[s.family]
+        source, start = self.expr(s.source), self.expr(s.start)
+        count = self.expr(s.count) if s.count is not None else None
+        n = self.n
+
+        def deal(st, env):
+            zone = st.zones[source(st, env)]
+            first = start(st, env)
+            each = count(st, env) if count is not None else None
+            total = len(zone) if each is None else min(len(zone), each * n)
+            for k in range(total):
+                card = zone[-1]
+                st.move_cards((card,), family.base + (first + k) % n, False, None)
+
+        return deal
+
+    def assign_statement(self, s: ir.Assign) -> Effect:
+        offset = self.variable_offsets[s.variable]
+        value = self.expr(s.value)
+        index = self.expr(s.indices[0]) if s.indices else None
+        op = s.op
+        if index is None:
+            if op == "=":
+
+                def set_(st, env):
+                    st.vars[offset] = value(st, env)
+            elif op == "+=":
+
+                def set_(st, env):
+                    st.vars[offset] += value(st, env)
+            else:
+
+                def set_(st, env):
+                    st.vars[offset] -= value(st, env)
+
+            return set_
+        if op == "=":
+
+            def set_at(st, env):
+                st.vars[offset + index(st, env)] = value(st, env)
+        elif op == "+=":
+
+            def set_at(st, env):
+                st.vars[offset + index(st, env)] += value(st, env)
+        else:
+
+            def set_at(st, env):
+                st.vars[offset + index(st, env)] -= value(st, env)
+
+        return set_at
+
+    # ---- expressions -----------------------------------------------------------------
+
+    def template(self, parts: tuple[str | ir.Expr, ...]) -> Callable[[Any, list], str]:
+        pieces = []
+        for part in parts:
+            if isinstance(part, str):
+                pieces.append((lambda text: lambda st, env: text)(part))
+            else:
+                pieces.append(self.show(part))
+        return lambda st, env: "".join(piece(st, env) for piece in pieces)
+
+    def show(self, e: ir.Expr) -> Callable[[Any, list], str]:
+        """A function giving an expression's value as readable text."""
+        fn = self.expr(e)
+        names = self.card_names
+        suit_names, ranks = self.suit_names, self.r.ranks
+        if e.type == ir.CARD:
+            return lambda st, env: names[fn(st, env)] if fn(st, env) >= 0 else "nothing"
+        if e.type == ir.PLAYER:
+            return lambda st, env: f"P{fn(st, env) + 1}"
+        if e.type == ir.SUIT:
+            return lambda st, env: suit_names[fn(st, env)]
+        if e.type == ir.RANK:
+            return lambda st, env: ranks[fn(st, env)]
+        if e.type == ir.ZONE:
+            return lambda st, env: " ".join(names[c] for c in st.zones[fn(st, env)]) or "-"
+        if e.type == ir.list_of(ir.CARD):
+            return lambda st, env: " ".join(names[c] for c in fn(st, env)) or "-"
+        if e.type == ir.list_of(ir.PLAYER):
+            return lambda st, env: ", ".join(f"P{p + 1}" for p in fn(st, env)) or "nobody"
+        if e.type == ir.BOOL:
+            return lambda st, env: "yes" if fn(st, env) else "no"
+        return lambda st, env: str(fn(st, env))
+
+    def expr(self, e: ir.Expr) -> Fn:
+        method = getattr(self, "expr_" + type(e).__name__)
+        return method(e)
+
+    def expr_Const(self, e: ir.Const) -> Fn:
+        value = e.value
+        if isinstance(value, tuple) and value and value[0] == "card":
+            _, deck, suit, rank = value
+            value = next(
+                c
+                for c in range(len(self.card_deck))
+                if self.card_deck[c] == deck
+                and self.attributes["suit"][c] == self.suit_names.index(suit)
+                and self.attributes["rank"][c] == self.r.ranks.index(rank)
+            )
+        return lambda st, env: value
+
+    def expr_OptionRef(self, e: ir.OptionRef) -> Fn:
+        value = self.options[e.name]
+        return lambda st, env: value
+
+    def expr_Local(self, e: ir.Local) -> Fn:
+        slot = e.slot
+        if slot >= 1_000_000:  # card-attribute context
+            name = e.name
+            return lambda st, env: env.lookup(name)
+        return lambda st, env: env[slot]
+
+    def expr_VarRef(self, e: ir.VarRef) -> Fn:
+        offset = self.variable_offsets[e.variable]
+        if not e.indices:
+            return lambda st, env: st.vars[offset]
+        index = self.expr(e.indices[0])
+        return lambda st, env: st.vars[offset + index(st, env)]
+
+    def expr_ZoneRef(self, e: ir.ZoneRef) -> Fn:
+        family = self.families[e.zone]
+        base = family.base
+        if not e.indices:
+            return lambda st, env: base
+        fns = [self.expr(i) for i in e.indices]
+        sizes = family.sizes
+        if len(fns) == 1:
+            first, size = fns[0], sizes[0]
+
+            def zone1(st, env):
+                i = first(st, env)
+                if not 0 <= i < size:
+                    raise EngineError(
+                        f"{e.span.file}:{e.span.line}:{e.span.column}: index {i} is outside "
+                        f"zone '{family.name}' (0..{size - 1})"
+                    )
+                return base + i
+
+            return zone1
+        strides = family.strides
+
+        def zone_n(st, env):
+            total = base
+            for fn, stride, size in zip(fns, strides, sizes):
+                i = fn(st, env)
+                if not 0 <= i < size:
+                    raise EngineError(
+                        f"{e.span.file}:{e.span.line}:{e.span.column}: index {i} is outside zone '{family.name}'"
+                    )
+                total += i * stride
+            return total
+
+        return zone_n
+
+    def expr_Builtin(self, e: ir.Builtin) -> Fn:
+        name = e.name
+        n = self.n
+        if name == "current":
+            return lambda st, env: st.current
+        if name == "players":
+            everyone = list(range(n))
+            return lambda st, env: everyone
+        if name == "active":
+            return lambda st, env: [p for p in range(n) if st.active[p]]
+        if name == "num_players":
+            return lambda st, env: n
+        if name == "suits":
+            all_suits = list(range(len(self.suit_names)))
+            return lambda st, env: all_suits
+        if name == "phase":
+            phase_names = [p.name for p in self.r.phases]
+            return lambda st, env: phase_names[st.phase] if st.phase >= 0 else ""
+        field = {"direction": "direction", "round": "round_number", "turn": "turns", "passes": "passes"}[name]
+        return lambda st, env: getattr(st, field)
+
+    def expr_CardAttr(self, e: ir.CardAttr) -> Fn:
+        card = self.expr(e.card)
+        table = self.attributes[e.attribute]
+        return lambda st, env: table[card(st, env)]
+
+    def expr_Call(self, e: ir.Call) -> Fn:
+        args = [self.expr(a) for a in e.args]
+        name = e.function
+        n = self.n
+        if name.startswith("suit_attribute:"):
+            attribute = name.split(":", 1)[1]
+            table = [s.attributes.get(attribute) for s in self.r.suits]
+            suit = args[0]
+            return lambda st, env: table[suit(st, env)]
+        if name in ("size", "empty"):
+            (a,) = args
+            measure = (
+                (lambda st, env: len(st.zones[a(st, env)]))
+                if e.args[0].type == ir.ZONE
+                else (lambda st, env: len(a(st, env)))
+            )
+            if name == "size":
+                return measure
+            return lambda st, env: measure(st, env) == 0
+        if name in ("top", "bottom"):
+            zone = args[0]
+            if len(args) == 1:
+                if name == "top":
+                    return lambda st, env: (st.zones[zone(st, env)] or (NO_CARD,))[-1]
+                return lambda st, env: (st.zones[zone(st, env)] or (NO_CARD,))[0]
+            count = args[1]
+            if name == "top":
+
+                def top_n(st, env):
+                    k = count(st, env)
+                    return st.zones[zone(st, env)][-k:] if k > 0 else []
+
+                return top_n
+            return lambda st, env: st.zones[zone(st, env)][: max(0, count(st, env))]
+        if name == "holder":
+            owner = self.zone_owner
+            card = args[0]
+            return lambda st, env: owner[st.where[card(st, env)]] if card(st, env) >= 0 else -1
+        if name == "seat":
+            i = args[0]
+            return lambda st, env: i(st, env) % n
+        if name == "left":
+            p = args[0]
+            return lambda st, env: (p(st, env) + 1) % n
+        if name == "right":
+            p = args[0]
+            return lambda st, env: (p(st, env) - 1) % n
+        if name == "next":
+            p = args[0]
+            return lambda st, env: st.next_active(p(st, env))
+        if name == "opponent":
+            p = args[0]
+            return lambda st, env: (p(st, env) + 1) % n
+        if name == "others":
+            p = args[0]
+            return lambda st, env: [(p(st, env) + k) % n for k in range(1, n)]
+        if name == "is_active":
+            p = args[0]
+            return lambda st, env: st.active[p(st, env)]
+        if name == "can_move":
+            p = args[0]
+            return lambda st, env: st.can_move(p(st, env))
+        if name in ("min", "max"):
+            a, b = args
+            pick = min if name == "min" else max
+            return lambda st, env: pick(a(st, env), b(st, env))
+        if name == "abs":
+            (a,) = args
+            return lambda st, env: abs(a(st, env))
+        if name == "range":
+            if len(args) == 1:
+                high = args[0]
+                return lambda st, env: list(range(max(0, min(high(st, env), 10_000))))
+            low, high = args
+            return lambda st, env: list(range(low(st, env), min(high(st, env), low(st, env) + 10_000)))
+        if name == "len":
+            (a,) = args
+            return lambda st, env: len(a(st, env))
+        if name == "prefix":
+            a, b = args
+            return lambda st, env: a(st, env)[: max(0, b(st, env))]
+        if name == "letter":
+            a, b = args
+
+            def letter(st, env):
+                text, i = a(st, env), b(st, env)
+                return text[i] if 0 <= i < len(text) else ""
+
+            return letter
+        if name == "text":
+            return self.show(e.args[0])
+        raise _fail(f"unknown function {name}", e)
+
+    def expr_Unary(self, e: ir.Unary) -> Fn:
+        operand = self.expr(e.operand)
+        if e.op == "-":
+            return lambda st, env: -operand(st, env)
+        return lambda st, env: not operand(st, env)
+
+    def expr_Binary(self, e: ir.Binary) -> Fn:
+        left, right = self.expr(e.left), self.expr(e.right)
+        op = e.op
+        if op == "and":
+            return lambda st, env: left(st, env) and right(st, env)
+        if op == "or":
+            return lambda st, env: left(st, env) or right(st, env)
+        if op == "in":
+            if e.right.type == ir.ZONE:
+                return lambda st, env: left(st, env) in st.zones[right(st, env)]
+            return lambda st, env: left(st, env) in right(st, env)
+        if op == "//":
+            return lambda st, env: _divide(left(st, env), right(st, env))
+        if op == "%":
+            return lambda st, env: _modulo(left(st, env), right(st, env))
+        operations = {
+            "+": lambda st, env: left(st, env) + right(st, env),
+            "-": lambda st, env: left(st, env) - right(st, env),
+            "*": lambda st, env: left(st, env) * right(st, env),
+            "==": lambda st, env: left(st, env) == right(st, env),
+            "!=": lambda st, env: left(st, env) != right(st, env),
+            "<": lambda st, env: left(st, env) < right(st, env),
+            "<=": lambda st, env: left(st, env) <= right(st, env),
+            ">": lambda st, env: left(st, env) > right(st, env),
+            ">=": lambda st, env: left(st, env) >= right(st, env),
+        }
+        return operations[op]
+
+    def expr_Conditional(self, e: ir.Conditional) -> Fn:
+        condition, then, otherwise = self.expr(e.condition), self.expr(e.then), self.expr(e.otherwise)
+        return lambda st, env: then(st, env) if condition(st, env) else otherwise(st, env)
+
+    def expr_ListExpr(self, e: ir.ListExpr) -> Fn:
+        items = [self.expr(i) for i in e.items]
+        return lambda st, env: [item(st, env) for item in items]
+
+    def expr_Macro(self, e: ir.Macro) -> Fn:
+        collection = self.expr(e.collection)
+        if e.collection.type == ir.ZONE:
+            zone_fn = collection
+
+            def collection(st, env):
+                return st.zones[zone_fn(st, env)]
+
+        body = self.expr(e.body)
+        slot = e.slot
+        kind = e.kind
+        if kind == "any":
+
+            def any_(st, env):
+                for item in collection(st, env):
+                    env[slot] = item
+                    if body(st, env):
+                        return True
+                return False
+
+            return any_
+        if kind == "all":
+
+            def all_(st, env):
+                for item in collection(st, env):
+                    env[slot] = item
+                    if not body(st, env):
+                        return False
+                return True
+
+            return all_
+        if kind == "count":
+
+            def count(st, env):
+                total = 0
+                for item in collection(st, env):
+                    env[slot] = item
+                    if body(st, env):
+                        total += 1
+                return total
+
+            return count
+        if kind == "filter":
+
+            def filter_(st, env):
+                kept = []
+                for item in collection(st, env):
+                    env[slot] = item
+                    if body(st, env):
+                        kept.append(item)
+                return kept
+
+            return filter_
+        if kind == "sum":
+
+            def sum_(st, env):
+                total = 0
+                for item in collection(st, env):
+                    env[slot] = item
+                    total += body(st, env)
+                return total
+
+            return sum_
+        if kind in ("max", "min"):
+            pick = max if kind == "max" else min
+
+            def extreme(st, env):
+                best = None
+                for item in collection(st, env):
+                    env[slot] = item
+                    value = body(st, env)
+                    best = value if best is None else pick(best, value)
+                return 0 if best is None else best
+
+            return extreme
+        better = (lambda a, b: a > b) if kind == "argmax" else (lambda a, b: a < b)
+        empty = NO_CARD if e.type == ir.CARD else -1 if e.type == ir.PLAYER else None
+
+        def arg_extreme(st, env):
+            best_item, best_value = empty, None
+            for item in collection(st, env):
+                env[slot] = item
+                value = body(st, env)
+                if best_value is None or better(value, best_value):
+                    best_item, best_value = item, value
+            return best_item
+
+        return arg_extreme
+
+
+class _CardEnv(list):
+    """The environment of a card-attribute expression: the card's own values by name."""
+
+    def __init__(self, suit: int, rank: int, order: int, values: dict[str, object]):
+        super().__init__([None] * 4)
+        self.values = {"suit": suit, "rank": rank, "order": order, **values}
+
+    def lookup(self, name: str) -> object:
+        return self.values.get(name)
+
+
+def _sequence(effects: list[Effect]) -> Effect:
+    if not effects:
+        return lambda st, env: None
+    if len(effects) == 1:
+        return effects[0]
+    effects = tuple(effects)
+
+    def run(st, env):
+        for effect in effects:
+            effect(st, env)
+
+    return run
+
+
+def _divide(a: int, b: int) -> int:
+    return a // b if b else 0  # total: division by zero gives 0
+
+
+def _modulo(a: int, b: int) -> int:
+    return a % b if b else 0
+
+
+def insert_sorted(zone: list[int], card: int, table: list) -> None:
+    keys = [table[c] for c in zone]
+    zone.insert(bisect.bisect_right(keys, table[card]), card)
+
+
+def combination_rank(cards: tuple[int, ...]) -> int:
+    """The index of a sorted card set among all sets of its size (colex order)."""
+    return sum(comb(card, i + 1) for i, card in enumerate(cards))
+
+
+def combination_unrank(index: int, size: int) -> tuple[int, ...]:
+    cards = []
+    for i in range(size, 0, -1):
+        c = i - 1
+        while comb(c + 1, i) <= index:
+            c += 1
+        cards.append(c)
+        index -= comb(c, i)
+    return tuple(reversed(cards))
+
+
+def candidate_sets(cards: list[int], size: int, same: list | None) -> list[tuple[int, ...]]:
+    """Every set of `size` cards (sorted), sharing the attribute in `same` if given."""
+    if same is None:
+        return [tuple(c) for c in itertools.combinations(sorted(cards), size)]
+    groups: dict[object, list[int]] = {}
+    for card in cards:
+        groups.setdefault(same[card], []).append(card)
+    out = []
+    for group in groups.values():
+        if len(group) >= size:
+            out.extend(itertools.combinations(sorted(group), size))
+    return out
+
+
+def compile_program(ruleset: ir.Ruleset, options: dict[str, object], num_players: int) -> Program:
+    return Compiler(ruleset, options, num_players).program()

@@ -1,0 +1,728 @@
+"""Run a compiled game: the state, its legal actions, chance, observations and returns.
+
+The flow of a match (rounds, phases, turns, triggers) is driven by a small agenda of
+tasks kept inside the state, so a state can stop at any decision or chance node and be
+cloned cheaply there. The agenda is empty at every decision node.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any
+
+from . import ir
+from .compile import (
+    CompiledMove,
+    Program,
+    Segment,
+    candidate_sets,
+    combination_rank,
+    combination_unrank,
+    insert_sorted,
+)
+from .diagnostics import EngineError, IllegalActionError
+
+# agenda task kinds
+_SEGMENTS, _ROUND_START, _PHASE_START, _FIRST, _CHECK, _ROUND_END, _MATCH_CHECK, _TRIGGERS, _ADVANCE = range(9)
+# how a round ended
+_NORMAL, _LIMIT, _STUCK = range(3)
+
+DEFAULT_MAX_STEPS = 500_000
+MAX_TASKS_PER_STEP = 200_000
+
+
+class State:
+    """One position of a match. Players are numbered from 0; `P1` is player 0 in logs."""
+
+    __slots__ = (
+        "game",
+        "program",
+        "zones",
+        "where",
+        "vars",
+        "current",
+        "direction",
+        "active",
+        "round_number",
+        "turns",
+        "passes",
+        "phase",
+        "round_over",
+        "phase_over",
+        "game_over",
+        "goto",
+        "turn_set",
+        "mover",
+        "agenda",
+        "chance",
+        "chance_count",
+        "seed",
+        "history",
+        "steps",
+        "shown",
+        "log",
+        "_legal",
+        "round_end_kind",
+        "truncated",
+        "last_move",
+    )
+
+    def __init__(self, game: Game, seed: int | None):
+        program = game.program
+        self.game = game
+        self.program = program
+        self.zones = [list(z) for z in program.initial_zones]
+        self.where = [0] * program.num_cards
+        for index, zone in enumerate(self.zones):
+            for card in zone:
+                self.where[card] = index
+        self.vars = list(program.initial_variables)
+        n = program.num_players
+        self.current = 0
+        self.direction = 1
+        self.active = [True] * n
+        self.round_number = 0
+        self.turns = 0
+        self.passes = 0
+        self.phase = -1
+        self.round_over = self.phase_over = self.game_over = False
+        self.goto: int | None = None
+        self.turn_set = False
+        self.mover = 0
+        self.agenda: list[tuple] = []
+        self.chance: list[int] | None = None  # [zone, next position] while a shuffle is pending
+        self.chance_count = 0
+        self.seed = seed
+        self.history: tuple | None = None  # (previous, value, is_chance) cells, shared by clones
+        self.steps = 0
+        self.shown: list[list[int]] = [[] for _ in range(n)]
+        self.log: list[str] | None = None
+        self._legal: dict[int, tuple] | None = None
+        self.round_end_kind = _NORMAL
+        self.truncated = False
+        self.last_move: tuple[int, int] | None = None
+
+    # ---- start and clone -------------------------------------------------------------
+
+    def _start(self) -> None:
+        env = self._env(0)
+        self.agenda = [(_ROUND_START,), (_SEGMENTS, self.program.setup, 0, env)]
+        self._run()
+
+    def clone(self) -> State:
+        other = object.__new__(State)
+        other.game = self.game
+        other.program = self.program
+        other.zones = [z[:] for z in self.zones]
+        other.where = self.where[:]
+        other.vars = self.vars[:]
+        other.active = self.active[:]
+        other.agenda = [
+            task if task[0] != _SEGMENTS else (task[0], task[1], task[2], task[3][:]) for task in self.agenda
+        ]
+        other.chance = self.chance[:] if self.chance is not None else None
+        other.shown = [s[:] for s in self.shown]
+        other.log = None
+        other._legal = self._legal
+        for name in (
+            "current",
+            "direction",
+            "round_number",
+            "turns",
+            "passes",
+            "phase",
+            "round_over",
+            "phase_over",
+            "game_over",
+            "goto",
+            "turn_set",
+            "mover",
+            "chance_count",
+            "seed",
+            "history",
+            "steps",
+            "round_end_kind",
+            "truncated",
+            "last_move",
+        ):
+            setattr(other, name, getattr(self, name))
+        return other
+
+    # ---- what the state is -----------------------------------------------------------
+
+    @property
+    def num_players(self) -> int:
+        return self.program.num_players
+
+    def is_terminal(self) -> bool:
+        return self.game_over
+
+    def is_chance_node(self) -> bool:
+        return self.chance is not None and not self.game_over
+
+    def current_player(self) -> int:
+        """The player to move; -1 at a chance node, -4 when the match is over (as OpenSpiel)."""
+        if self.game_over:
+            return -4
+        if self.chance is not None:
+            return -1
+        return self.current
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        """At a chance node: the card that comes next in the shuffle, each equally likely."""
+        if self.chance is None:
+            return []
+        zone, position = self.chance
+        cards = self.zones[zone][position:]
+        p = 1.0 / len(cards)
+        return sorted((card, p) for card in cards)
+
+    def legal_actions(self, player: int | None = None) -> list[int]:
+        if self.game_over or self.chance is not None:
+            return [] if self.chance is None else [c for c, _ in self.chance_outcomes()]
+        if player is not None and player != self.current:
+            return []
+        return sorted(self._legal_map())
+
+    def action_to_string(self, action: int) -> str:
+        if self.chance is not None:
+            return f"chance: {self.program.card_names[action]}" if 0 <= action < self.program.num_cards else str(action)
+        legal = self._legal_map() if not self.game_over else {}
+        if action in legal:
+            move, values = legal[action]
+            return self._label(move, self.current, values)
+        return self.game.action_name(action)
+
+    def returns(self) -> list[float]:
+        n = self.num_players
+        if not self.game_over or self.truncated:
+            return [0.0] * n
+        program = self.program
+        env = self._env(self.current)
+        if program.winners is not None:
+            winners = set(program.winners(self, env))
+            if not winners or len(winners) == n:
+                return [0.0] * n
+            return [1.0 if p in winners else -1.0 for p in range(n)]
+        if program.losers is not None:
+            losers = set(program.losers(self, env))
+            if not losers or len(losers) == n:
+                return [0.0] * n
+            return [-1.0 if p in losers else 1.0 for p in range(n)]
+        return [0.0] * n
+
+    # ---- acting ----------------------------------------------------------------------
+
+    def apply_action(self, action: int) -> None:
+        """Apply a player's action or a chance outcome; an illegal one changes nothing."""
+        if self.game_over:
+            raise IllegalActionError("the match is over; no action can be applied")
+        if self.chance is not None:
+            self._apply_chance(action)
+            return
+        legal = self._legal_map()
+        if action not in legal:
+            names = ", ".join(f"{a} ({self.action_to_string(a)})" for a in sorted(legal)[:12])
+            more = "" if len(legal) <= 12 else f" and {len(legal) - 12} more"
+            raise IllegalActionError(
+                f"action {action} ({self.game.action_name(action)}) is not legal for P{self.current + 1} now; "
+                f"legal actions: {names}{more}"
+            )
+        move, values = legal[action]
+        self.history = (self.history, action, False)
+        self.steps += 1
+        self.turns += 1
+        for shown in self.shown:
+            shown.clear()
+        self._legal = None
+        player = self.current
+        self.mover = player
+        self.turn_set = False
+        self.last_move = (player, action)
+        if self.log is not None:
+            self.log.append(f"P{player + 1}: {self._label(move, player, values)}")
+        env = self._env(player)
+        for param, value in zip(move.params, values):
+            env[param.slot] = value
+        if move.is_pass:
+            self.passes += 1
+        else:
+            self.passes = 0
+        self.agenda = [(_CHECK,), (_ADVANCE,), (_TRIGGERS, 0), (_SEGMENTS, move.effects, 0, env)]
+        self._run()
+
+    def _apply_chance(self, card: int) -> None:
+        zone, position = self.chance
+        cards = self.zones[zone]
+        try:
+            index = cards.index(card, position)
+        except ValueError:
+            raise IllegalActionError(f"chance outcome {card} is not possible now") from None
+        self.history = (self.history, card, True)
+        cards[position], cards[index] = cards[index], cards[position]
+        self.chance[1] = position + 1
+        if self.chance[1] >= len(cards) - 1:
+            self.chance = None
+            self._run()
+
+    def _begin_shuffle(self, zone: int) -> None:
+        self.chance_count += 1
+        cards = self.zones[zone]
+        if len(cards) < 2:
+            return
+        if self.seed is not None:
+            random.Random(self.seed * 1_000_003 + self.chance_count).shuffle(cards)
+        else:
+            self.chance = [zone, 0]
+
+    # ---- the flow of a match ---------------------------------------------------------
+
+    def _env(self, me: int) -> list:
+        env = [None] * self.program.slots
+        env[0] = me
+        return env
+
+    def _run(self) -> None:
+        """Work through the agenda until a decision, a chance node or the end."""
+        program = self.program
+        agenda = self.agenda
+        budget = MAX_TASKS_PER_STEP
+        while agenda:
+            if self.chance is not None:
+                return
+            budget -= 1
+            if budget < 0:
+                raise EngineError(
+                    f"{program.ruleset.file}: the rules keep running without reaching a decision "
+                    "(a phase whose end never comes, or phases that lead to each other at once)"
+                )
+            task = agenda.pop()
+            kind = task[0]
+            if kind == _SEGMENTS:
+                segments, index, env = task[1], task[2], task[3]
+                segment: Segment = segments[index]
+                segment.run(self, env)
+                if segment.shuffle is not None:
+                    if index + 1 < len(segments):
+                        agenda.append((_SEGMENTS, segments, index + 1, env))
+                    self._begin_shuffle(segment.shuffle(self, env))
+                if self.game_over:
+                    agenda.clear()
+            elif kind == _CHECK:
+                self._check()
+            elif kind == _ADVANCE:
+                self._advance()
+            elif kind == _TRIGGERS:
+                self._triggers(task[1])
+            elif kind == _ROUND_START:
+                self._round_start()
+            elif kind == _PHASE_START:
+                phase = program.phases[task[1]]
+                self.phase = task[1]
+                self.phase_over = False
+                env = self._env(self.current)
+                agenda.append((_CHECK,))
+                agenda.append((_FIRST, task[1]))
+                agenda.append((_SEGMENTS, phase.enter, 0, env))
+            elif kind == _FIRST:
+                first = program.phases[task[1]].first
+                if first is not None:
+                    self.current = first(self, self._env(self.current))
+            elif kind == _ROUND_END:
+                self._round_end()
+            elif kind == _MATCH_CHECK:
+                if self.game_over or program.match_until(self, self._env(self.current)):
+                    self.game_over = True
+                    agenda.clear()
+                else:
+                    agenda.append((_ROUND_START,))
+        if self.steps >= self.game.max_steps and not self.game_over:
+            self.game_over = True
+            self.truncated = True
+            if self.log is not None:
+                self.log.append(f"the match is stopped after {self.steps} decisions (the engine's limit): a draw")
+
+    def _round_start(self) -> None:
+        n = self.num_players
+        self.round_number += 1
+        self.turns = 0
+        self.passes = 0
+        self.active = [True] * n
+        self.direction = 1
+        self.round_over = self.phase_over = False
+        self.goto = None
+        self.round_end_kind = _NORMAL
+        self.agenda.append((_PHASE_START, 0))
+        self.agenda.append((_SEGMENTS, self.program.round_setup, 0, self._env(self.current)))
+
+    def _round_end(self) -> None:
+        program = self.program
+        effects = {
+            _NORMAL: program.round_end,
+            _LIMIT: program.round_limit_effects,
+            _STUCK: program.round_stuck_effects,
+        }[self.round_end_kind]
+        if self.log is not None and self.round_end_kind != _NORMAL:
+            why = "the turn limit is reached" if self.round_end_kind == _LIMIT else "nobody can move"
+            self.log.append(f"round {self.round_number} ends: {why}")
+        self.phase = -1
+        self.round_over = False
+        self.agenda.append((_MATCH_CHECK,))
+        self.agenda.append((_SEGMENTS, effects, 0, self._env(self.current)))
+
+    def _end_round(self, kind: int) -> None:
+        self.round_over = True
+        self.round_end_kind = kind
+
+    def _check(self) -> None:
+        """After a step: end the round or phase if due, else stop at the next decision."""
+        if self.game_over:
+            self.agenda.clear()
+            return
+        agenda = self.agenda
+        program = self.program
+        if self.round_over:
+            agenda.append((_ROUND_END,))
+            return
+        phase = program.phases[self.phase]
+        env = self._env(self.current)
+        if self.goto is not None:
+            target, self.goto = self.goto, None
+            agenda.append((_PHASE_START, target))
+            agenda.append((_SEGMENTS, phase.exit, 0, env))
+            return
+        if self.phase_over or (phase.until is not None and phase.until(self, env)):
+            agenda.append((_PHASE_START, phase.next) if phase.next is not None else (_ROUND_END,))
+            agenda.append((_SEGMENTS, phase.exit, 0, env))
+            return
+        if not any(self.active):
+            self._end_round(_STUCK)
+            agenda.append((_ROUND_END,))
+            return
+        if not self.active[self.current]:
+            self.current = self.next_active(self.current)
+        self._legal = None
+        if not self._legal_map():
+            # The player to move has nothing legal: they are skipped, as if they passed.
+            self.passes += 1
+            if self.log is not None:
+                self.log.append(f"P{self.current + 1} cannot move and is skipped")
+            if self.passes >= sum(self.active):
+                self._end_round(_STUCK)
+            else:
+                self.current = self.next_active(self.current)
+            agenda.append((_CHECK,))
+
+    def _advance(self) -> None:
+        if self.game_over or self.round_over:
+            return
+        if not self.turn_set:
+            self.current = self.next_active(self.current)
+        limit = self.program.round_limit
+        if limit is not None and self.turns >= limit:
+            self._end_round(_LIMIT)
+        elif self.passes and self.passes >= sum(self.active):
+            self._end_round(_STUCK)
+
+    def _triggers(self, index: int) -> None:
+        triggers = self.program.triggers
+        if index >= len(triggers) or self.game_over or self.round_over:
+            return
+        trigger = triggers[index]
+        self.agenda.append((_TRIGGERS, index + 1))
+        fired = []
+        if trigger.each is None:
+            env = self._env(self.mover)
+            if trigger.when(self, env):
+                fired.append(env)
+        else:
+            for item in list(trigger.each(self, self._env(self.mover))):
+                env = self._env(self.mover)
+                env[trigger.slot] = item
+                if trigger.when(self, env):
+                    fired.append(env)
+        for env in reversed(fired):
+            self.agenda.append((_SEGMENTS, trigger.effects, 0, env))
+
+    # ---- helpers for compiled rules --------------------------------------------------
+
+    def next_active(self, player: int) -> int:
+        n = self.num_players
+        active = self.active
+        step = self.direction
+        for k in range(1, n + 1):
+            candidate = (player + k * step) % n
+            if active[candidate]:
+                return candidate
+        return player
+
+    def move_cards(self, cards: Sequence[int], destination: int, at_bottom: bool, sorted_tables) -> None:
+        zones, where = self.zones, self.where
+        target = zones[destination]
+        table = sorted_tables.get(destination) if sorted_tables else None
+        for card in cards:
+            if card < 0:
+                continue
+            source = zones[where[card]]
+            if source is target and source and source[-1] == card and not at_bottom:
+                continue
+            source.remove(card)
+            if table is not None:
+                insert_sorted(target, card, table)
+            elif at_bottom:
+                target.insert(0, card)
+            else:
+                target.append(card)
+            where[card] = destination
+
+    def reveal(self, player: int, cards: Sequence[int]) -> None:
+        self.shown[player].extend(c for c in cards if c >= 0)
+
+    def can_move(self, player: int) -> bool:
+        """Whether `player` has a legal move other than a pass in the current phase."""
+        if self.phase < 0:
+            return False
+        return bool(self._enumerate(player, include_pass=False, first_only=True))
+
+    # ---- legal actions ---------------------------------------------------------------
+
+    def _legal_map(self) -> dict[int, tuple]:
+        if self._legal is None:
+            self._legal = self._enumerate(self.current) if self.phase >= 0 and not self.game_over else {}
+        return self._legal
+
+    def _enumerate(self, player: int, include_pass: bool = True, first_only: bool = False) -> dict[int, tuple]:
+        program = self.program
+        phase = program.phases[self.phase]
+        found: dict[int, tuple] = {}
+        passes = []
+        for index in phase.moves:
+            move = program.moves[index]
+            if move.is_pass:
+                passes.append(move)
+                continue
+            self._enumerate_move(move, player, found)
+            if first_only and found:
+                return found
+        if include_pass and not found:
+            for move in passes:
+                env = self._env(player)
+                if move.legal is None or move.legal(self, env):
+                    found[move.offset] = (move, ())
+        return found
+
+    def _enumerate_move(self, move: CompiledMove, player: int, found: dict[int, tuple]) -> None:
+        env = self._env(player)
+        legal = move.legal
+        params = move.params
+        if not params:
+            if legal is None or legal(self, env):
+                found[move.offset] = (move, ())
+            return
+        self._enumerate_params(move, env, 0, move.offset, move.width, (), found)
+
+    def _enumerate_params(
+        self, move: CompiledMove, env: list, depth: int, base: int, width: int, values: tuple, found: dict[int, tuple]
+    ) -> None:
+        param = move.params[depth]
+        width //= param.domain_size
+        raw = param.candidates(self, env)
+        if param.kind == "card":
+            candidates = [c for c in (self.zones[raw] if isinstance(raw, int) else raw)]
+            keys = candidates
+        elif param.kind == "set":
+            cards = self.zones[raw] if isinstance(raw, int) else raw
+            candidates = candidate_sets(list(cards), param.size, param.same)
+            keys = [combination_rank(s) for s in candidates]
+        else:
+            candidates = list(dict.fromkeys(raw))
+            positions = self.game.domain_positions(move.index, depth)
+            keys = [positions.get(v, -1) for v in candidates]
+        last = depth + 1 == len(move.params)
+        legal = move.legal
+        slot = param.slot
+        for value, key in zip(candidates, keys):
+            if key < 0:
+                continue
+            env[slot] = value
+            action = base + key * width
+            if last:
+                if legal is None or legal(self, env):
+                    found[action] = (move, (*values, value))
+            else:
+                self._enumerate_params(move, env, depth + 1, action, width, (*values, value), found)
+
+    def _label(self, move: CompiledMove, player: int, values: tuple) -> str:
+        """A move's readable name, from its label if the rules give one."""
+        if move.label is None:
+            return self.game.describe(move, values)
+        env = self._env(player)
+        for param, value in zip(move.params, values):
+            env[param.slot] = value
+        return move.label(self, env)
+
+    # ---- what players see ------------------------------------------------------------
+
+    def observation(self, player: int) -> dict[str, Any]:
+        """What `player` sees now: every zone it may look into, counts of the others."""
+        program = self.program
+        names = program.card_names
+        zones = {}
+        for index, cards in enumerate(self.zones):
+            visibility = program.zone_visibility[index]
+            if visibility == "all" or (visibility == "owner" and program.zone_owner[index] == player):
+                zones[program.zone_names[index]] = [names[c] for c in cards]
+            else:
+                zones[program.zone_names[index]] = len(cards)
+        last = None
+        if self.last_move is not None:
+            mover, action = self.last_move
+            move = self.game.move_of(action)
+            last = {"player": mover, "move": move.name if move.hidden and mover != player else self._last_label(action)}
+        return {
+            "player": player,
+            "round": self.round_number,
+            "phase": program.phases[self.phase].name if self.phase >= 0 else None,
+            "current_player": self.current_player(),
+            "direction": self.direction,
+            "active": list(self.active),
+            "zones": zones,
+            "variables": self.variables(),
+            "shown": [names[c] for c in self.shown[player]],
+            "last_move": last,
+            "terminal": self.game_over,
+        }
+
+    def _last_label(self, action: int) -> str:
+        return self.game.action_name(action)
+
+    def variables(self) -> dict[str, Any]:
+        program = self.program
+        out: dict[str, Any] = {}
+        for name, per_player, type_ in program.variable_layout:
+            offset = program.variable_offsets[name]
+            values = self.vars[offset : offset + (program.num_players if per_player else 1)]
+            shown = [self.game.show_value(v, type_) for v in values]
+            out[name] = shown if per_player else shown[0]
+        return out
+
+    def information_state(self, player: int) -> list[dict[str, Any]]:
+        """Everything `player` has observed: its observation after every step so far."""
+        replay = self.game.new_initial_state(self.seed)
+        seen = [replay.observation(player)]
+        for value, _is_chance in self.history_list():
+            replay.apply_action(value)
+            seen.append(replay.observation(player))
+        return seen
+
+    def history_list(self) -> list[tuple[int, bool]]:
+        out = []
+        cell = self.history
+        while cell is not None:
+            cell, value, is_chance = cell
+            out.append((value, is_chance))
+        out.reverse()
+        return out
+
+    def actions(self) -> list[int]:
+        """The players' actions so far (without chance outcomes)."""
+        return [value for value, is_chance in self.history_list() if not is_chance]
+
+    def card_locations(self) -> dict[str, list[str]]:
+        """Every zone's cards (for tests and debugging; not for agents)."""
+        names = self.program.card_names
+        return {self.program.zone_names[i]: [names[c] for c in z] for i, z in enumerate(self.zones)}
+
+    def __str__(self) -> str:
+        lines = [f"round {self.round_number}, phase {self.observation(0)['phase']}, P{self.current + 1} to move"]
+        for zone, cards in self.card_locations().items():
+            if cards:
+                lines.append(f"  {zone}: {' '.join(cards)}")
+        return "\n".join(lines)
+
+
+class Game:
+    """A ruleset with its options and number of players fixed, ready to play."""
+
+    def __init__(self, program: Program, max_steps: int = DEFAULT_MAX_STEPS):
+        self.program = program
+        self.ruleset = program.ruleset
+        self.num_players = program.num_players
+        self.options = dict(program.options)
+        self.max_steps = max_steps
+        self._positions: dict[tuple[int, int], dict] = {}
+        for move in program.moves:
+            for depth, param in enumerate(move.params):
+                if param.domain is not None:
+                    self._positions[(move.index, depth)] = {v: i for i, v in enumerate(param.domain)}
+
+    def new_initial_state(self, seed: int | None = None, record_log: bool = False) -> State:
+        """A new match. With a seed, shuffles are drawn from it; without, they are chance nodes.
+
+        With `record_log`, `state.log` collects a readable line for every event.
+        """
+        state = State(self, seed)
+        if record_log:
+            state.log = []
+        state._start()
+        return state
+
+    @property
+    def num_distinct_actions(self) -> int:
+        return self.program.num_actions
+
+    @property
+    def max_chance_outcomes(self) -> int:
+        return self.program.num_cards
+
+    def domain_positions(self, move: int, depth: int) -> dict:
+        return self._positions[(move, depth)]
+
+    def move_of(self, action: int) -> CompiledMove:
+        for move in self.program.moves:
+            if move.offset <= action < move.offset + move.width:
+                return move
+        raise IllegalActionError(f"action {action} is outside 0..{self.program.num_actions - 1}")
+
+    def decode(self, action: int) -> tuple[CompiledMove, tuple]:
+        move = self.move_of(action)
+        rest = action - move.offset
+        width = move.width
+        values = []
+        for param in move.params:
+            width //= param.domain_size
+            key, rest = divmod(rest, width)
+            if param.kind == "card":
+                values.append(key)
+            elif param.kind == "set":
+                values.append(combination_unrank(key, param.size))
+            else:
+                values.append(param.domain[key] if key < len(param.domain) else None)
+        return move, tuple(values)
+
+    def action_name(self, action: int) -> str:
+        move, values = self.decode(action)
+        return self.describe(move, values)
+
+    def describe(self, move: CompiledMove, values: tuple) -> str:
+        shown = [self.show_param(p, v) for p, v in zip(move.params, values)]
+        return " ".join([move.name.replace("_", " "), *shown])
+
+    def show_param(self, param, value) -> str:
+        names = self.program.card_names
+        if param.kind == "card":
+            return names[value]
+        if param.kind == "set":
+            return " ".join(names[c] for c in value)
+        return str(value)
+
+    def show_value(self, value: Any, type_: str) -> Any:
+        program = self.program
+        if type_ == ir.CARD:
+            return program.card_names[value] if isinstance(value, int) and value >= 0 else None
+        if type_ == ir.SUIT:
+            return program.suit_names[value] if isinstance(value, int) and value >= 0 else None
+        if type_ == ir.PLAYER:
+            return value
+        return value

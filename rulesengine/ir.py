@@ -1,0 +1,344 @@
+"""The checked ruleset: immutable, typed, every name resolved.
+
+The checker (`check.py`) builds these values from the syntax trees; the compiler
+(`compile.py`) turns them into Python callables. Expressions carry their type.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from .diagnostics import Span
+
+# ---- types -----------------------------------------------------------------------------
+# A type is a short string: scalar types, "zone", or "list:<element>".
+INT, BOOL, STR, CARD, SUIT, RANK, PLAYER, ZONE = "int", "bool", "str", "card", "suit", "rank", "player", "zone"
+SCALARS = (INT, BOOL, STR, CARD, SUIT, RANK, PLAYER)
+
+
+def list_of(element: str) -> str:
+    return f"list:{element}"
+
+
+def element_of(type_: str) -> str | None:
+    if type_ == ZONE:
+        return CARD
+    return type_[5:] if type_.startswith("list:") else None
+
+
+def type_name(type_: str) -> str:
+    if type_ == ZONE:
+        return "zone"
+    element = element_of(type_)
+    return f"list of {element}s" if element else type_
+
+
+# ---- expressions -----------------------------------------------------------------------
+
+
+@attrs.frozen
+class Expr:
+    type: str
+    span: Span
+
+
+@attrs.frozen
+class Const(Expr):
+    value: object
+
+
+@attrs.frozen
+class OptionRef(Expr):
+    """An option's value: a constant once the game's options are known."""
+
+    name: str
+
+
+@attrs.frozen
+class Local(Expr):
+    """A bound name: the moving player, a move parameter, a loop or macro variable."""
+
+    name: str
+    slot: int
+
+
+@attrs.frozen
+class VarRef(Expr):
+    variable: str
+    indices: tuple[Expr, ...]
+
+
+@attrs.frozen
+class ZoneRef(Expr):
+    zone: str
+    indices: tuple[Expr, ...]
+
+
+@attrs.frozen
+class Builtin(Expr):
+    """A state value such as `current`, `players`, `active`, `direction`."""
+
+    name: str
+
+
+@attrs.frozen
+class CardAttr(Expr):
+    card: Expr
+    attribute: str
+
+
+@attrs.frozen
+class Call(Expr):
+    function: str
+    args: tuple[Expr, ...]
+
+
+@attrs.frozen
+class Unary(Expr):
+    op: str
+    operand: Expr
+
+
+@attrs.frozen
+class Binary(Expr):
+    op: str
+    left: Expr
+    right: Expr
+
+
+@attrs.frozen
+class Conditional(Expr):
+    condition: Expr
+    then: Expr
+    otherwise: Expr
+
+
+@attrs.frozen
+class ListExpr(Expr):
+    items: tuple[Expr, ...]
+
+
+@attrs.frozen
+class Macro(Expr):
+    """`collection.any(x, body)` and friends; `x` lives in `slot`."""
+
+    kind: str
+    collection: Expr
+    slot: int
+    body: Expr | None
+
+
+# ---- statements ------------------------------------------------------------------------
+
+
+@attrs.frozen
+class Stmt:
+    span: Span
+
+
+@attrs.frozen
+class Move(Stmt):
+    cards: Expr  # a card, a list of cards or a zone
+    destination: Expr
+    at_bottom: bool
+
+
+@attrs.frozen
+class Deal(Stmt):
+    count: Expr | None
+    source: Expr
+    family: str
+    start: Expr
+
+
+@attrs.frozen
+class Shuffle(Stmt):
+    zone: Expr
+
+
+@attrs.frozen
+class Reveal(Stmt):
+    cards: Expr
+    player: Expr
+
+
+@attrs.frozen
+class Assign(Stmt):
+    variable: str
+    indices: tuple[Expr, ...]
+    op: str
+    value: Expr
+
+
+@attrs.frozen
+class TurnTo(Stmt):
+    player: Expr
+
+
+@attrs.frozen
+class Reverse(Stmt):
+    pass
+
+
+@attrs.frozen
+class Out(Stmt):
+    player: Expr
+
+
+@attrs.frozen
+class End(Stmt):
+    what: str
+
+
+@attrs.frozen
+class Goto(Stmt):
+    phase: str
+
+
+@attrs.frozen
+class Log(Stmt):
+    parts: tuple[str | Expr, ...]
+
+
+@attrs.frozen
+class If(Stmt):
+    condition: Expr
+    then: tuple[Stmt, ...]
+    otherwise: tuple[Stmt, ...]
+
+
+@attrs.frozen
+class For(Stmt):
+    slot: int
+    collection: Expr
+    body: tuple[Stmt, ...]
+
+
+# ---- the ruleset -----------------------------------------------------------------------
+
+
+@attrs.frozen
+class Option:
+    name: str
+    type: str  # int, bool, str
+    default: object
+    choices: tuple[object, ...] | None
+    minimum: int | None
+    maximum: int | None
+    description: str
+    span: Span
+
+
+@attrs.frozen
+class Suit:
+    name: str
+    attributes: dict[str, object]
+
+
+@attrs.frozen
+class Deck:
+    name: str
+    suits: tuple[str, ...]
+    ranks: tuple[str, ...]
+    zone: str  # where its cards lie when a match starts
+    copies: int
+
+
+@attrs.frozen
+class CardAttribute:
+    """A per-card value computed from the card's suit, rank and order."""
+
+    name: str
+    type: str
+    expression: Expr | None  # None: a suit attribute from the suit table
+
+
+@attrs.frozen
+class Zone:
+    name: str
+    dimensions: tuple[str | int, ...]  # "player", "suit" or a count
+    visibility: str  # all, owner, nobody
+    sorted_by: str | None
+    span: Span
+
+
+@attrs.frozen
+class Variable:
+    name: str
+    type: str
+    per_player: bool
+    default: Expr
+
+
+@attrs.frozen
+class Param:
+    name: str
+    slot: int
+    type: str  # card, int, str, player, suit, or list:card for a set
+    candidates: Expr
+    size: int | None  # for sets: how many cards
+    same: str | None  # for sets: the card attribute they share
+    domain: tuple[object, ...] | None  # the static values behind action ids (None: all cards)
+
+
+@attrs.frozen
+class MoveDef:
+    name: str
+    params: tuple[Param, ...]
+    legal: Expr | None
+    effects: tuple[Stmt, ...]
+    label: tuple[str | Expr, ...] | None
+    is_pass: bool
+    hidden: bool
+    span: Span
+
+
+@attrs.frozen
+class Trigger:
+    name: str
+    slot: int | None  # the bound player (or other value) when `for` is given
+    each: Expr | None
+    when: Expr
+    effects: tuple[Stmt, ...]
+
+
+@attrs.frozen
+class Phase:
+    name: str
+    moves: tuple[str, ...]
+    first: Expr | None
+    until: Expr | None
+    enter: tuple[Stmt, ...]
+    exit: tuple[Stmt, ...]
+    next: str | None  # None: the round ends after this phase
+
+
+@attrs.frozen(eq=False)
+class Ruleset:
+    name: str
+    description: str
+    file: str
+    min_players: int
+    max_players: int
+    default_players: int
+    options: tuple[Option, ...]
+    suits: tuple[Suit, ...]
+    ranks: tuple[str, ...]
+    decks: tuple[Deck, ...]
+    card_attributes: tuple[CardAttribute, ...]
+    card_label: tuple[str | Expr, ...] | None
+    zones: tuple[Zone, ...]
+    variables: tuple[Variable, ...]
+    setup: tuple[Stmt, ...]
+    round_setup: tuple[Stmt, ...]
+    round_end: tuple[Stmt, ...]
+    round_limit: int | None
+    round_limit_effects: tuple[Stmt, ...]
+    round_stuck_effects: tuple[Stmt, ...]
+    phases: tuple[Phase, ...]
+    moves: tuple[MoveDef, ...]
+    triggers: tuple[Trigger, ...]
+    match_until: Expr
+    winners: Expr | None
+    losers: Expr | None
+    slots: int  # how many local slots an environment needs

@@ -1,0 +1,327 @@
+"""Parse expression and effect strings of a rule file into syntax trees (lark, LALR).
+
+Each string comes from a YAML scalar; positions reported by lark are offsets into the
+string and are mapped back through the scalar to the file's line and column.
+"""
+
+from __future__ import annotations
+
+import ast as python_ast
+import functools
+import re
+
+import lark
+from lark import Lark, Token, Tree
+
+from . import ast
+from .diagnostics import Diagnostic, Span
+from .resources import grammar_text
+from .source import Map, Node, Scalar, Seq
+
+MAX_EXPRESSION_LENGTH = 2_000
+MAX_NESTING = 40
+MAX_STATEMENT_DEPTH = 8
+
+_TOKEN_NAMES = {
+    "NAME": "a name",
+    "INT": "a number",
+    "STRING": "a string",
+    "COMPARE": "a comparison",
+    "ADD_OP": "'+' or '-'",
+    "MUL_OP": "'*', '//' or '%'",
+    "ASSIGN_OP": "'=', '+=' or '-='",
+    "TOP_BOTTOM": "'top' or 'bottom'",
+    "END_WHAT": "'round', 'phase' or 'game'",
+    "LPAR": "'('",
+    "RPAR": "')'",
+    "LSQB": "'['",
+    "RSQB": "']'",
+    "COMMA": "','",
+    "DOT": "'.'",
+    "COLON": "':'",
+    "MINUS": "'-'",
+    "$END": "the end of the text",
+}
+
+
+@functools.lru_cache(maxsize=1)
+def _parser() -> Lark:
+    return Lark(
+        grammar_text(),
+        parser="lalr",
+        start=["start_expr", "start_statement", "start_loop", "start_signature"],
+        propagate_positions=True,
+        maybe_placeholders=False,
+    )
+
+
+def _describe_expected(expected: set[str]) -> str:
+    names = sorted({_TOKEN_NAMES.get(e, f"'{e.lower()}'") for e in expected})
+    if len(names) > 8:
+        names = names[:8] + ["..."]
+    return ", ".join(names)
+
+
+class ParseFailed(Exception):
+    def __init__(self, diagnostic: Diagnostic):
+        self.diagnostic = diagnostic
+
+
+class _ToAst:
+    """Turns lark trees into `ast` nodes with file spans."""
+
+    def __init__(self, scalar: Scalar, base: int = 0):
+        self.scalar = scalar
+        self.base = base  # offset of the parsed text inside the scalar's text
+
+    def span_of(self, item: Tree | Token) -> Span:
+        if isinstance(item, Token):
+            start, end = item.start_pos, item.end_pos
+        else:
+            start, end = item.meta.start_pos, item.meta.end_pos
+        return self.scalar.locate(self.base + start, end - start)
+
+    def expr(self, tree: Tree | Token, depth: int = 0) -> ast.Expr:
+        if depth > MAX_NESTING:
+            raise ParseFailed(
+                Diagnostic("RE105", f"expression nested deeper than {MAX_NESTING} levels", self.span_of(tree))
+            )
+        span = self.span_of(tree)
+        kind = tree.data
+        kids = tree.children
+        sub = functools.partial(self.expr, depth=depth + 1)
+        if kind == "int_literal":
+            return ast.IntLit(span, int(kids[0]))
+        if kind == "string_literal":
+            return ast.StrLit(span, python_ast.literal_eval(str(kids[0])))
+        if kind == "true":
+            return ast.BoolLit(span, True)
+        if kind == "false":
+            return ast.BoolLit(span, False)
+        if kind == "name":
+            return ast.Name(span, str(kids[0]))
+        if kind == "list_literal":
+            return ast.ListLit(span, tuple(sub(k) for k in kids))
+        if kind == "attribute":
+            return ast.Attribute(span, sub(kids[0]), str(kids[1]), self.span_of(kids[1]))
+        if kind == "method":
+            return ast.Method(span, sub(kids[0]), str(kids[1]), self.span_of(kids[1]), tuple(sub(k) for k in kids[2:]))
+        if kind == "index":
+            return ast.Index(span, sub(kids[0]), tuple(sub(k) for k in kids[1:]))
+        if kind == "call":
+            return ast.Call(span, str(kids[0]), self.span_of(kids[0]), tuple(sub(k) for k in kids[1:]))
+        if kind == "negate":
+            return ast.Unary(span, "-", sub(kids[0]))
+        if kind == "not_":
+            return ast.Unary(span, "not", sub(kids[0]))
+        if kind == "binary":
+            return ast.Binary(span, str(kids[1]), sub(kids[0]), sub(kids[2]))
+        if kind == "compare":
+            return ast.Binary(span, str(kids[1]), sub(kids[0]), sub(kids[2]))
+        if kind == "member":
+            return ast.Binary(span, "in", sub(kids[0]), sub(kids[1]))
+        if kind == "not_member":
+            return ast.Unary(span, "not", ast.Binary(span, "in", sub(kids[0]), sub(kids[1])))
+        if kind == "and_":
+            return ast.Binary(span, "and", sub(kids[0]), sub(kids[1]))
+        if kind == "or_":
+            return ast.Binary(span, "or", sub(kids[0]), sub(kids[1]))
+        if kind == "conditional":
+            return ast.Conditional(span, sub(kids[1]), sub(kids[0]), sub(kids[2]))
+        raise AssertionError(f"unhandled expression node {kind}")
+
+    def statement(self, tree: Tree) -> ast.Stmt:
+        span = self.span_of(tree)
+        kind = tree.data
+        kids = tree.children
+        if kind == "move":
+            at_bottom = len(kids) > 2 and str(kids[2].children[0]) == "bottom"
+            return ast.Move(span, self.expr(kids[0]), self.expr(kids[1]), at_bottom)
+        if kind == "deal":
+            amount = kids[0]
+            count = self.expr(amount.children[0]) if amount.data == "deal_each" else None
+            return ast.Deal(span, count, self.expr(kids[1]), str(kids[2]), self.span_of(kids[2]), self.expr(kids[3]))
+        if kind == "shuffle":
+            return ast.Shuffle(span, self.expr(kids[0]))
+        if kind == "reveal":
+            return ast.Reveal(span, self.expr(kids[0]), self.expr(kids[1]))
+        if kind == "assign":
+            target = kids[0]
+            name = target.children[0]
+            indices = tuple(self.expr(k) for k in target.children[1:])
+            return ast.Assign(span, str(name), self.span_of(name), indices, str(kids[1]), self.expr(kids[2]))
+        if kind == "turn_to":
+            return ast.TurnTo(span, self.expr(kids[0]))
+        if kind == "reverse":
+            return ast.Reverse(span)
+        if kind == "out":
+            return ast.Out(span, self.expr(kids[0]))
+        if kind == "end":
+            return ast.End(span, str(kids[0]))
+        if kind == "goto":
+            return ast.Goto(span, str(kids[0]))
+        if kind == "log":
+            token = kids[0]
+            return ast.Log(span, self.template(python_ast.literal_eval(str(token)), token.start_pos + 1))
+        raise AssertionError(f"unhandled statement node {kind}")
+
+    def template(self, text: str, offset: int) -> tuple[str | ast.Expr, ...]:
+        """Split 'text {expr} text' into literal parts and parsed expressions."""
+        parts: list[str | ast.Expr] = []
+        position = 0
+        for match in re.finditer(r"\{([^{}]*)\}", text):
+            if match.start() > position:
+                parts.append(text[position : match.start()])
+            inner_offset = self.base + offset + match.start(1)
+            parts.append(_parse_with(self.scalar, match.group(1), "start_expr", inner_offset))
+            position = match.end()
+        if position < len(text):
+            parts.append(text[position:])
+        return tuple(parts)
+
+
+def _parse_with(scalar: Scalar, text: str, start: str, base: int = 0) -> ast.Expr:
+    tree = _parse_tree(scalar, text, start, base)
+    return _ToAst(scalar, base).expr(tree.children[0])
+
+
+def _parse_tree(scalar: Scalar, text: str, start: str, base: int = 0) -> Tree:
+    if len(text) > MAX_EXPRESSION_LENGTH:
+        raise ParseFailed(
+            Diagnostic("RE106", f"text longer than {MAX_EXPRESSION_LENGTH} characters", scalar.locate(base))
+        )
+    try:
+        return _parser().parse(text, start=start)
+    except lark.UnexpectedToken as exc:
+        token = exc.token
+        if token.type == "$END":
+            span = scalar.locate(base + len(text.rstrip()), 1)
+            message = f"the text ends too early; expected {_describe_expected(exc.expected)}"
+        else:
+            span = scalar.locate(base + token.start_pos, len(token))
+            message = f"unexpected '{token}'; expected {_describe_expected(exc.expected)}"
+        raise ParseFailed(Diagnostic("RE101", message, span)) from None
+    except lark.UnexpectedCharacters as exc:
+        span = scalar.locate(base + exc.pos_in_stream, 1)
+        allowed = _describe_expected(exc.allowed) if exc.allowed else "something else"
+        message = f"unexpected character '{text[exc.pos_in_stream]}'; expected {allowed}"
+        raise ParseFailed(Diagnostic("RE102", message, span)) from None
+    except lark.UnexpectedEOF as exc:
+        span = scalar.locate(base + len(text), 1)
+        raise ParseFailed(
+            Diagnostic("RE101", f"the text ends too early; expected {_describe_expected(set(exc.expected))}", span)
+        ) from None
+
+
+def _text_of(scalar: Scalar, what: str) -> str:
+    value = scalar.value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, str)):
+        return str(value)
+    raise ParseFailed(Diagnostic("RE103", f"expected {what}, found {type(value).__name__}", scalar.span))
+
+
+def parse_expression(node: Node) -> ast.Expr:
+    """Parse a scalar holding an expression (a YAML number or boolean is one too)."""
+    if not isinstance(node, Scalar):
+        raise ParseFailed(Diagnostic("RE103", "expected an expression (a text), found a mapping or list", node.span))
+    return _parse_with(node, _text_of(node, "an expression"), "start_expr")
+
+
+def parse_loop(node: Node) -> tuple[str, Span, ast.Expr]:
+    """Parse 'name in collection'."""
+    if not isinstance(node, Scalar):
+        raise ParseFailed(Diagnostic("RE103", "expected 'name in collection'", node.span))
+    tree = _parse_tree(node, _text_of(node, "'name in collection'"), "start_loop")
+    convert = _ToAst(node)
+    name = tree.children[0]
+    return str(name), convert.span_of(name), convert.expr(tree.children[1])
+
+
+def parse_signature(node: Scalar) -> tuple[str, tuple[str, ...]]:
+    """Parse a definition's head: 'name(param, param)' or a bare name."""
+    text = _text_of(node, "a definition name")
+    if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", text.strip()):
+        return text.strip(), ()
+    tree = _parse_tree(node, text, "start_signature")
+    names = [str(t) for t in tree.children if t is not None]
+    return names[0], tuple(names[1:])
+
+
+def parse_statements(node: Node, depth: int = 0) -> tuple[list[ast.Stmt], list[Diagnostic]]:
+    """Parse an effect list: a string, or a list of strings and if/for mappings.
+
+    Returns what could be parsed and the diagnostics of what could not.
+    """
+    statements: list[ast.Stmt] = []
+    problems: list[Diagnostic] = []
+    if depth > MAX_STATEMENT_DEPTH:
+        return statements, [Diagnostic("RE105", f"effects nested deeper than {MAX_STATEMENT_DEPTH} levels", node.span)]
+    items = node.items if isinstance(node, Seq) else (node,)
+    for item in items:
+        try:
+            if isinstance(item, Scalar):
+                tree = _parse_tree(item, _text_of(item, "an effect"), "start_statement")
+                statements.append(_ToAst(item).statement(tree.children[0]))
+            elif isinstance(item, Map):
+                statement, inner = _parse_block(item, depth)
+                problems.extend(inner)
+                if statement is not None:
+                    statements.append(statement)
+            else:
+                problems.append(Diagnostic("RE103", "expected an effect or an if/for mapping, found a list", item.span))
+        except ParseFailed as failure:
+            problems.append(failure.diagnostic)
+    return statements, problems
+
+
+def _parse_block(item: Map, depth: int) -> tuple[ast.Stmt | None, list[Diagnostic]]:
+    keys = set(item.entries)
+    problems: list[Diagnostic] = []
+    if "if" in keys:
+        for extra in keys - {"if", "then", "else"}:
+            problems.append(
+                Diagnostic(
+                    "RE201",
+                    f"unknown key '{extra}' in an if-block",
+                    item.key_spans[extra],
+                    hint="an if-block has 'if', 'then' and optionally 'else'",
+                )
+            )
+        condition = parse_expression(item.entries["if"])
+        then: list[ast.Stmt] = []
+        otherwise: list[ast.Stmt] = []
+        if "then" not in item:
+            problems.append(Diagnostic("RE202", "an if-block needs 'then'", item.key_spans["if"]))
+        else:
+            then, inner = parse_statements(item.entries["then"], depth + 1)
+            problems.extend(inner)
+        if "else" in item:
+            otherwise, inner = parse_statements(item.entries["else"], depth + 1)
+            problems.extend(inner)
+        return ast.If(item.span, condition, tuple(then), tuple(otherwise)), problems
+    if "for" in keys:
+        for extra in keys - {"for", "do"}:
+            problems.append(
+                Diagnostic(
+                    "RE201",
+                    f"unknown key '{extra}' in a for-block",
+                    item.key_spans[extra],
+                    hint="a for-block has 'for' and 'do'",
+                )
+            )
+        name, name_span, collection = parse_loop(item.entries["for"])
+        if "do" not in item:
+            return None, problems + [Diagnostic("RE202", "a for-block needs 'do'", item.key_spans["for"])]
+        body, inner = parse_statements(item.entries["do"], depth + 1)
+        return ast.For(item.span, name, name_span, collection, tuple(body)), problems + inner
+    first = next(iter(item.key_spans.values()), item.span)
+    return None, [
+        Diagnostic(
+            "RE203",
+            "expected an effect, or a mapping with 'if' or 'for'",
+            first,
+            hint="write an effect as a text, e.g. 'move card to pile'",
+        )
+    ]

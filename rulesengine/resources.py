@@ -1,0 +1,41 @@
+"""Where the grammar and the shipped rulesets live: inside the wheel, or in a checkout."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+_PACKAGE = Path(__file__).resolve().parent
+_CHECKOUT = _PACKAGE.parent
+
+
+def _data_dir(name: str) -> Path:
+    bundled = _PACKAGE / "_data" / name  # put there by the wheel build
+    return bundled if bundled.is_dir() else _CHECKOUT / name
+
+
+@functools.lru_cache(maxsize=1)
+def grammar_text() -> str:
+    return (_data_dir("grammar") / "rules.lark").read_text(encoding="utf-8")
+
+
+def rulesets_dir() -> Path:
+    return _data_dir("rulesets")
+
+
+def shipped_rulesets() -> list[str]:
+    """Names of the shipped rulesets (blocks meant for `include` are not games)."""
+    return sorted(p.stem for p in rulesets_dir().glob("*.yaml"))
+
+
+def resolve_ruleset(name_or_path: str, relative_to: Path | None = None) -> Path | None:
+    """A path for a ruleset named by path, by path relative to a file, or by shipped name."""
+    candidates = []
+    given = Path(name_or_path)
+    if relative_to is not None and not given.is_absolute():
+        candidates += [relative_to / given, relative_to / f"{name_or_path}.yaml"]
+    candidates += [given, rulesets_dir() / f"{name_or_path}.yaml", rulesets_dir() / name_or_path]
+    for candidate in candidates:
+        if candidate.is_file():
+            return candidate
+    return None

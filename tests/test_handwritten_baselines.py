@@ -1,0 +1,110 @@
+"""The hand-written speed baselines: matches end, count decisions, follow the seed."""
+
+from __future__ import annotations
+
+import itertools
+from types import ModuleType
+
+import pytest
+
+from benchmarks.handwritten import padan, padvinderspel, pan
+
+PAN_VARIANTS = [
+    {"reversed_spades": spades, "triples": triples, "fours": fours}
+    for spades, triples, fours in itertools.product((False, True), pan.TRIPLES, pan.FOURS)
+]
+
+CASES: list[tuple[ModuleType, int, dict]] = [
+    *[(pan, players, {}) for players in (2, 3, 4)],
+    # A one-letter word ends the match at the first letter: every variant stays quick.
+    *[(pan, players, {"word": "P", **variant}) for players in (2, 3, 4) for variant in PAN_VARIANTS],
+    (padan, 2, {}),
+    (padan, 2, {"target": 30}),
+    *[(padvinderspel, players, {"attach": attach}) for players in range(2, 7) for attach in padvinderspel.ATTACH],
+    (padvinderspel, 4, {"target": 40}),
+]
+
+
+def case_id(case: tuple[ModuleType, int, dict]) -> str:
+    game, players, options = case
+    return "-".join(
+        [
+            game.__name__.rsplit(".", 1)[-1],
+            f"{players}p",
+            *(f"{k}={v}" for k, v in options.items()),
+        ]
+    )
+
+
+@pytest.mark.parametrize("game, players, options", CASES, ids=[case_id(case) for case in CASES])
+def test_match_ends_and_is_fixed_by_its_seed(game: ModuleType, players: int, options: dict) -> None:
+    count = game.play_match(players, 11, **options)
+    assert isinstance(count, int) and count > 0
+    assert game.play_match(players, 11, **options) == count
+
+
+@pytest.mark.parametrize("game, players", [(pan, 3), (padan, 2), (padvinderspel, 3)])
+def test_the_seed_drives_the_match(game: ModuleType, players: int) -> None:
+    assert len({game.play_match(players, seed) for seed in range(5)}) > 1
+
+
+@pytest.mark.parametrize(
+    "game, players, options",
+    [
+        (pan, 1, {}),
+        (pan, 5, {}),
+        (pan, 3, {"triples": "any"}),
+        (pan, 3, {"jokers": True}),
+        (padan, 3, {}),
+        (padvinderspel, 7, {}),
+        (padvinderspel, 3, {"attach": "lower_only"}),
+    ],
+)
+def test_unsupported_players_or_options_are_refused(game: ModuleType, players: int, options: dict) -> None:
+    with pytest.raises(ValueError):
+        game.play_match(players, 0, **options)
+
+
+def test_pan_offers_sets_and_a_pick_up_of_at_most_three() -> None:
+    kings = [(13, suit) for suit in range(4)]
+    pile = [pan.NINE_OF_HEARTS, (10, pan.CLUBS), (13, pan.HEARTS)]
+    hand = kings[1:] + [(9, pan.SPADES)]
+    moves = pan.legal_moves(hand, pile, "equal", "higher")
+    assert set(moves) == {(card,) for card in kings[1:]} | {
+        tuple(kings[1:]),
+        pan.PICK_UP,
+    }
+    pan.apply_move(hand, pile, pan.PICK_UP)
+    assert pile == [pan.NINE_OF_HEARTS] and len(hand) == 6
+    # Four kings on a queen: "equal" allows no triple, the four (higher) and the pick-up.
+    moves = pan.legal_moves(kings, [pan.NINE_OF_HEARTS, (12, 0)], "equal", "higher")
+    assert len(moves) == 4 + 1 + 1
+    # On the lone 9 of hearts: four triples under "equal_or_higher", and no pick-up.
+    moves = pan.legal_moves(kings, pile, "equal_or_higher", "equal_or_higher")
+    assert len(moves) == 4 + 4 + 1
+
+
+def test_padan_trick_goes_to_the_highest_trump_else_the_led_suit() -> None:
+    trump = padan.SPADES
+    assert padan.leader_wins((5, padan.HEARTS), (14, padan.CLUBS), trump)
+    assert not padan.leader_wins((5, padan.HEARTS), (6, padan.HEARTS), trump)
+    assert not padan.leader_wins((14, padan.HEARTS), (3, padan.SPADES), trump)
+    assert padan.leader_wins((4, padan.SPADES), (3, padan.SPADES), trump)
+
+
+def test_padvinderspel_lays_all_only_an_unbroken_reachable_run() -> None:
+    rows: list = [(4, 6), None, None, None, None]
+    below_and_above = [(0, 3), (0, 7)]
+    assert padvinderspel.can_lay_all(below_and_above, rows, 5, adjacent=True)
+    assert not padvinderspel.can_lay_all(below_and_above, rows, 5, adjacent=False)
+    assert padvinderspel.can_lay_all([(0, 7), (0, 8)], rows, 5, adjacent=False)
+    assert not padvinderspel.can_lay_all([(0, 8)], rows, 5, adjacent=True)
+    # An unopened suit must run through the start number (adjacent) or up from it.
+    assert padvinderspel.can_lay_all([(1, 4), (1, 5), (1, 6)], rows, 5, adjacent=True)
+    assert not padvinderspel.can_lay_all([(1, 4), (1, 5)], rows, 5, adjacent=False)
+    # One attachable card left: both the card and "lay all" are offered.
+    assert padvinderspel.legal_actions([(0, 7)], rows, 5, adjacent=True) == [
+        (0, 7),
+        padvinderspel.LAY_ALL,
+    ]
+    assert padvinderspel.legal_actions([(0, 9)], rows, 5, True) == [padvinderspel.PASS]
