@@ -1,0 +1,1 @@
+"""Speed benchmarks: the engine against plain hand-written implementations."""
