@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from . import ir
-from .check import check, check_with_warnings
+from .check import check, check_block, check_with_warnings, is_block
 from .compile import compile_program
 from .compose import compose
 from .diagnostics import Diagnostic, OptionError, RuleFileError, did_you_mean
@@ -110,10 +110,15 @@ def _game_cached(ruleset: ir.Ruleset, players: int, options: tuple, max_steps: i
 
 
 def validate_file(path: str | os.PathLike) -> tuple[ir.Ruleset | None, list[Diagnostic]]:
-    """Every problem of one rule file (errors and warnings); the ruleset if it has no errors."""
+    """Every problem of one rule file (errors and warnings); the ruleset if it has no errors.
+
+    A block (`block: true`) has no ruleset of its own; only its syntax is checked.
+    """
     try:
         document = compose(str(path))
     except RuleFileError as error:
         return None, error.diagnostics
+    if is_block(document):  # a partial file: complete only inside the games that include it
+        return None, check_block(document)
     ruleset, problems = check_with_warnings(document, str(path))
     return ruleset, sorted(problems, key=lambda d: (d.span.file, d.span.line, d.span.column))

@@ -33,6 +33,7 @@ TOP_KEYS = {
     "moves": "what a player may do: parameters, legality and effects",
     "triggers": "effects that fire when a condition becomes true after a move",
     "match": "when the match ends and who wins",
+    "block": "true marks a partial file for `include` (e.g. blocks/tricks), not a game",
 }
 SECTION_KEYS = {
     "players": {"min", "max", "default"},
@@ -214,6 +215,14 @@ class Checker:
                     span,
                     hint=did_you_mean(key, TOP_KEYS) or f"sections: {', '.join(TOP_KEYS)}",
                 )
+        if is_block(doc):
+            self.error(
+                "RE235",
+                "this file is a block to include in a game, not a game itself",
+                doc.key_spans["block"],
+                hint="write a game that says 'include: [...]' naming this file",
+            )
+            raise RuleFileError(self.problems)
         name = self.scalar(doc.get("name"), (str,), "'name'") or "unnamed"
         if "name" not in doc:
             self.error("RE206", "the rule file has no 'name'", doc.span)
@@ -536,6 +545,8 @@ class Checker:
                 attribute = ir.CardAttribute(name, value.type, value)
                 attributes.append(attribute)
                 self.card_attrs[name] = attribute
+                # later attributes and the label may use this one
+                card_scope = self.card_scope()
         elif attrs_node is not None:
             self.error("RE204", "cards.attributes must be a mapping", attrs_node.span)
         label_node = spec.get("label")
@@ -1301,6 +1312,55 @@ def attrs_evolve_span(expr: ir.Expr, span: Span) -> ir.Expr:
 
         return attrs.evolve(expr, span=span)
     return expr
+
+
+# ---- blocks: partial files meant for `include` ------------------------------------------
+
+_BLOCK_EXPRESSIONS = {"legal", "first", "until", "when", "winners", "losers"}
+_BLOCK_EFFECTS = {"effects", "setup", "enter", "exit", "end", "stuck"}
+
+
+def is_block(document: Map) -> bool:
+    """Whether a file says `block: true`: a partial file, complete only inside a game."""
+    node = document.get("block")
+    return isinstance(node, Scalar) and node.value is True
+
+
+def check_block(document: Map) -> list[Diagnostic]:
+    """The problems a block can show alone: unknown sections and syntax errors.
+
+    Names and types are checked in each game that includes the block, since a block
+    may refer to zones, variables and decks that only the game defines.
+    """
+    problems = [
+        Diagnostic("RE201", f"unknown section '{key}'", span, hint=did_you_mean(key, TOP_KEYS))
+        for key, span in document.key_spans.items()
+        if key not in TOP_KEYS
+    ]
+    definitions = document.get("define")
+    for key, node in definitions.items() if isinstance(definitions, Map) else ():
+        try:
+            parse_signature(Scalar(key, definitions.key_spans[key]))
+            parse_expression(node)
+        except ParseFailed as failure:
+            problems.append(failure.diagnostic)
+    _block_syntax(document, problems)
+    return problems
+
+
+def _block_syntax(node: Map, problems: list[Diagnostic]) -> None:
+    for key, value in node.items():
+        try:
+            if key in _BLOCK_EFFECTS and not isinstance(value, Map):
+                problems.extend(parse_statements(value)[1])
+            elif key in _BLOCK_EXPRESSIONS and isinstance(value, Scalar) and isinstance(value.value, str):
+                parse_expression(value)
+            elif key == "for" and isinstance(value, Scalar):
+                parse_loop(value)
+            elif isinstance(value, Map) and key != "define":
+                _block_syntax(value, problems)
+        except ParseFailed as failure:
+            problems.append(failure.diagnostic)
 
 
 def check(document: Map, file: str) -> ir.Ruleset:

@@ -30,6 +30,12 @@ class UsageError(click.UsageError):
     exit_code = 2
 
 
+class ChoiceError(click.ClickException):
+    """A one-line error for an unknown ruleset, option or value."""
+
+    exit_code = 2
+
+
 def _collect_files(paths: tuple[str, ...]) -> list[Path]:
     files: list[Path] = []
     for raw in paths:
@@ -60,7 +66,7 @@ def _load_game(ruleset: str, players: int | None, options: tuple[str, ...]) -> G
         click.echo(render_text(error.diagnostics, {}, colour=sys.stderr.isatty()), err=True)
         raise SystemExit(1) from None
     except RulesEngineError as error:
-        raise UsageError(str(error)) from None
+        raise ChoiceError(str(error)) from None
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

@@ -186,6 +186,7 @@ class Compiler:
             rank_name, suit_name = r.ranks[ranks[card]], self.suit_names[suits[card]]
             names.append(self.default_label(card, rank_name, suit_name))
         if r.card_label:
+            self.card_names = tuple(names)  # the template compiler reads them; defaults until set
             label = self.template(r.card_label)
             names = [
                 label(
@@ -296,7 +297,7 @@ class Compiler:
             CompiledTrigger(
                 t.name,
                 t.slot,
-                self.expr(t.each) if t.each is not None else None,
+                self.card_list(t.each) if t.each is not None else None,
                 self.expr(t.when),
                 self.segments(t.effects),
             )
@@ -436,7 +437,8 @@ class Compiler:
 
             return if_
         if isinstance(s, ir.For):
-            collection, body, slot = self.expr(s.collection), self.block(s.body), s.slot
+            # card_list: a zone's slot number becomes its cards (a copy, as the body may move them)
+            collection, body, slot = self.card_list(s.collection), self.block(s.body), s.slot
 
             def for_(st, env):
                 for item in list(collection(st, env)):

@@ -70,6 +70,13 @@ def compose(path: str, sources: dict[str, str] | None = None, _chain: tuple[str,
             continue
         for reference in _references(tree, key):
             base = _load_base(reference, key, here, chain, sources, problems)
+            if isinstance(base, Map):
+                # `block: true` marks the included file only, not the game that includes it.
+                base = Map(
+                    {k: v for k, v in base.entries.items() if k != "block"},
+                    {k: s for k, s in base.key_spans.items() if k != "block"},
+                    base.span,
+                )
             if base is not None:
                 bases.append(base)
     if problems:

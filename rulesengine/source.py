@@ -17,6 +17,7 @@ from .diagnostics import Diagnostic, RuleFileError, Span
 
 MAX_NODES = 50_000  # after alias expansion; a rule file is far smaller
 MAX_FILE_BYTES = 1_000_000
+_PLAIN_TAGS = {f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool", "null", "seq", "map", "merge")}
 
 
 @attrs.frozen(eq=False)
@@ -97,6 +98,9 @@ class _Builder:
         self.count += 1
         if self.count > MAX_NODES:
             raise _TooLarge(_span(self.file, node))
+        if node.tag not in _PLAIN_TAGS:
+            self.error("RE015", f"YAML tag '{node.tag}' is not allowed in a rule file", _span(self.file, node),
+                       hint="rule files hold plain data: texts, numbers, lists and mappings")
         if isinstance(node, yaml.ScalarNode):
             return self.scalar(node)
         if isinstance(node, yaml.SequenceNode):

@@ -1,0 +1,56 @@
+"""Checks every game must pass at every step; shared by the tests of all rulesets."""
+
+from __future__ import annotations
+
+import random
+
+from rulesengine import State
+
+
+def assert_cards_conserved(state: State) -> None:
+    """Every card lies in exactly one zone, and the state's index of places agrees."""
+    seen = sorted(card for zone in state.zones for card in zone)
+    assert seen == list(range(state.program.num_cards))
+    for index, zone in enumerate(state.zones):
+        for card in zone:
+            assert state.where[card] == index
+
+
+def visible_cards(state: State, player: int) -> dict[str, list[str]]:
+    """The zones `player` may look into, with their cards, from the full state."""
+    program = state.program
+    out = {}
+    for index, cards in enumerate(state.zones):
+        visibility = program.zone_visibility[index]
+        if visibility == "all" or (visibility == "owner" and program.zone_owner[index] == player):
+            out[program.zone_names[index]] = [program.card_names[c] for c in cards]
+    return out
+
+
+def assert_observations_hide_cards(state: State) -> None:
+    """Each player's observation names exactly the cards of the zones it may see."""
+    for player in range(state.num_players):
+        observation = state.observation(player)
+        allowed = visible_cards(state, player)
+        for zone, content in observation["zones"].items():
+            if zone in allowed:
+                assert content == allowed[zone]
+            else:
+                assert isinstance(content, int), f"P{player + 1} sees hidden zone {zone}"
+                assert content == len(state.card_locations()[zone])
+        shown = set(observation["shown"])
+        assert shown <= {state.program.card_names[c] for c in state.shown[player]}
+
+
+def play_random(state: State, seed: int, max_steps: int | None = None, each_step=None) -> State:
+    """Random legal moves until the end (or `max_steps`); `each_step(state)` after every move."""
+    rng = random.Random(seed)
+    steps = 0
+    while not state.is_terminal() and (max_steps is None or steps < max_steps):
+        legal = state.legal_actions()
+        assert legal, "the player to move has no legal action"
+        state.apply_action(rng.choice(legal))
+        steps += 1
+        if each_step is not None:
+            each_step(state)
+    return state

@@ -1,0 +1,68 @@
+"""The `rulesengine` command: exit codes, output, errors without tracebacks."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "rulesengine.cli", *args], capture_output=True, text=True,
+                          cwd=cwd or ROOT, timeout=300)
+
+
+def test_validate_accepts_the_shipped_rulesets():
+    result = cli("validate", "rulesets")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "0 error(s)" in result.stdout
+
+
+def test_validate_reports_errors_with_exit_1(tmp_path):
+    broken = tmp_path / "broken.yaml"
+    broken.write_text((ROOT / "rulesets" / "pan.yaml").read_text().replace("size(pile) > 1", "size(piel) > 1"))
+    result = cli("validate", str(broken))
+    assert result.returncode == 1
+    assert f"{broken}:" in result.stdout and "unknown name 'piel'" in result.stdout
+    assert "Traceback" not in result.stdout + result.stderr
+
+
+def test_validate_json_and_github_formats(tmp_path):
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("name: x\nname: y\n")
+    data = json.loads(cli("validate", "--format", "json", str(broken)).stdout)
+    assert data[0]["code"] == "RE002" and data[0]["line"] == 2 and data[0]["severity"] == "error"
+    assert set(data[0]) == {"file", "line", "column", "end_line", "end_column", "severity", "code", "message", "hint"}
+    github = cli("validate", "--format", "github", str(broken)).stdout
+    assert github.startswith(f"::error file={broken},line=2,col=1")
+
+
+def test_usage_errors_exit_2():
+    assert cli("validate", "no/such/file.yaml").returncode == 2
+    result = cli("run", "pan", "-o", "wrod=X")
+    assert result.returncode == 2 and "unknown option 'wrod'" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert cli("run", "pan", "-o", "novalue").returncode == 2
+    unknown = cli("run", "nosuchgame")
+    assert unknown.returncode == 2 and "shipped:" in unknown.stderr and len(unknown.stderr.strip().splitlines()) <= 2
+
+
+def test_run_plays_a_whole_match_from_any_folder(tmp_path):
+    result = cli("run", "pan", "--players", "3", "--seed", "1", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[1] == "deal 1, dealt by P1"
+    assert any("takes the letter" in line for line in lines)
+    assert lines[-1].startswith("result: ") and "lost" in lines[-1]
+
+
+def test_simulate_prints_per_seat_statistics_as_json():
+    result = cli("simulate", "pan", "-n", "3", "--players", "2", "-o", "word=P", "--json")
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["games"] == 3 and len(data["seats"]) == 2
+    assert sum(s["wins"] + s["losses"] + s["draws"] for s in data["seats"]) == 6
+    assert data["mean_decisions"] > 0 and data["decisions_per_second"] > 0

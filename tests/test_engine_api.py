@@ -1,0 +1,103 @@
+"""The Python API a bot, a front end or an adapter uses: state, actions, chance, views."""
+
+from __future__ import annotations
+
+import pytest
+
+import rulesengine
+from rulesengine import IllegalActionError, OptionError
+from tests.game_checks import assert_cards_conserved, play_random
+
+
+@pytest.fixture(scope="module")
+def game():
+    return rulesengine.make_game("pan", players=3)
+
+
+def test_legal_actions_are_stable_integer_ids_with_names(game):
+    state = game.new_initial_state(seed=5)
+    play_random(state, 5, max_steps=10)
+    legal = state.legal_actions()
+    assert legal == sorted(legal) and all(0 <= a < game.num_distinct_actions for a in legal)
+    for action in legal:
+        # The readable name of an id does not depend on the state it is asked in.
+        assert game.action_name(action).split()[0] in ("open", "single", "triple", "four", "pick")
+
+
+def test_an_illegal_action_raises_and_changes_nothing(game):
+    state = game.new_initial_state(seed=2)
+    play_random(state, 2, max_steps=5)
+    before = (state.zones, state.vars, state.current_player(), state.steps)
+    illegal = next(a for a in range(game.num_distinct_actions) if a not in state.legal_actions())
+    with pytest.raises(IllegalActionError, match="not legal"):
+        state.apply_action(illegal)
+    assert (state.zones, state.vars, state.current_player(), state.steps) == before
+
+
+def test_a_clone_is_independent(game):
+    state = game.new_initial_state(seed=8)
+    play_random(state, 8, max_steps=20)
+    copy = state.clone()
+    snapshot = [z[:] for z in state.zones]
+    play_random(copy, 99, max_steps=50)
+    assert state.zones == snapshot
+    assert copy.steps == state.steps + 50 or copy.is_terminal()
+
+
+def test_without_a_seed_shuffles_are_chance_nodes(game):
+    state = game.new_initial_state()
+    assert state.is_chance_node() and state.current_player() == -1
+    outcomes = state.chance_outcomes()
+    assert len(outcomes) == 24 and abs(sum(p for _, p in outcomes) - 1.0) < 1e-9
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    assert not state.is_chance_node() and state.current_player() in range(3)
+    assert_cards_conserved(state)
+    with pytest.raises(IllegalActionError):
+        game.new_initial_state().apply_action(10_000)
+
+
+def test_observation_shows_own_hand_and_counts_of_others(game):
+    state = game.new_initial_state(seed=1)
+    seen = state.observation(0)
+    assert isinstance(seen["zones"]["hand[P1]"], list) and len(seen["zones"]["hand[P1]"]) == 8
+    assert seen["zones"]["hand[P2]"] == 8 and seen["zones"]["stock"] == 0
+    assert seen["zones"]["pile"] == []
+
+
+def test_information_state_is_the_history_of_observations(game):
+    state = game.new_initial_state(seed=1)
+    play_random(state, 1, max_steps=6)
+    history = state.information_state(1)
+    assert len(history) == 7
+    assert history[-1] == state.observation(1)
+    assert [h["last_move"]["player"] for h in history[1:]] == [
+        (state.history_list()[i][0], i) and h["last_move"]["player"] for i, h in enumerate(history[1:])]
+
+
+def test_returns_are_zero_until_the_end(game):
+    state = game.new_initial_state(seed=3)
+    assert state.returns() == [0.0, 0.0, 0.0]
+    play_random(state, 3)
+    assert sorted(state.returns()) == [-1.0, 1.0, 1.0]
+
+
+def test_unknown_options_and_values_are_named():
+    with pytest.raises(OptionError, match="unknown option 'wrod'.*did you mean 'word'"):
+        rulesengine.make_game("pan", options={"wrod": "X"})
+    with pytest.raises(OptionError, match="triples.*choices: equal, nines_only, equal_or_higher"):
+        rulesengine.make_game("pan", options={"triples": "two"})
+    with pytest.raises(OptionError, match="takes true or false"):
+        rulesengine.make_game("pan", options={"reversed_spades": "maybe"})
+    with pytest.raises(OptionError, match="2 to 4 players, not 7"):
+        rulesengine.make_game("pan", players=7)
+    with pytest.raises(OptionError, match="unknown ruleset 'pna'.*did you mean 'pan'"):
+        rulesengine.make_game("pna")
+
+
+def test_the_engine_limit_stops_any_match():
+    ruleset = rulesengine.load_ruleset("pan")
+    game = rulesengine.make_game(ruleset, players=3, max_steps=500)
+    state = play_random(game.new_initial_state(seed=0), 0)
+    assert state.is_terminal() and state.truncated and state.steps == 500
+    assert state.returns() == [0.0, 0.0, 0.0]

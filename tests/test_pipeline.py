@@ -1,0 +1,243 @@
+"""Each stage of the pipeline on its own: load, parse, check, compile."""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import rulesengine
+from rulesengine import ir
+from rulesengine.api import validate_file
+from rulesengine.diagnostics import RuleFileError, render_text
+from rulesengine.parse import parse_expression, parse_statements
+from rulesengine.source import Map, Scalar, load_yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+MINIMAL = textwrap.dedent(
+    """\
+    name: Highest card
+    players: {min: 2, max: 4}
+    decks:
+      standard:
+        suits: [hearts, spades]
+        ranks: ["2", "3", "4", "5"]
+        zone: stock
+    zones:
+      stock: {visibility: nobody}
+      hand: {per: player, visibility: owner}
+      table: {visibility: all}
+    variables:
+      score: {type: int, per: player}
+    round:
+      setup:
+        - move table to stock
+        - shuffle stock
+        - deal 1 of stock to hand from seat(0)
+      end:
+        - score[holder(table.argmax(c, c.order))] += 1
+    phases:
+      play:
+        moves: [lay]
+        until: size(table) == num_players
+    moves:
+      lay:
+        params: {card: "hand[me]"}
+        effects:
+          - move card to table
+    match:
+      until: round == 3
+      winners: players.filter(p, score[p] == players.max(q, score[q]))
+    """
+)
+
+
+def write(tmp_path: Path, text: str, name: str = "game.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def problems(tmp_path: Path, text: str) -> list:
+    _, found = validate_file(write(tmp_path, text))
+    return found
+
+
+# ---- load ------------------------------------------------------------------------------
+
+
+def test_yaml_values_keep_their_positions():
+    tree = load_yaml("a:\n  b: hello\n  c: |\n    one\n    two\n", "f.yaml")
+    assert isinstance(tree, Map)
+    inner = tree.get("a")
+    assert isinstance(inner, Map)
+    b = inner.get("b")
+    assert isinstance(b, Scalar) and (b.span.line, b.span.column) == (2, 6)
+    block = inner.get("c")
+    assert block.locate(4).line == 5  # "two" is on the file's fifth line
+    assert block.locate(4).column == 5
+
+
+def test_duplicate_keys_are_errors_with_both_places():
+    with pytest.raises(RuleFileError) as caught:
+        load_yaml("name: a\nname: b\n", "dup.yaml")
+    (diagnostic,) = caught.value.diagnostics
+    assert diagnostic.code == "RE002" and diagnostic.span.line == 2
+    assert "line 1" in diagnostic.message
+
+
+def test_alias_bombs_are_refused():
+    bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+    for level in "bcdefgh":
+        previous = chr(ord(level) - 1)
+        bomb += f"{level}: &{level} [*{previous}, *{previous}, *{previous}, *{previous}, *{previous}, " \
+                f"*{previous}, *{previous}, *{previous}, *{previous}, *{previous}]\n"
+    with pytest.raises(RuleFileError) as caught:
+        load_yaml(bomb, "bomb.yaml")
+    assert caught.value.diagnostics[0].code == "RE007"
+
+
+def test_only_safe_yaml_is_loaded():
+    with pytest.raises(RuleFileError):
+        load_yaml("x: !!python/object/apply:os.system ['echo hacked']\n", "evil.yaml")
+
+
+# ---- parse -----------------------------------------------------------------------------
+
+
+def test_expressions_parse_with_file_positions():
+    node = load_yaml("legal: card.rank >= top(pile).rank\n", "f.yaml").get("legal")
+    tree = parse_expression(node)
+    assert tree.span.line == 1 and tree.span.column == 8
+
+
+def test_a_syntax_error_points_into_the_yaml_file(tmp_path):
+    text = MINIMAL.replace("until: size(table) == num_players", "until: size(table) == == num_players")
+    (diagnostic,) = [p for p in problems(tmp_path, text) if p.severity == "error"]
+    line_number = text.splitlines().index("    until: size(table) == == num_players") + 1
+    assert diagnostic.code == "RE101"
+    assert (diagnostic.span.line, diagnostic.span.column) == (line_number, 27)
+
+
+def test_an_error_in_a_block_scalar_points_at_its_line(tmp_path):
+    text = MINIMAL.replace(
+        "  lay:\n    params: {card: \"hand[me]\"}",
+        "  lay:\n    legal: |\n      size(hand[me]) > 0\n        and car.order > 0\n"
+        "    params: {card: \"hand[me]\"}",
+    )
+    (diagnostic,) = [p for p in problems(tmp_path, text) if p.severity == "error"]
+    assert diagnostic.code == "RE310" and "did you mean 'card'" in diagnostic.hint
+    assert text.splitlines()[diagnostic.span.line - 1].strip() == "and car.order > 0"
+    assert diagnostic.span.column == text.splitlines()[diagnostic.span.line - 1].index("car") + 1
+
+
+def test_effect_blocks_parse_into_statements():
+    node = load_yaml("e:\n  - if: x > 1\n    then:\n      - reverse\n    else: [end round]\n", "f.yaml").get("e")
+    statements, found = parse_statements(node)
+    assert not found and type(statements[0]).__name__ == "If"
+
+
+# ---- check -----------------------------------------------------------------------------
+
+
+def test_the_minimal_game_is_valid(tmp_path):
+    assert problems(tmp_path, MINIMAL) == []
+
+
+def test_every_error_of_a_file_is_reported(tmp_path):
+    text = MINIMAL.replace("move card to table", "move card to tabel").replace("round == 3", "rund == 3")
+    found = problems(tmp_path, text)
+    assert {p.code for p in found} == {"RE310"}
+    assert len(found) == 2
+    assert {p.hint for p in found} == {"did you mean 'table'?", "did you mean 'round'?"}
+
+
+def test_types_are_checked_before_anything_runs(tmp_path):
+    found = problems(tmp_path, MINIMAL.replace("until: size(table) == num_players", "until: size(table) + 1"))
+    assert [p.code for p in found] == ["RE301"]
+    assert "expected bool, found int" in found[0].message
+
+
+def test_unknown_keys_get_a_suggestion(tmp_path):
+    found = problems(tmp_path, MINIMAL.replace("    visibility: nobody}", "    visiblity: nobody}")
+                     .replace("stock: {visibility: nobody}", "stock: {visiblity: nobody}"))
+    assert found and found[0].code == "RE201" and found[0].hint == "did you mean 'visibility'?"
+
+
+def test_ranks_are_named_by_literals(tmp_path):
+    found = problems(tmp_path, MINIMAL.replace("move card to table", "move card to table\n"
+                                               "      - if: card.rank == 7\n        then: [reverse]"))
+    assert [p.code for p in found] == ["RE308"]
+    assert "there is no rank '7'" in found[0].message
+
+
+def test_the_checked_ruleset_is_immutable():
+    ruleset = rulesengine.load_ruleset("pan")
+    assert isinstance(ruleset, ir.Ruleset)
+    with pytest.raises(AttributeError):
+        ruleset.name = "other"  # type: ignore[misc]
+
+
+def test_definitions_cannot_recurse(tmp_path):
+    text = MINIMAL.replace("variables:", "define:\n  loop(x): loop(x) + 1\nvariables:").replace(
+        "until: size(table) == num_players", "until: loop(1) > 0")
+    assert "RE312" in {p.code for p in problems(tmp_path, text)}
+
+
+def test_extends_merges_and_overrides():
+    variant = rulesengine.load_ruleset("pan-reversed-spades")
+    options = {o.name: o.default for o in variant.options}
+    assert options["reversed_spades"] is True and options["word"] == "PAN"
+    assert [m.name for m in variant.moves] == [m.name for m in rulesengine.load_ruleset("pan").moves]
+
+
+def test_circular_extends_is_an_error(tmp_path):
+    write(tmp_path, "extends: b.yaml\nname: a\n", "a.yaml")
+    write(tmp_path, "extends: a.yaml\nname: b\n", "b.yaml")
+    _, found = validate_file(tmp_path / "a.yaml")
+    assert [p.code for p in found] == ["RE013"]
+
+
+def test_rendered_errors_show_the_line_and_a_caret(tmp_path):
+    path = write(tmp_path, MINIMAL.replace("move card to table", "move card to tabel"))
+    _, found = validate_file(path)
+    text = render_text(found, {})
+    assert re.search(rf"{re.escape(str(path))}:\d+:\d+: error\[RE310\]: unknown name 'tabel'", text)
+    assert "move card to tabel" in text and "^^^^^" in text
+
+
+# ---- compile and run -------------------------------------------------------------------
+
+
+def test_nothing_is_parsed_while_a_game_runs(monkeypatch):
+    game = rulesengine.make_game("pan", players=3, options={"word": "P"})
+    import lark
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("parsed at run time")
+
+    monkeypatch.setattr(lark.Lark, "parse", refuse)
+    from tests.game_checks import play_random
+
+    assert play_random(game.new_initial_state(seed=3), 3).is_terminal()
+
+
+def test_options_become_constants_of_the_compiled_game():
+    plain = rulesengine.make_game("pan", players=3)
+    other = rulesengine.make_game("pan", players=3, options={"word": "PANIC"})
+    assert plain is not other and other.options["word"] == "PANIC"
+    assert plain is rulesengine.make_game("pan", players=3)  # compiled once per setting
+
+
+def test_the_engine_names_no_game():
+    pattern = re.compile(r"\bpan\b|padan|padvinder", re.IGNORECASE)
+    offenders = [str(p) for p in (ROOT / "rulesengine").rglob("*.py") if pattern.search(p.read_text())]
+    assert offenders == []
+
+
+def test_grammar_and_rulesets_are_package_data():
+    text = (ROOT / "pyproject.toml").read_text()
+    assert '"grammar" = "rulesengine/_data/grammar"' in text
+    assert '"rulesets" = "rulesengine/_data/rulesets"' in text
