@@ -9,7 +9,6 @@ time.
 from __future__ import annotations
 
 import bisect
-import itertools
 from collections.abc import Callable
 from math import comb
 from typing import Any
@@ -17,6 +16,7 @@ from typing import Any
 import attrs
 
 from . import ir
+from .codegen import CodeGenerator
 from .diagnostics import EngineError
 
 Fn = Callable[[Any, list], Any]
@@ -74,6 +74,8 @@ class CompiledMove:
     label: Callable[[Any, list], str] | None
     is_pass: bool
     hidden: bool
+    # enumerate(state, player, found, move) adds {action id: (move, parameter values)}
+    enumerate: Callable[[Any, int, dict, Any], None]
 
 
 @attrs.frozen
@@ -143,6 +145,7 @@ class Compiler:
         self.options = options
         self.n = num_players
         self.suit_names = tuple(s.name for s in ruleset.suits)
+        self.codegen = CodeGenerator(self)
         self.build_cards()
         self.build_zones()
         self.build_variables()
@@ -263,9 +266,13 @@ class Compiler:
         offset = 0
         for index, move in enumerate(r.moves):
             params = tuple(self.param(p) for p in move.params)
+            strides = []
             width = 1
-            for p in params:
+            for p in reversed(params):
+                strides.append(width)
                 width *= p.domain_size
+            enumerate_move = self.codegen.enumerator(move.name, move.params, params, move.legal, offset,
+                                                     tuple(reversed(strides)))
             moves.append(
                 CompiledMove(
                     index,
@@ -278,6 +285,7 @@ class Compiler:
                     self.template(move.label) if move.label else None,
                     move.is_pass,
                     move.hidden,
+                    enumerate_move,
                 )
             )
             offset += width
@@ -535,356 +543,18 @@ class Compiler:
     # ---- expressions -----------------------------------------------------------------
 
     def template(self, parts: tuple[str | ir.Expr, ...]) -> Callable[[Any, list], str]:
-        pieces = []
-        for part in parts:
-            if isinstance(part, str):
-                pieces.append((lambda text: lambda st, env: text)(part))
-            else:
-                pieces.append(self.show(part))
-        return lambda st, env: "".join(piece(st, env) for piece in pieces)
-
-    def show(self, e: ir.Expr) -> Callable[[Any, list], str]:
-        """A function giving an expression's value as readable text."""
-        fn = self.expr(e)
-        names = self.card_names
-        suit_names, ranks = self.suit_names, self.r.ranks
-        if e.type == ir.CARD:
-            return lambda st, env: names[fn(st, env)] if fn(st, env) >= 0 else "nothing"
-        if e.type == ir.PLAYER:
-            return lambda st, env: f"P{fn(st, env) + 1}"
-        if e.type == ir.SUIT:
-            return lambda st, env: suit_names[fn(st, env)]
-        if e.type == ir.RANK:
-            return lambda st, env: ranks[fn(st, env)]
-        if e.type == ir.ZONE:
-            return lambda st, env: " ".join(names[c] for c in st.zones[fn(st, env)]) or "-"
-        if e.type == ir.list_of(ir.CARD):
-            return lambda st, env: " ".join(names[c] for c in fn(st, env)) or "-"
-        if e.type == ir.list_of(ir.PLAYER):
-            return lambda st, env: ", ".join(f"P{p + 1}" for p in fn(st, env)) or "nobody"
-        if e.type == ir.BOOL:
-            return lambda st, env: "yes" if fn(st, env) else "no"
-        return lambda st, env: str(fn(st, env))
+        return self.codegen.template(parts)
 
     def expr(self, e: ir.Expr) -> Fn:
-        method = getattr(self, "expr_" + type(e).__name__)
-        return method(e)
+        return self.codegen.function(e)
 
-    def expr_Const(self, e: ir.Const) -> Fn:
-        value = e.value
-        if isinstance(value, tuple) and value and value[0] == "card":
-            _, deck, suit, rank = value
-            value = next(
-                c
-                for c in range(len(self.card_deck))
-                if self.card_deck[c] == deck
-                and self.attributes["suit"][c] == self.suit_names.index(suit)
-                and self.attributes["rank"][c] == self.r.ranks.index(rank)
-            )
-        return lambda st, env: value
-
-    def expr_OptionRef(self, e: ir.OptionRef) -> Fn:
-        value = self.options[e.name]
-        return lambda st, env: value
-
-    def expr_Local(self, e: ir.Local) -> Fn:
-        slot = e.slot
-        if slot >= 1_000_000:  # card-attribute context
-            name = e.name
-            return lambda st, env: env.lookup(name)
-        return lambda st, env: env[slot]
-
-    def expr_VarRef(self, e: ir.VarRef) -> Fn:
-        offset = self.variable_offsets[e.variable]
-        if not e.indices:
-            return lambda st, env: st.vars[offset]
-        index = self.expr(e.indices[0])
-        return lambda st, env: st.vars[offset + index(st, env)]
-
-    def expr_ZoneRef(self, e: ir.ZoneRef) -> Fn:
-        family = self.families[e.zone]
-        base = family.base
-        if not e.indices:
-            return lambda st, env: base
-        fns = [self.expr(i) for i in e.indices]
-        sizes = family.sizes
-        if len(fns) == 1:
-            first, size = fns[0], sizes[0]
-
-            def zone1(st, env):
-                i = first(st, env)
-                if not 0 <= i < size:
-                    raise EngineError(
-                        f"{e.span.file}:{e.span.line}:{e.span.column}: index {i} is outside "
-                        f"zone '{family.name}' (0..{size - 1})"
-                    )
-                return base + i
-
-            return zone1
-        strides = family.strides
-
-        def zone_n(st, env):
-            total = base
-            for fn, stride, size in zip(fns, strides, sizes):
-                i = fn(st, env)
-                if not 0 <= i < size:
-                    raise EngineError(
-                        f"{e.span.file}:{e.span.line}:{e.span.column}: index {i} is outside zone '{family.name}'"
-                    )
-                total += i * stride
-            return total
-
-        return zone_n
-
-    def expr_Builtin(self, e: ir.Builtin) -> Fn:
-        name = e.name
-        n = self.n
-        if name == "current":
-            return lambda st, env: st.current
-        if name == "players":
-            everyone = list(range(n))
-            return lambda st, env: everyone
-        if name == "active":
-            return lambda st, env: [p for p in range(n) if st.active[p]]
-        if name == "num_players":
-            return lambda st, env: n
-        if name == "suits":
-            all_suits = list(range(len(self.suit_names)))
-            return lambda st, env: all_suits
-        if name == "phase":
-            phase_names = [p.name for p in self.r.phases]
-            return lambda st, env: phase_names[st.phase] if st.phase >= 0 else ""
-        field = {"direction": "direction", "round": "round_number", "turn": "turns", "passes": "passes"}[name]
-        return lambda st, env: getattr(st, field)
-
-    def expr_CardAttr(self, e: ir.CardAttr) -> Fn:
-        card = self.expr(e.card)
-        table = self.attributes[e.attribute]
-        return lambda st, env: table[card(st, env)]
-
-    def expr_Call(self, e: ir.Call) -> Fn:
-        args = [self.expr(a) for a in e.args]
-        name = e.function
-        n = self.n
-        if name.startswith("suit_attribute:"):
-            attribute = name.split(":", 1)[1]
-            table = [s.attributes.get(attribute) for s in self.r.suits]
-            suit = args[0]
-            return lambda st, env: table[suit(st, env)]
-        if name in ("size", "empty"):
-            (a,) = args
-            measure = (
-                (lambda st, env: len(st.zones[a(st, env)]))
-                if e.args[0].type == ir.ZONE
-                else (lambda st, env: len(a(st, env)))
-            )
-            if name == "size":
-                return measure
-            return lambda st, env: measure(st, env) == 0
-        if name in ("top", "bottom"):
-            zone = args[0]
-            if len(args) == 1:
-                if name == "top":
-                    return lambda st, env: (st.zones[zone(st, env)] or (NO_CARD,))[-1]
-                return lambda st, env: (st.zones[zone(st, env)] or (NO_CARD,))[0]
-            count = args[1]
-            if name == "top":
-
-                def top_n(st, env):
-                    k = count(st, env)
-                    return st.zones[zone(st, env)][-k:] if k > 0 else []
-
-                return top_n
-            return lambda st, env: st.zones[zone(st, env)][: max(0, count(st, env))]
-        if name == "holder":
-            owner = self.zone_owner
-            card = args[0]
-            return lambda st, env: owner[st.where[card(st, env)]] if card(st, env) >= 0 else -1
-        if name == "seat":
-            i = args[0]
-            return lambda st, env: i(st, env) % n
-        if name == "left":
-            p = args[0]
-            return lambda st, env: (p(st, env) + 1) % n
-        if name == "right":
-            p = args[0]
-            return lambda st, env: (p(st, env) - 1) % n
-        if name == "next":
-            p = args[0]
-            return lambda st, env: st.next_active(p(st, env))
-        if name == "opponent":
-            p = args[0]
-            return lambda st, env: (p(st, env) + 1) % n
-        if name == "others":
-            p = args[0]
-            return lambda st, env: [(p(st, env) + k) % n for k in range(1, n)]
-        if name == "is_active":
-            p = args[0]
-            return lambda st, env: st.active[p(st, env)]
-        if name == "can_move":
-            p = args[0]
-            return lambda st, env: st.can_move(p(st, env))
-        if name in ("min", "max"):
-            a, b = args
-            pick = min if name == "min" else max
-            return lambda st, env: pick(a(st, env), b(st, env))
-        if name == "abs":
-            (a,) = args
-            return lambda st, env: abs(a(st, env))
-        if name == "range":
-            if len(args) == 1:
-                high = args[0]
-                return lambda st, env: list(range(max(0, min(high(st, env), 10_000))))
-            low, high = args
-            return lambda st, env: list(range(low(st, env), min(high(st, env), low(st, env) + 10_000)))
-        if name == "len":
-            (a,) = args
-            return lambda st, env: len(a(st, env))
-        if name == "prefix":
-            a, b = args
-            return lambda st, env: a(st, env)[: max(0, b(st, env))]
-        if name == "letter":
-            a, b = args
-
-            def letter(st, env):
-                text, i = a(st, env), b(st, env)
-                return text[i] if 0 <= i < len(text) else ""
-
-            return letter
-        if name == "text":
-            return self.show(e.args[0])
-        raise _fail(f"unknown function {name}", e)
-
-    def expr_Unary(self, e: ir.Unary) -> Fn:
-        operand = self.expr(e.operand)
-        if e.op == "-":
-            return lambda st, env: -operand(st, env)
-        return lambda st, env: not operand(st, env)
-
-    def expr_Binary(self, e: ir.Binary) -> Fn:
-        left, right = self.expr(e.left), self.expr(e.right)
-        op = e.op
-        if op == "and":
-            return lambda st, env: left(st, env) and right(st, env)
-        if op == "or":
-            return lambda st, env: left(st, env) or right(st, env)
-        if op == "in":
-            if e.right.type == ir.ZONE:
-                return lambda st, env: left(st, env) in st.zones[right(st, env)]
-            return lambda st, env: left(st, env) in right(st, env)
-        if op == "//":
-            return lambda st, env: _divide(left(st, env), right(st, env))
-        if op == "%":
-            return lambda st, env: _modulo(left(st, env), right(st, env))
-        operations = {
-            "+": lambda st, env: left(st, env) + right(st, env),
-            "-": lambda st, env: left(st, env) - right(st, env),
-            "*": lambda st, env: left(st, env) * right(st, env),
-            "==": lambda st, env: left(st, env) == right(st, env),
-            "!=": lambda st, env: left(st, env) != right(st, env),
-            "<": lambda st, env: left(st, env) < right(st, env),
-            "<=": lambda st, env: left(st, env) <= right(st, env),
-            ">": lambda st, env: left(st, env) > right(st, env),
-            ">=": lambda st, env: left(st, env) >= right(st, env),
-        }
-        return operations[op]
-
-    def expr_Conditional(self, e: ir.Conditional) -> Fn:
-        condition, then, otherwise = self.expr(e.condition), self.expr(e.then), self.expr(e.otherwise)
-        return lambda st, env: then(st, env) if condition(st, env) else otherwise(st, env)
-
-    def expr_ListExpr(self, e: ir.ListExpr) -> Fn:
-        items = [self.expr(i) for i in e.items]
-        return lambda st, env: [item(st, env) for item in items]
-
-    def expr_Macro(self, e: ir.Macro) -> Fn:
-        collection = self.expr(e.collection)
-        if e.collection.type == ir.ZONE:
-            zone_fn = collection
-
-            def collection(st, env):
-                return st.zones[zone_fn(st, env)]
-
-        body = self.expr(e.body)
-        slot = e.slot
-        kind = e.kind
-        if kind == "any":
-
-            def any_(st, env):
-                for item in collection(st, env):
-                    env[slot] = item
-                    if body(st, env):
-                        return True
-                return False
-
-            return any_
-        if kind == "all":
-
-            def all_(st, env):
-                for item in collection(st, env):
-                    env[slot] = item
-                    if not body(st, env):
-                        return False
-                return True
-
-            return all_
-        if kind == "count":
-
-            def count(st, env):
-                total = 0
-                for item in collection(st, env):
-                    env[slot] = item
-                    if body(st, env):
-                        total += 1
-                return total
-
-            return count
-        if kind == "filter":
-
-            def filter_(st, env):
-                kept = []
-                for item in collection(st, env):
-                    env[slot] = item
-                    if body(st, env):
-                        kept.append(item)
-                return kept
-
-            return filter_
-        if kind == "sum":
-
-            def sum_(st, env):
-                total = 0
-                for item in collection(st, env):
-                    env[slot] = item
-                    total += body(st, env)
-                return total
-
-            return sum_
-        if kind in ("max", "min"):
-            pick = max if kind == "max" else min
-
-            def extreme(st, env):
-                best = None
-                for item in collection(st, env):
-                    env[slot] = item
-                    value = body(st, env)
-                    best = value if best is None else pick(best, value)
-                return 0 if best is None else best
-
-            return extreme
-        better = (lambda a, b: a > b) if kind == "argmax" else (lambda a, b: a < b)
-        empty = NO_CARD if e.type == ir.CARD else -1 if e.type == ir.PLAYER else None
-
-        def arg_extreme(st, env):
-            best_item, best_value = empty, None
-            for item in collection(st, env):
-                env[slot] = item
-                value = body(st, env)
-                if best_value is None or better(value, best_value):
-                    best_item, best_value = item, value
-            return best_item
-
-        return arg_extreme
+    def card_constant(self, value: tuple) -> int:
+        """The id of a card named by card(rank, suit)."""
+        _, deck, suit, rank = value
+        suit_index, rank_index = self.suit_names.index(suit), self.r.ranks.index(rank)
+        attributes = self.attributes
+        return next(c for c in range(len(self.card_deck)) if self.card_deck[c] == deck
+                    and attributes["suit"][c] == suit_index and attributes["rank"][c] == rank_index)
 
 
 class _CardEnv(list):
@@ -912,22 +582,9 @@ def _sequence(effects: list[Effect]) -> Effect:
     return run
 
 
-def _divide(a: int, b: int) -> int:
-    return a // b if b else 0  # total: division by zero gives 0
-
-
-def _modulo(a: int, b: int) -> int:
-    return a % b if b else 0
-
-
 def insert_sorted(zone: list[int], card: int, table: list) -> None:
     keys = [table[c] for c in zone]
     zone.insert(bisect.bisect_right(keys, table[card]), card)
-
-
-def combination_rank(cards: tuple[int, ...]) -> int:
-    """The index of a sorted card set among all sets of its size (colex order)."""
-    return sum(comb(card, i + 1) for i, card in enumerate(cards))
 
 
 def combination_unrank(index: int, size: int) -> tuple[int, ...]:
@@ -939,20 +596,6 @@ def combination_unrank(index: int, size: int) -> tuple[int, ...]:
         cards.append(c)
         index -= comb(c, i)
     return tuple(reversed(cards))
-
-
-def candidate_sets(cards: list[int], size: int, same: list | None) -> list[tuple[int, ...]]:
-    """Every set of `size` cards (sorted), sharing the attribute in `same` if given."""
-    if same is None:
-        return [tuple(c) for c in itertools.combinations(sorted(cards), size)]
-    groups: dict[object, list[int]] = {}
-    for card in cards:
-        groups.setdefault(same[card], []).append(card)
-    out = []
-    for group in groups.values():
-        if len(group) >= size:
-            out.extend(itertools.combinations(sorted(group), size))
-    return out
 
 
 def compile_program(ruleset: ir.Ruleset, options: dict[str, object], num_players: int) -> Program:

@@ -12,15 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import ir
-from .compile import (
-    CompiledMove,
-    Program,
-    Segment,
-    candidate_sets,
-    combination_rank,
-    combination_unrank,
-    insert_sorted,
-)
+from .compile import CompiledMove, Program, Segment, combination_unrank, insert_sorted
 from .diagnostics import EngineError, IllegalActionError
 
 # agenda task kinds
@@ -476,6 +468,10 @@ class State:
                 target.append(card)
             where[card] = destination
 
+    def holder(self, card: int) -> int:
+        """The player whose zone holds `card`, or -1 (a shared zone, or no card)."""
+        return self.program.zone_owner[self.where[card]] if card >= 0 else -1
+
     def reveal(self, player: int, cards: Sequence[int]) -> None:
         self.shown[player].extend(c for c in cards if c >= 0)
 
@@ -493,65 +489,25 @@ class State:
         return self._legal
 
     def _enumerate(self, player: int, include_pass: bool = True, first_only: bool = False) -> dict[int, tuple]:
-        program = self.program
-        phase = program.phases[self.phase]
+        """{action id: (move, parameter values)} of `player`'s legal actions in this phase.
+
+        A pass move is legal only when nothing else is.
+        """
+        moves = self.program.moves
         found: dict[int, tuple] = {}
         passes = []
-        for index in phase.moves:
-            move = program.moves[index]
+        for index in self.program.phases[self.phase].moves:
+            move = moves[index]
             if move.is_pass:
                 passes.append(move)
                 continue
-            self._enumerate_move(move, player, found)
+            move.enumerate(self, player, found, move)
             if first_only and found:
                 return found
         if include_pass and not found:
             for move in passes:
-                env = self._env(player)
-                if move.legal is None or move.legal(self, env):
-                    found[move.offset] = (move, ())
+                move.enumerate(self, player, found, move)
         return found
-
-    def _enumerate_move(self, move: CompiledMove, player: int, found: dict[int, tuple]) -> None:
-        env = self._env(player)
-        legal = move.legal
-        params = move.params
-        if not params:
-            if legal is None or legal(self, env):
-                found[move.offset] = (move, ())
-            return
-        self._enumerate_params(move, env, 0, move.offset, move.width, (), found)
-
-    def _enumerate_params(
-        self, move: CompiledMove, env: list, depth: int, base: int, width: int, values: tuple, found: dict[int, tuple]
-    ) -> None:
-        param = move.params[depth]
-        width //= param.domain_size
-        raw = param.candidates(self, env)
-        if param.kind == "card":
-            candidates = [c for c in (self.zones[raw] if isinstance(raw, int) else raw)]
-            keys = candidates
-        elif param.kind == "set":
-            cards = self.zones[raw] if isinstance(raw, int) else raw
-            candidates = candidate_sets(list(cards), param.size, param.same)
-            keys = [combination_rank(s) for s in candidates]
-        else:
-            candidates = list(dict.fromkeys(raw))
-            positions = self.game.domain_positions(move.index, depth)
-            keys = [positions.get(v, -1) for v in candidates]
-        last = depth + 1 == len(move.params)
-        legal = move.legal
-        slot = param.slot
-        for value, key in zip(candidates, keys):
-            if key < 0:
-                continue
-            env[slot] = value
-            action = base + key * width
-            if last:
-                if legal is None or legal(self, env):
-                    found[action] = (move, (*values, value))
-            else:
-                self._enumerate_params(move, env, depth + 1, action, width, (*values, value), found)
 
     def _label(self, move: CompiledMove, player: int, values: tuple) -> str:
         """A move's readable name, from its label if the rules give one."""

@@ -1,0 +1,418 @@
+"""Generate Python source for checked expressions and compile it once.
+
+Each expression becomes one Python function `f(state, env)` whose body is a single
+Python expression: bound names are Python locals, card attributes are table lookups,
+list macros are generator expressions. A move's legal actions are enumerated by one
+generated function with a loop per parameter. Nothing here runs while a game is played:
+the generated code is compiled when a game setting is compiled.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from typing import Any
+
+from . import ir
+from .diagnostics import EngineError
+
+NO_CARD = -1
+MAX_RANGE = 10_000
+CARD_CONTEXT_SLOT = 1_000_000  # locals of card-attribute expressions are looked up by name
+
+
+def free_slots(e: ir.Expr | None, bound: frozenset[int] = frozenset()) -> set[int]:
+    """Slots an expression reads that are not bound inside it by a list macro."""
+    if e is None:
+        return set()
+    if isinstance(e, ir.Local):
+        return set() if e.slot in bound or e.slot >= CARD_CONTEXT_SLOT else {e.slot}
+    if isinstance(e, ir.Macro):
+        return free_slots(e.collection, bound) | free_slots(e.body, bound | {e.slot})
+    out: set[int] = set()
+    for child in _children(e):
+        out |= free_slots(child, bound)
+    return out
+
+
+def _children(e: ir.Expr) -> list[ir.Expr]:
+    if isinstance(e, (ir.VarRef, ir.ZoneRef)):
+        return list(e.indices)
+    if isinstance(e, ir.CardAttr):
+        return [e.card]
+    if isinstance(e, ir.Call):
+        return list(e.args)
+    if isinstance(e, ir.Unary):
+        return [e.operand]
+    if isinstance(e, ir.Binary):
+        return [e.left, e.right]
+    if isinstance(e, ir.Conditional):
+        return [e.condition, e.then, e.otherwise]
+    if isinstance(e, ir.ListExpr):
+        return list(e.items)
+    return []
+
+
+# ---- helpers the generated code calls ------------------------------------------------
+
+
+def _div(a: int, b: int) -> int:
+    return a // b if b else 0  # total: division by zero gives 0
+
+
+def _mod(a: int, b: int) -> int:
+    return a % b if b else 0
+
+
+def _top(cards: list[int], k: int) -> list[int]:
+    return cards[-k:] if k > 0 else []
+
+
+def _range1(high: int) -> list[int]:
+    return list(range(max(0, min(high, MAX_RANGE))))
+
+
+def _range2(low: int, high: int) -> list[int]:
+    return list(range(low, min(high, low + MAX_RANGE)))
+
+
+def _letter(text: str, i: int) -> str:
+    return text[i] if 0 <= i < len(text) else ""
+
+
+def _arg_best(items, key: Callable[[Any], Any], empty: Any, want_max: bool) -> Any:
+    best_item, best_value = empty, None
+    for item in items:
+        value = key(item)
+        if best_value is None or (value > best_value if want_max else value < best_value):
+            best_item, best_value = item, value
+    return best_item
+
+
+def _unique(items) -> list:
+    return list(dict.fromkeys(items))
+
+
+def candidate_sets(cards, size: int, same: list | None) -> list[tuple[int, ...]]:
+    """Every set of `size` cards (sorted), sharing the attribute in `same` if given."""
+    if len(cards) < size:
+        return []
+    if same is None:
+        return list(itertools.combinations(sorted(cards), size))
+    keys = [same[card] for card in cards]
+    out: list[tuple[int, ...]] = []
+    done = set()
+    for key in keys:
+        if key in done:
+            continue
+        done.add(key)
+        if keys.count(key) >= size:  # rare: most hands hold no such group
+            group = sorted(card for card, k in zip(cards, keys) if k == key)
+            out.extend(itertools.combinations(group, size))
+    return out
+
+
+_BINOMIALS: dict[tuple[int, int], int] = {}
+
+
+def combination_rank(cards: tuple[int, ...]) -> int:
+    """The index of a sorted card set among all sets of its size (colex order)."""
+    total = 0
+    for i, card in enumerate(cards, start=1):
+        key = (card, i)
+        value = _BINOMIALS.get(key)
+        if value is None:
+            from math import comb
+
+            value = _BINOMIALS[key] = comb(card, i)
+        total += value
+    return total
+
+
+class CodeGenerator:
+    """Turns IR expressions of one game setting into compiled Python functions."""
+
+    def __init__(self, layout: Any):
+        # `layout` is the Compiler: zone families, attribute tables, options, players.
+        self.layout = layout
+        self.names: dict[str, object] = {
+            "_div": _div, "_mod": _mod, "_top": _top, "_range1": _range1, "_range2": _range2,
+            "_letter": _letter, "_arg_best": _arg_best, "_unique": _unique, "_sets": candidate_sets,
+            "_crank": combination_rank, "_NOC": (NO_CARD,), "EngineError": EngineError,
+        }
+        self.values: dict[int, str] = {}  # id(value) -> name, to share constant tables
+
+    # ---- constants -------------------------------------------------------------------
+
+    def constant(self, value: object, hint: str = "k") -> str:
+        key = id(value)
+        if key in self.values:
+            return self.values[key]
+        name = f"_{hint}{len(self.names)}"
+        self.names[name] = value
+        self.values[key] = name
+        return name
+
+    # ---- functions -------------------------------------------------------------------
+
+    def function(self, e: ir.Expr) -> Callable[[Any, list], Any]:
+        body = self.gen(e)
+        prologue = "".join(f"    v{slot} = env[{slot}]\n" for slot in sorted(free_slots(e)))
+        source = f"def _f(st, env):\n{prologue}    return {body}\n"
+        return self._compile(source, f"<{e.span.file}:{e.span.line}:{e.span.column}>")["_f"]
+
+    def _compile(self, source: str, where: str) -> dict[str, Any]:
+        namespace = dict(self.names)
+        exec(compile(source, where, "exec"), namespace)  # our own generated code, never rule text
+        return namespace
+
+    def enumerator(self, name: str, params: tuple[ir.Param, ...], compiled_params: tuple[Any, ...],
+                   legal: ir.Expr | None, offset: int, strides: tuple[int, ...]) -> Callable[..., None]:
+        """One function listing a move's legal actions: `enum(state, player, found, move)`."""
+        lines = ["def _enum(st, v0, found, move):"]
+        indent = "    "
+        key = str(offset)
+        values = []
+        for depth, param in enumerate(params):
+            var = f"v{param.slot}"
+            candidates = self.collection(param.candidates)
+            compiled = compiled_params[depth]
+            stride = strides[depth]
+            if compiled.kind == "card":
+                lines.append(f"{indent}for {var} in {candidates}:")
+                indent += "    "
+                key += f" + {var} * {stride}"
+            elif compiled.kind == "set":
+                same = self.constant(compiled.same, "same") if compiled.same is not None else "None"
+                lines.append(f"{indent}for {var} in _sets({candidates}, {compiled.size}, {same}):")
+                indent += "    "
+                key += f" + _crank({var}) * {stride}"
+            else:
+                positions = self.constant({v: i for i, v in enumerate(compiled.domain)}, "pos")
+                lines.append(f"{indent}for {var} in _unique({candidates}):")
+                indent += "    "
+                lines.append(f"{indent}_p{depth} = {positions}.get({var}, -1)")
+                lines.append(f"{indent}if _p{depth} < 0: continue")
+                key += f" + _p{depth} * {stride}"
+            values.append(var)
+        condition = self.gen(legal) if legal is not None else "True"
+        lines.append(f"{indent}if {condition}:")
+        packed = "(" + "".join(f"{v}, " for v in values) + ")"
+        lines.append(f"{indent}    found[{key}] = (move, {packed})")
+        where = f"<move {name}>"
+        return self._compile("\n".join(lines) + "\n", where)["_enum"]
+
+    # ---- expressions -----------------------------------------------------------------
+
+    def collection(self, e: ir.Expr) -> str:
+        """Source for an iterable: a zone gives its cards."""
+        source = self.gen(e)
+        return f"st.zones[{source}]" if e.type == ir.ZONE else source
+
+    def gen(self, e: ir.Expr) -> str:
+        method = getattr(self, "gen_" + type(e).__name__)
+        return method(e)
+
+    def gen_Const(self, e: ir.Const) -> str:
+        value = e.value
+        if isinstance(value, tuple) and value and value[0] == "card":
+            value = self.layout.card_constant(value)
+        return repr(value)
+
+    def gen_OptionRef(self, e: ir.OptionRef) -> str:
+        return repr(self.layout.options[e.name])
+
+    def gen_Local(self, e: ir.Local) -> str:
+        if e.slot >= CARD_CONTEXT_SLOT:
+            return f"env.lookup({e.name!r})"
+        return f"v{e.slot}"
+
+    def gen_VarRef(self, e: ir.VarRef) -> str:
+        offset = self.layout.variable_offsets[e.variable]
+        if not e.indices:
+            return f"st.vars[{offset}]"
+        return f"st.vars[{offset} + {self.gen(e.indices[0])}]"
+
+    def gen_ZoneRef(self, e: ir.ZoneRef) -> str:
+        family = self.layout.families[e.zone]
+        if not e.indices:
+            return str(family.base)
+        message = self.constant(f"{e.span.file}:{e.span.line}:{e.span.column}: an index is outside zone "
+                                f"'{family.name}'", "msg")
+        if len(e.indices) == 1 and _always_in_range(e.indices[0]):
+            return f"({family.base} + {self.gen(e.indices[0])})"
+        check = self.constant(_zone_index(family.base, family.strides, family.sizes), "zi")
+        args = ", ".join(self.gen(i) for i in e.indices)
+        return f"{check}({message}, {args})"
+
+    def gen_Builtin(self, e: ir.Builtin) -> str:
+        layout = self.layout
+        name = e.name
+        if name == "current":
+            return "st.current"
+        if name == "players":
+            return self.constant(list(range(layout.n)), "players")
+        if name == "active":
+            everyone = self.constant(tuple(range(layout.n)), "seats")
+            return f"[_p for _p in {everyone} if st.active[_p]]"
+        if name == "num_players":
+            return str(layout.n)
+        if name == "suits":
+            return self.constant(list(range(len(layout.suit_names))), "suits")
+        if name == "phase":
+            names = self.constant([p.name for p in layout.r.phases], "phases")
+            return f"({names}[st.phase] if st.phase >= 0 else '')"
+        field = {"direction": "direction", "round": "round_number", "turn": "turns", "passes": "passes"}[name]
+        return f"st.{field}"
+
+    def gen_CardAttr(self, e: ir.CardAttr) -> str:
+        table = self.constant(self.layout.attributes[e.attribute], e.attribute)
+        return f"{table}[{self.gen(e.card)}]"
+
+    def gen_Unary(self, e: ir.Unary) -> str:
+        return f"(-{self.gen(e.operand)})" if e.op == "-" else f"(not {self.gen(e.operand)})"
+
+    def gen_Binary(self, e: ir.Binary) -> str:
+        left, right = self.gen(e.left), self.gen(e.right)
+        if e.op == "in":
+            return f"({left} in {self.collection(e.right)})"
+        if e.op == "//":
+            return f"_div({left}, {right})"
+        if e.op == "%":
+            return f"_mod({left}, {right})"
+        return f"({left} {e.op} {right})"
+
+    def gen_Conditional(self, e: ir.Conditional) -> str:
+        return f"({self.gen(e.then)} if {self.gen(e.condition)} else {self.gen(e.otherwise)})"
+
+    def gen_ListExpr(self, e: ir.ListExpr) -> str:
+        return "[" + ", ".join(self.gen(i) for i in e.items) + "]"
+
+    def gen_Macro(self, e: ir.Macro) -> str:
+        items = self.collection(e.collection)
+        var = f"v{e.slot}"
+        body = self.gen(e.body)
+        kind = e.kind
+        if kind == "any":
+            return f"any({body} for {var} in {items})"
+        if kind == "all":
+            return f"all({body} for {var} in {items})"
+        if kind == "count":
+            return f"sum(1 for {var} in {items} if {body})"
+        if kind == "filter":
+            return f"[{var} for {var} in {items} if {body}]"
+        if kind == "sum":
+            return f"sum({body} for {var} in {items})"
+        if kind in ("max", "min"):
+            return f"{kind}(({body} for {var} in {items}), default=0)"
+        empty = NO_CARD if e.type == ir.CARD else -1 if e.type == ir.PLAYER else None
+        return f"_arg_best({items}, lambda {var}: {body}, {empty!r}, {kind == 'argmax'})"
+
+    def gen_Call(self, e: ir.Call) -> str:
+        layout = self.layout
+        name = e.function
+        args = [self.gen(a) for a in e.args]
+        n = layout.n
+        if name.startswith("suit_attribute:"):
+            attribute = name.split(":", 1)[1]
+            table = self.constant([s.attributes.get(attribute) for s in layout.r.suits], "suit_" + attribute)
+            return f"{table}[{args[0]}]"
+        if name in ("size", "empty"):
+            measured = f"st.zones[{args[0]}]" if e.args[0].type == ir.ZONE else args[0]
+            return f"len({measured})" if name == "size" else f"(not {measured})"
+        if name == "top":
+            if len(args) == 1:
+                return f"(st.zones[{args[0]}] or _NOC)[-1]"
+            return f"_top(st.zones[{args[0]}], {args[1]})"
+        if name == "bottom":
+            if len(args) == 1:
+                return f"(st.zones[{args[0]}] or _NOC)[0]"
+            return f"st.zones[{args[0]}][:max(0, {args[1]})]"
+        if name == "holder":
+            return f"st.holder({args[0]})"
+        if name in ("seat", "opponent", "left"):
+            shift = "" if name == "seat" else " + 1"
+            return f"(({args[0]}){shift}) % {n}"
+        if name == "right":
+            return f"(({args[0]}) - 1) % {n}"
+        if name == "next":
+            return f"st.next_active({args[0]})"
+        if name == "others":
+            return f"[(({args[0]}) + _k) % {n} for _k in range(1, {n})]"
+        if name == "is_active":
+            return f"st.active[{args[0]}]"
+        if name == "can_move":
+            return f"st.can_move({args[0]})"
+        if name in ("min", "max"):
+            return f"{name}({args[0]}, {args[1]})"
+        if name in ("abs", "len"):
+            return f"{name}({args[0]})"
+        if name == "range":
+            return f"_range1({args[0]})" if len(args) == 1 else f"_range2({args[0]}, {args[1]})"
+        if name == "prefix":
+            return f"{args[0]}[:max(0, {args[1]})]"
+        if name == "letter":
+            return f"_letter({args[0]}, {args[1]})"
+        if name == "text":
+            return self.text(e.args[0], args[0])
+        raise EngineError(f"{e.span.file}:{e.span.line}:{e.span.column}: no code for function '{name}'")
+
+    def text(self, e: ir.Expr, source: str) -> str:
+        """Source giving a value as readable text (the `text()` function, labels and logs)."""
+        layout = self.layout
+        if e.type == ir.CARD:
+            names = self.constant(list(layout.card_names) + ["nothing"], "cards")
+            return f"{names}[{source}]"
+        if e.type == ir.PLAYER:
+            return f"('P%d' % (({source}) + 1))"
+        if e.type == ir.SUIT:
+            return f"{self.constant(list(layout.suit_names) + [''], 'suitnames')}[{source}]"
+        if e.type == ir.RANK:
+            return f"{self.constant(list(layout.r.ranks) + [''], 'ranknames')}[{source}]"
+        if e.type == ir.BOOL:
+            return f"('yes' if {source} else 'no')"
+        if e.type in (ir.ZONE, ir.list_of(ir.CARD)):
+            names = self.constant(list(layout.card_names), "cards_")
+            items = f"st.zones[{source}]" if e.type == ir.ZONE else source
+            return f"(' '.join({names}[_c] for _c in {items}) or '-')"
+        if e.type == ir.list_of(ir.PLAYER):
+            return f"(', '.join('P%d' % (_p + 1) for _p in {source}) or 'nobody')"
+        if e.type.startswith("list:"):
+            return f"', '.join(str(_x) for _x in {source})"
+        return f"str({source})"
+
+    def template(self, parts: tuple[str | ir.Expr, ...]) -> Callable[[Any, list], str]:
+        pieces = []
+        slots: set[int] = set()
+        for part in parts:
+            if isinstance(part, str):
+                pieces.append(repr(part))
+            else:
+                pieces.append(self.text(part, self.gen(part)))
+                slots |= free_slots(part)
+        prologue = "".join(f"    v{slot} = env[{slot}]\n" for slot in sorted(slots))
+        body = " + ".join(pieces) if pieces else "''"
+        return self._compile(f"def _f(st, env):\n{prologue}    return {body}\n", "<label>")["_f"]
+
+
+def _always_in_range(index: ir.Expr) -> bool:
+    """Player values made by the engine are always seats 0..n-1."""
+    if index.type != ir.PLAYER:
+        return False
+    if isinstance(index, ir.Local):
+        return True
+    if isinstance(index, ir.Builtin):
+        return index.name == "current"
+    return isinstance(index, ir.Call) and index.function in ("seat", "left", "right", "opponent", "next")
+
+
+def _zone_index(base: int, strides: tuple[int, ...], sizes: tuple[int, ...]) -> Callable[..., int]:
+    def zone_index(message: str, *indices: int) -> int:
+        total = base
+        for index, stride, size in zip(indices, strides, sizes):
+            if not 0 <= index < size:
+                raise EngineError(f"{message}: {index} is not in 0..{size - 1}")
+            total += index * stride
+        return total
+
+    return zone_index
