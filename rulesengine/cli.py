@@ -1,4 +1,5 @@
-"""The `rulesengine` command: validate rule files, run and simulate matches.
+"""The `rulesengine` command: validate rule files, run and simulate matches, and help
+authors (schema, describe, new).
 
 Exit codes: 0 success, 1 invalid rule files (or a failed match), 2 usage errors.
 """
@@ -6,13 +7,15 @@ Exit codes: 0 success, 1 invalid rule files (or a failed match), 2 usage errors.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
 import click
 
-from . import api
+from . import api, authoring, ir
 from .agents import RandomAgent
+from .describe import describe as describe_ruleset
 from .diagnostics import (
     ERROR,
     Diagnostic,
@@ -184,6 +187,72 @@ def simulate_command(
     click.echo(f"decisions per second: {summary.decisions_per_second:,.0f}")
     if summary.truncated:
         click.echo(f"matches stopped at the engine's decision limit: {summary.truncated}")
+
+
+def _load_ruleset(ruleset: str) -> ir.Ruleset:
+    """A checked ruleset; an invalid file exits 1 with its problems, an unknown name 2."""
+    try:
+        return api.load_ruleset(ruleset)
+    except RuleFileError as error:
+        click.echo(render_text(error.diagnostics, {}, colour=sys.stderr.isatty()), err=True)
+        raise SystemExit(1) from None
+    except RulesEngineError as error:
+        raise ChoiceError(str(error)) from None
+
+
+@main.command()
+def schema() -> None:
+    """Print the JSON Schema (draft-07) of rule files, for editors and other checkers.
+
+    Save it once, e.g. `rulesengine schema > rule-file.schema.json`, and point your
+    editor at it (see docs/tooling.md).
+    """
+    click.echo(authoring.schema_text(), nl=False)
+
+
+@main.command(name="describe")
+@click.argument("ruleset")
+def describe_command(ruleset: str) -> None:
+    """Summarise RULESET (a path or a shipped name): players, options, decks, zones, phases, moves."""
+    click.echo(describe_ruleset(_load_ruleset(ruleset)))
+
+
+def _reference(base: str, folder: Path) -> str:
+    """How the new file names its base: a shipped name as it is, a file by a path relative to it."""
+    if not Path(base).is_file():
+        return base
+    try:
+        return Path(os.path.relpath(Path(base).resolve(), folder.resolve())).as_posix()
+    except ValueError:  # another drive: only an absolute path reaches it
+        return Path(base).resolve().as_posix()
+
+
+@main.command()
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--extends",
+    "base",
+    metavar="RULESET",
+    help="Write a variant of RULESET (a shipped name or a path) listing its options instead.",
+)
+@click.option("--force", is_flag=True, help="Overwrite FILE if it already exists.")
+def new(file: Path, base: str | None, force: bool) -> None:
+    """Write a new rule file: a small complete game to start from, or a variant of RULESET."""
+    exists = ChoiceError(f"{file} already exists; choose another name, or add --force to overwrite it")
+    if file.exists() and not force:
+        raise exists
+    header = authoring.schema_comment(file.parent.resolve())
+    if base is None:
+        text = header + authoring.starter_game(file.name)
+    else:
+        text = header + authoring.variant(_load_ruleset(base), _reference(base, file.parent), file.name)
+    try:
+        authoring.write_new(file, text, force=force)
+    except OSError as error:
+        if isinstance(error, FileExistsError) and file.exists():  # made meanwhile by someone else
+            raise exists from None
+        raise ChoiceError(f"cannot write {file}: {error.strerror or error}") from None
+    click.echo(f"wrote {file}; check it with: rulesengine validate {file}")
 
 
 def entry() -> None:

@@ -1,0 +1,136 @@
+"""Helpers for rule-file authors: the JSON Schema, starting files and safe writing.
+
+`rulesengine schema` prints the schema, `rulesengine new` writes a starting game or a
+variant of an existing one; the text is made here, the commands live in cli.py.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import tempfile
+from importlib import resources
+from pathlib import Path
+
+import yaml
+
+from . import ir
+from .describe import allowed_values
+
+SCHEMA_FILE = "rule-file.schema.json"
+_TEMPLATE = ("templates", "new-game.yaml")
+_MODELINE = "# yaml-language-server: $schema="
+
+
+def schema_text() -> str:
+    """The JSON Schema (draft-07) of rule files, as shipped inside the package."""
+    return resources.files(__package__).joinpath(SCHEMA_FILE).read_text(encoding="utf-8")
+
+
+def schema_comment(folder: Path) -> str:
+    """The first lines of a new file: a modeline if a schema file is near, else how to get one.
+
+    The modeline points only at a schema that exists (in `folder` or a folder above), so
+    an editor never chases a path that is not there.
+    """
+    for place in (folder, *folder.parents):
+        candidate = place / SCHEMA_FILE
+        if candidate.is_file():
+            return f"{_MODELINE}{Path(os.path.relpath(candidate, folder)).as_posix()}\n"
+    return (
+        f"# Editor help: run `rulesengine schema > {SCHEMA_FILE}` once and make this file's first\n"
+        f"# line `{_MODELINE}{SCHEMA_FILE}` for completion and checks as you type.\n"
+    )
+
+
+def starter_game(file_name: str = "THIS_FILE") -> str:
+    """A small, complete and valid game with comments explaining each section."""
+    text = resources.files(__package__).joinpath(*_TEMPLATE).read_text(encoding="utf-8")
+    if file_name.isprintable():  # the name goes into comments; never let it break a line
+        text = text.replace("THIS_FILE", file_name)
+    return text
+
+
+_PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_./-]*")
+
+
+def yaml_scalar(value: object) -> str:
+    """A YAML scalar that reads back as exactly `value` (a str, int or bool)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    text = str(value)
+    if _PLAIN.fullmatch(text) and yaml.safe_load(text) == text:  # not yes, null, true...
+        return text
+    # double-quoted, with PyYAML escaping what a YAML reader would refuse
+    return yaml.safe_dump(text, default_style='"', allow_unicode=True, width=math.inf).rstrip("\n")
+
+
+def _comment(text: str) -> str:
+    """Text made safe for one comment line: no line breaks, nothing a YAML reader refuses."""
+    return " ".join("".join(c if c.isprintable() else " " for c in str(text)).split())
+
+
+def _option_lines(option: ir.Option) -> list[str]:
+    lines = []
+    if option.description:
+        lines.append(f"  # {_comment(option.description)}")
+    allowed = _comment(allowed_values(option))
+    lines.append(f"  # {allowed}; the base's default is {_comment(yaml_scalar(option.default))}")
+    lines.append(f"  {yaml_scalar(option.name)}:")
+    lines.append(f"    default: {yaml_scalar(option.default)}")
+    return lines
+
+
+def variant(base: ir.Ruleset, reference: str, file_name: str = "THIS_FILE") -> str:
+    """A file that extends `base` (named by `reference`) with every option at its default."""
+    shown = _comment(file_name) or "THIS_FILE"
+    lines = [
+        f"# A variant of {_comment(base.name)}. Everything not written here comes from the base;",
+        "# to change more, write the part to change: mappings merge key by key with the base,",
+        "# a list or a single value replaces the base's, and a key set to null removes it.",
+        f"# `rulesengine describe {shown}` summarises the variant as a whole.",
+        f"extends: {yaml_scalar(reference)}",
+        f"name: {yaml_scalar(base.name + ' (variant)')}",
+        "",
+        f"# players: {{min: {base.min_players}, max: {base.max_players}, default: {base.default_players}}}",
+        "",
+    ]
+    if base.options:
+        lines.append("# The base's options, each at its default: change a default to make it this variant's.")
+        lines.append("options:")
+        for option in base.options:
+            lines += _option_lines(option)
+    else:
+        lines.append("# The base has no options.")
+    return "\n".join(lines) + "\n"
+
+
+def write_new(path: Path, text: str, force: bool = False) -> None:
+    """Write `text` to `path` atomically; FileExistsError if it exists and not `force`.
+
+    The text goes to a temporary file in the same folder first and then replaces the
+    target in one step, so a reader never sees half a file.
+    """
+    if path.exists() and not force:
+        raise FileExistsError(str(path))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
+            out.write(text)
+        os.chmod(temporary, _file_mode(path))  # mkstemp makes it private; give it a normal file's mode
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def _file_mode(path: Path) -> int:
+    if path.exists():
+        return path.stat().st_mode & 0o777
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask

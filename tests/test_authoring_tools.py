@@ -1,0 +1,373 @@
+"""Tools for rule-file authors: `rulesengine schema`, `describe`, `new` and the pre-commit hook."""
+
+from __future__ import annotations
+
+import copy
+import importlib.util
+import json
+import os
+import re
+import stat
+import tomllib
+from pathlib import Path
+
+import attrs
+import pytest
+import yaml
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rulesengine import authoring, ir, load_ruleset
+from rulesengine.check import OPTION_TYPES, SECTION_KEYS, TOP_KEYS, VARIABLE_TYPES, VISIBILITIES
+from rulesengine.cli import main
+from rulesengine.diagnostics import UNKNOWN_SPAN
+from rulesengine.source import load_file, plain
+
+ROOT = Path(__file__).resolve().parent.parent
+DRAFT_07 = "http://json-schema.org/draft-07/schema#"
+COMPOSE_KEYS = {"extends", "include"}  # read by compose.py before check.py sees the file
+SHIPPED = sorted((ROOT / "rulesets").glob("*.yaml")) + sorted((ROOT / "rulesets" / "blocks").glob("*.yaml"))
+HAS_JSONSCHEMA = importlib.util.find_spec("jsonschema") is not None  # the schema checks need it
+PAN_OPTIONS = {"word": "PAN", "reversed_spades": False, "triples": "equal", "fours": "higher"}
+
+
+def run(*args: str):
+    return CliRunner().invoke(main, list(args))
+
+
+def schema() -> dict:
+    return json.loads(authoring.schema_text())
+
+
+def validator():
+    jsonschema = pytest.importorskip("jsonschema")
+    return jsonschema.Draft7Validator(schema())
+
+
+def schema_errors(document: object) -> list[str]:
+    return [f"{list(e.absolute_path)}: {e.message}" for e in validator().iter_errors(document)]
+
+
+def document_of(path: Path) -> object:
+    tree, _ = load_file(str(path))
+    return plain(tree)
+
+
+# ---- the schema --------------------------------------------------------------------------
+
+
+def test_schema_command_prints_the_shipped_draft07_schema():
+    result = run("schema")
+    assert result.exit_code == 0, result.output
+    printed = json.loads(result.output)
+    assert printed == schema()
+    assert printed["$schema"] == DRAFT_07
+    assert (ROOT / "rulesengine" / authoring.SCHEMA_FILE).is_file()
+
+
+def test_schema_is_a_valid_draft07_schema():
+    jsonschema = pytest.importorskip("jsonschema")
+    jsonschema.Draft7Validator.check_schema(schema())
+
+
+def test_schema_has_exactly_the_sections_check_accepts():
+    assert set(schema()["properties"]) == set(TOP_KEYS) | COMPOSE_KEYS
+
+
+@pytest.mark.parametrize("section", sorted(SECTION_KEYS))
+def test_schema_has_exactly_the_keys_check_accepts(section):
+    definition = schema()["definitions"][section]
+    assert set(definition["properties"]) == SECTION_KEYS[section]
+    assert definition["additionalProperties"] is False
+
+
+def test_schema_enums_are_those_of_check():
+    definitions = schema()["definitions"]
+
+    def enum(section: str, key: str) -> set:
+        return set(definitions[section]["properties"][key]["enum"]) - {None}
+
+    assert enum("zone", "visibility") == set(VISIBILITIES)
+    assert enum("variable", "type") == set(VARIABLE_TYPES)
+    assert enum("option", "type") == set(OPTION_TYPES)
+
+
+def _properties(node: object, path: str = ""):
+    """Every (path, schema) under a 'properties' keyword anywhere in the schema."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "properties" and isinstance(value, dict):
+                for name, inner in value.items():
+                    yield f"{path}/{name}", inner
+            yield from _properties(value, f"{path}/{key}")
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from _properties(value, f"{path}/{index}")
+
+
+def test_every_schema_property_has_a_description():
+    found = list(_properties(schema()))
+    assert len(found) > 60
+    missing = [path for path, inner in found if not (isinstance(inner, dict) and inner.get("description"))]
+    assert not missing
+
+
+def test_no_description_stands_beside_a_bare_ref():
+    # draft-07 ignores every keyword beside "$ref", so a description there would be lost
+    beside_ref = [path for path, inner in _properties(schema()) if "$ref" in inner]
+    assert not beside_ref
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: str(p.relative_to(ROOT)))
+def test_shipped_rulesets_match_the_schema(path):
+    assert schema_errors(document_of(path)) == []
+
+
+def test_schema_rejects_what_check_rejects():
+    pan = document_of(ROOT / "rulesets" / "pan.yaml")
+
+    def broken(change) -> list[str]:
+        document = copy.deepcopy(pan)
+        change(document)
+        return schema_errors(document)
+
+    assert broken(lambda d: d.update(zonez={}))
+    assert broken(lambda d: d["zones"]["hand"].update(visibility="owners"))
+    assert broken(lambda d: d["zones"]["hand"].update(per=["player", 0]))
+    assert broken(lambda d: d.pop("match"))
+    assert broken(lambda d: d["options"]["word"].pop("default"))
+    assert broken(lambda d: d["match"].update(winners="players"))
+    assert broken(lambda d: d["moves"]["triple"]["params"]["cards"].pop("from"))
+    assert broken(lambda d: d["moves"]["pick_up"].update(legall="true"))
+    assert broken(lambda d: d["round"]["setup"].append({"if": "true", "than": ["reverse"]}))
+    assert broken(lambda d: d["phases"]["play"].update(moves=[]))
+
+
+def test_schema_accepts_a_variant_that_only_changes_and_removes():
+    variant = {
+        "extends": "pan",
+        "options": {"word": {"default": "PANDA"}, "fours": None},
+        "round": {"limit": None},
+        "match": {"losers": None, "winners": "players"},
+    }
+    assert schema_errors(variant) == []
+    assert schema_errors({k: v for k, v in variant.items() if k != "extends"})  # alone it is incomplete
+
+
+def test_the_wheel_ships_the_schema_and_the_template():
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    wheel = config["tool"]["hatch"]["build"]["targets"]["wheel"]
+    assert "rulesengine" in wheel["packages"]
+    assert not wheel.get("exclude") and not wheel.get("only-include")
+    assert "jsonschema" in " ".join(config["project"]["optional-dependencies"]["test"])
+    for part in (authoring.SCHEMA_FILE, "templates/new-game.yaml"):
+        assert (ROOT / "rulesengine" / part).is_file()
+
+
+# ---- describe ----------------------------------------------------------------------------
+
+
+def test_describe_pan_lists_its_options_zones_decks_and_moves():
+    result = run("describe", "pan")
+    assert result.exit_code == 0, result.output
+    text = result.output
+    assert text.startswith("Pan\n===\n")
+    assert "players: 2 to 4 (default 3)" in text
+    lines = text.splitlines()
+    for name, default in PAN_OPTIONS.items():
+        shown = str(default).lower() if isinstance(default, bool) else default
+        assert any(line.split()[:1] == [name] and f"default {shown}" in line for line in lines), name
+    assert "one of equal, nines_only, equal_or_higher" in text
+    assert "standard: 24 cards (4 suits x 6 ranks)" in text
+    zones = {line.split()[0]: line for line in text.split("zones:\n")[1].split("\n\n")[0].splitlines()}
+    assert "seen by its owner only" in zones["hand"] and "per player" in zones["hand"]
+    assert "seen by everyone" in zones["pile"] and "seen by nobody" in zones["stock"]
+    assert "opening: moves open, open_with_nines" in text
+    assert "cards: 3 cards of the same rank from hand[me]" in text
+    assert "legal when size(pile) > 1" in text
+    assert "losers: players.filter(p, letters[p] >= len(word))" in text
+
+
+def test_describe_shows_a_variants_own_defaults():
+    text = run("describe", "pan-reversed-spades").output
+    assert any(line.split()[:1] == ["reversed_spades"] and "default true" in line for line in text.splitlines())
+
+
+def test_describe_of_an_invalid_file_exits_1_with_its_problems(tmp_path):
+    broken = tmp_path / "broken.yaml"
+    broken.write_text((ROOT / "rulesets" / "pan.yaml").read_text().replace("size(pile) > 1", "size(piel) > 1"))
+    result = run("describe", str(broken))
+    assert result.exit_code == 1
+    assert "piel" in result.output
+
+
+@pytest.mark.parametrize("args", [("describe", "no-such-game"), ("new", "x.yaml", "--extends", "no-such-game")])
+def test_an_unknown_ruleset_is_a_one_line_error_with_exit_2(args, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = run(*args)
+    assert result.exit_code == 2
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and "unknown ruleset 'no-such-game'" in lines[0]
+    assert not (tmp_path / "x.yaml").exists()
+
+
+# ---- new ---------------------------------------------------------------------------------
+
+
+def test_new_writes_a_valid_game_and_refuses_to_overwrite_it(tmp_path):
+    game = tmp_path / "game.yaml"
+    result = run("new", str(game))
+    assert result.exit_code == 0, result.output
+    assert run("validate", "--strict", str(game)).exit_code == 0
+    assert not HAS_JSONSCHEMA or schema_errors(document_of(game)) == []
+    written = game.read_text()
+    assert "rulesengine validate game.yaml" in written  # the commands in its comments name the file
+    assert load_ruleset(game).options and load_ruleset(game).triggers
+
+    game.write_text("name: mine\n")
+    refused = run("new", str(game))
+    assert refused.exit_code == 2
+    assert "already exists" in refused.output and "--force" in refused.output
+    assert game.read_text() == "name: mine\n"
+
+    assert run("new", "--force", str(game)).exit_code == 0
+    assert game.read_text() == written
+
+
+def test_the_new_game_plays_to_the_end():
+    from rulesengine import make_game
+
+    for players in (2, 4):
+        game = make_game(_template(), players=players)
+        state = game.new_initial_state(seed=3)
+        while not state.is_terminal():
+            actions = state.legal_actions()
+            state.apply_action(actions[len(actions) // 2])
+        assert not state.truncated and sorted(state.returns())[-1] == 1.0
+
+
+def _template() -> ir.Ruleset:
+    return load_ruleset(ROOT / "rulesengine" / "templates" / "new-game.yaml")
+
+
+def test_new_reports_a_place_it_cannot_write_in_one_line(tmp_path):
+    (tmp_path / "plain-file").write_text("")
+    result = run("new", str(tmp_path / "plain-file" / "game.yaml"))
+    assert result.exit_code == 2
+    assert len(result.output.strip().splitlines()) == 1 and "cannot write" in result.output
+
+
+def test_new_extends_pan_lists_every_option_at_its_default(tmp_path):
+    variant = tmp_path / "house.yaml"
+    result = run("new", str(variant), "--extends", "pan")
+    assert result.exit_code == 0, result.output
+    assert run("validate", "--strict", str(variant)).exit_code == 0
+    assert not HAS_JSONSCHEMA or schema_errors(document_of(variant)) == []
+    data = yaml.safe_load(variant.read_text())
+    assert data["extends"] == "pan"
+    assert {name: spec["default"] for name, spec in data["options"].items()} == PAN_OPTIONS
+    text = variant.read_text()
+    assert "one of equal, nines_only, equal_or_higher; the base's default is equal" in text
+    assert "which three cards may be laid together" in text
+
+    # the file is a working variant: a changed default is the variant's default
+    variant.write_text(text.replace("default: equal", "default: nines_only"))
+    options = {o.name: o.default for o in load_ruleset(variant).options}
+    assert options == {**PAN_OPTIONS, "triples": "nines_only"}
+
+
+def test_new_extends_a_path_names_it_relative_to_the_new_file(tmp_path):
+    base = tmp_path / "base.yaml"
+    assert run("new", str(base)).exit_code == 0
+    variant = tmp_path / "variants" / "short.yaml"  # the folder is made
+    assert run("new", str(variant), "--extends", str(base)).exit_code == 0
+    assert yaml.safe_load(variant.read_text())["extends"] == "../base.yaml"
+    assert run("validate", "--strict", str(variant)).exit_code == 0
+
+
+def test_new_points_the_editor_at_a_schema_only_where_one_exists(tmp_path):
+    plain_file = tmp_path / "a.yaml"
+    assert run("new", str(plain_file)).exit_code == 0
+    first = plain_file.read_text().splitlines()[0]
+    assert not first.startswith("# yaml-language-server") and "rulesengine schema >" in first
+
+    (tmp_path / authoring.SCHEMA_FILE).write_text(run("schema").output)
+    nested = tmp_path / "rules" / "b.yaml"
+    assert run("new", str(nested), "--extends", "pan").exit_code == 0
+    first = nested.read_text().splitlines()[0]
+    assert first == f"# yaml-language-server: $schema=../{authoring.SCHEMA_FILE}"
+    assert (nested.parent / first.split("=", 1)[1]).is_file()
+    assert run("validate", str(nested)).exit_code == 0
+
+
+def test_write_new_is_atomic_and_leaves_no_temporary_files(tmp_path, monkeypatch):
+    target = tmp_path / "game.yaml"
+    authoring.write_new(target, "first\n")
+    assert target.read_text() == "first\n"
+    umask = os.umask(0)
+    os.umask(umask)
+    assert stat.S_IMODE(target.stat().st_mode) == 0o666 & ~umask
+    with pytest.raises(FileExistsError):
+        authoring.write_new(target, "second\n")
+
+    def failing_replace(source, destination):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(authoring.os, "replace", failing_replace)
+    with pytest.raises(OSError):
+        authoring.write_new(target, "second\n", force=True)
+    assert target.read_text() == "first\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["game.yaml"]
+
+
+# ---- properties of the generated text ------------------------------------------------------
+
+scalar_values = st.one_of(st.text(max_size=20), st.integers(-(10**6), 10**6), st.booleans())
+
+
+@settings(max_examples=200)
+@given(scalar_values)
+def test_yaml_scalar_reads_back_as_the_same_value(value):
+    assert yaml.safe_load(f"key: {authoring.yaml_scalar(value)}\n") == {"key": value}
+
+
+@st.composite
+def options(draw) -> list[ir.Option]:
+    names = draw(st.lists(st.from_regex(r"[a-z_][a-z0-9_]{0,8}", fullmatch=True), unique=True, max_size=5))
+    out = []
+    for name in names:
+        default = draw(scalar_values)
+        choices = None
+        if not isinstance(default, bool) and draw(st.booleans()):
+            kind = st.text(max_size=8) if isinstance(default, str) else st.integers()
+            choices = tuple(draw(st.lists(kind, max_size=3))) + (default,)
+        type_ = ir.BOOL if isinstance(default, bool) else ir.INT if isinstance(default, int) else ir.STR
+        description = draw(st.text(max_size=30))
+        out.append(ir.Option(name, type_, default, choices, None, None, description, UNKNOWN_SPAN))
+    return out
+
+
+@settings(max_examples=60)
+@given(options(), st.text(max_size=20), st.text(max_size=20))
+def test_a_variant_reads_back_as_its_bases_option_defaults(opts, name, reference):
+    base = attrs.evolve(_template(), name=name, options=tuple(opts))
+    text = authoring.variant(base, reference or "base", file_name=name)
+    expected = {"extends": reference or "base", "name": f"{name} (variant)"}
+    if opts:
+        expected["options"] = {o.name: {"default": o.default} for o in opts}
+    assert yaml.safe_load(text) == expected
+
+
+# ---- pre-commit --------------------------------------------------------------------------
+
+
+def test_the_pre_commit_hook_runs_validate_on_yaml_files():
+    hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    hook = next(h for h in hooks if h["id"] == "rulesengine-validate")
+    assert hook["language"] == "python" and hook["pass_filenames"] is True
+    assert hook["entry"].split() == ["rulesengine", "validate"]
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert config["project"]["scripts"]["rulesengine"] == "rulesengine.cli:entry"
+    pattern = re.compile(hook["files"])
+    assert pattern.search("rules/game.yaml") and pattern.search("game.yml") and not pattern.search("game.json")
