@@ -418,24 +418,25 @@ class State:
             self._end_round(_STUCK)
 
     def _triggers(self, index: int) -> None:
+        """Evaluate trigger `index` (for each of its items) and queue the effects that fire."""
         triggers = self.program.triggers
         if index >= len(triggers) or self.game_over or self.round_over:
             return
         trigger = triggers[index]
         self.agenda.append((_TRIGGERS, index + 1))
-        fired = []
+        env = self._env(self.mover)
         if trigger.each is None:
-            env = self._env(self.mover)
             if trigger.when(self, env):
-                fired.append(env)
-        else:
-            for item in list(trigger.each(self, self._env(self.mover))):
-                env = self._env(self.mover)
-                env[trigger.slot] = item
-                if trigger.when(self, env):
-                    fired.append(env)
-        for env in reversed(fired):
-            self.agenda.append((_SEGMENTS, trigger.effects, 0, env))
+                self.agenda.append((_SEGMENTS, trigger.effects, 0, env))
+            return
+        fired = []
+        slot, when = trigger.slot, trigger.when
+        for item in trigger.each(self, env):
+            env[slot] = item
+            if when(self, env):
+                fired.append(env[:])  # the effects run later, each with its own item
+        for fired_env in reversed(fired):
+            self.agenda.append((_SEGMENTS, trigger.effects, 0, fired_env))
 
     # ---- helpers for compiled rules --------------------------------------------------
 
