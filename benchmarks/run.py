@@ -21,6 +21,8 @@ import rulesengine
 # game -> (ruleset, players, options, hand-written module under benchmarks.handwritten)
 GAMES: dict[str, tuple[str, int, dict[str, object], str]] = {
     "pan": ("pan", 3, {}, "pan"),
+    "padvinderspel": ("padvinderspel", 4, {}, "padvinderspel"),
+    "padan": ("padan", 2, {}, "padan"),
 }
 
 
