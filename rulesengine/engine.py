@@ -241,8 +241,41 @@ class State:
             self.passes += 1
         else:
             self.passes = 0
-        self.agenda = [(_CHECK,), (_ADVANCE,), (_TRIGGERS, 0), (_SEGMENTS, move.effects, 0, env)]
+        effects = move.effects
+        if len(effects) == 1 and self.game.plain_triggers:
+            # The common case, without the agenda: no shuffle can interrupt this step.
+            effects[0].run(self, env)
+            if not self.game_over:
+                self._fire_triggers()
+            if not self.game_over:
+                self._advance()
+            self._check()
+            self._run()
+            return
+        self.agenda = [(_CHECK,), (_ADVANCE,), (_TRIGGERS, 0), (_SEGMENTS, effects, 0, env)]
         self._run()
+
+    def _fire_triggers(self) -> None:
+        """Triggers in the order declared, each one's effects before the next is evaluated."""
+        for trigger in self.program.triggers:
+            if self.game_over or self.round_over:
+                return
+            env = self._env(self.mover)
+            run = trigger.effects[0].run
+            if trigger.each is None:
+                if trigger.when(self, env):
+                    run(self, env)
+                continue
+            slot, when = trigger.slot, trigger.when
+            fired = []
+            for item in trigger.each(self, env):
+                env[slot] = item
+                if when(self, env):
+                    fired.append(env[:])
+            for fired_env in fired:
+                run(self, fired_env)
+                if self.game_over:
+                    return
 
     def _apply_chance(self, card: int) -> None:
         zone, position = self.chance
@@ -608,6 +641,8 @@ class Game:
         self.num_players = program.num_players
         self.options = dict(program.options)
         self.max_steps = max_steps
+        # Whether no trigger shuffles: then a step runs without the agenda.
+        self.plain_triggers = all(len(t.effects) == 1 for t in program.triggers)
         self._positions: dict[tuple[int, int], dict] = {}
         for move in program.moves:
             for depth, param in enumerate(move.params):
