@@ -93,21 +93,36 @@ def _unique(items) -> list:
     return list(dict.fromkeys(items))
 
 
+_GROUPS: dict[tuple, list[list[int]]] = {}
+
+
+def _groups(cards, same: list) -> list[list[int]]:
+    """The cards grouped by an attribute, each group sorted; remembered for the next call,
+    since several set parameters (three of a kind, four of a kind) group the same hand."""
+    key = (id(same), *cards)
+    groups = _GROUPS.get(key)
+    if groups is None:
+        by_value: dict[object, list[int]] = {}
+        for card in cards:
+            by_value.setdefault(same[card], []).append(card)
+        groups = [sorted(group) for group in by_value.values() if len(group) > 1]
+        if len(_GROUPS) > 4096:
+            _GROUPS.clear()
+        _GROUPS[key] = groups
+    return groups
+
+
 def candidate_sets(cards, size: int, same: list | None) -> list[tuple[int, ...]]:
     """Every set of `size` cards (sorted), sharing the attribute in `same` if given."""
     if len(cards) < size:
         return []
     if same is None:
         return list(itertools.combinations(sorted(cards), size))
-    keys = [same[card] for card in cards]
+    if size == 1:
+        return [(card,) for card in sorted(cards)]
     out: list[tuple[int, ...]] = []
-    done = set()
-    for key in keys:
-        if key in done:
-            continue
-        done.add(key)
-        if keys.count(key) >= size:  # rare: most hands hold no such group
-            group = sorted(card for card, k in zip(cards, keys) if k == key)
+    for group in _groups(cards, same):
+        if len(group) >= size:
             out.extend(itertools.combinations(group, size))
     return out
 
@@ -241,6 +256,11 @@ class CodeGenerator:
                                 f"'{family.name}'", "msg")
         if len(e.indices) == 1 and _always_in_range(e.indices[0]):
             return f"({family.base} + {self.gen(e.indices[0])})"
+        if len(e.indices) == 1 and _cheap(e.indices[0]):
+            # Expressions are pure, so a cheap index may be computed twice instead of calling a helper.
+            index, size = self.gen(e.indices[0]), family.sizes[0]
+            bad = self.constant(_zone_index(family.base, family.strides, family.sizes), "zi")
+            return f"({family.base} + {index} if 0 <= {index} < {size} else {bad}({message}, {index}))"
         check = self.constant(_zone_index(family.base, family.strides, family.sizes), "zi")
         args = ", ".join(self.gen(i) for i in e.indices)
         return f"{check}({message}, {args})"
@@ -404,6 +424,13 @@ def _always_in_range(index: ir.Expr) -> bool:
     if isinstance(index, ir.Builtin):
         return index.name == "current"
     return isinstance(index, ir.Call) and index.function in ("seat", "left", "right", "opponent", "next")
+
+
+def _cheap(index: ir.Expr) -> bool:
+    """A local, a variable or a card attribute of a local: no call, no loop."""
+    if isinstance(index, ir.CardAttr):
+        return _cheap(index.card)
+    return isinstance(index, (ir.Local, ir.Const, ir.OptionRef)) or (isinstance(index, ir.VarRef) and not index.indices)
 
 
 def _zone_index(base: int, strides: tuple[int, ...], sizes: tuple[int, ...]) -> Callable[..., int]:
