@@ -93,26 +93,24 @@ def _unique(items) -> list:
     return list(dict.fromkeys(items))
 
 
-_GROUPS: dict[tuple, list[list[int]]] = {}
-
-
-def _groups(cards, same: list) -> list[list[int]]:
-    """The cards grouped by an attribute, each group sorted; remembered for the next call,
-    since several set parameters (three of a kind, four of a kind) group the same hand."""
-    key = (id(same), *cards)
-    groups = _GROUPS.get(key)
+def _groups(cards, same: list, cache: dict) -> list[list[int]]:
+    """The cards grouped by an attribute, each group sorted; remembered in `cache` (one per
+    attribute table), since several set parameters (three of a kind, four of a kind) group
+    the same hand in one step."""
+    key = tuple(cards)
+    groups = cache.get(key)
     if groups is None:
         by_value: dict[object, list[int]] = {}
         for card in cards:
             by_value.setdefault(same[card], []).append(card)
         groups = [sorted(group) for group in by_value.values() if len(group) > 1]
-        if len(_GROUPS) > 4096:
-            _GROUPS.clear()
-        _GROUPS[key] = groups
+        if len(cache) > 4096:
+            cache.clear()
+        cache[key] = groups
     return groups
 
 
-def candidate_sets(cards, size: int, same: list | None) -> list[tuple[int, ...]]:
+def candidate_sets(cards, size: int, same: list | None, cache: dict | None = None) -> list[tuple[int, ...]]:
     """Every set of `size` cards (sorted), sharing the attribute in `same` if given."""
     if len(cards) < size:
         return []
@@ -121,7 +119,7 @@ def candidate_sets(cards, size: int, same: list | None) -> list[tuple[int, ...]]
     if size == 1:
         return [(card,) for card in sorted(cards)]
     out: list[tuple[int, ...]] = []
-    for group in _groups(cards, same):
+    for group in _groups(cards, same, {} if cache is None else cache):
         if len(group) >= size:
             out.extend(itertools.combinations(group, size))
     return out
@@ -156,6 +154,7 @@ class CodeGenerator:
             "_crank": combination_rank, "_NOC": (NO_CARD,), "EngineError": EngineError,
         }
         self.values: dict[int, str] = {}  # id(value) -> name, to share constant tables
+        self.group_caches: dict[int, dict] = {}  # per attribute table: hand -> its groups
 
     # ---- constants -------------------------------------------------------------------
 
@@ -198,8 +197,12 @@ class CodeGenerator:
                 indent += "    "
                 key += f" + {var} * {stride}"
             elif compiled.kind == "set":
-                same = self.constant(compiled.same, "same") if compiled.same is not None else "None"
-                lines.append(f"{indent}for {var} in _sets({candidates}, {compiled.size}, {same}):")
+                if compiled.same is not None:
+                    same = self.constant(compiled.same, "same")
+                    cache = self.constant(self.group_caches.setdefault(id(compiled.same), {}), "groups")
+                else:
+                    same = cache = "None"
+                lines.append(f"{indent}for {var} in _sets({candidates}, {compiled.size}, {same}, {cache}):")
                 indent += "    "
                 key += f" + _crank({var}) * {stride}"
             else:
