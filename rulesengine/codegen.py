@@ -276,8 +276,7 @@ class CodeGenerator:
         if name == "players":
             return self.constant(list(range(layout.n)), "players")
         if name == "active":
-            everyone = self.constant(tuple(range(layout.n)), "seats")
-            return f"[_p for _p in {everyone} if st.active[_p]]"
+            return "st.active_players"
         if name == "num_players":
             return str(layout.n)
         if name == "suits":

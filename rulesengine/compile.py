@@ -409,7 +409,7 @@ class Compiler:
             player = self.expr(s.player)
 
             def out(st, env):
-                st.active[player(st, env)] = False
+                st.leave_round(player(st, env))
 
             return out
         if isinstance(s, ir.End):

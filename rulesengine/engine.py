@@ -36,6 +36,7 @@ class State:
         "current",
         "direction",
         "active",
+        "active_players",
         "round_number",
         "turns",
         "passes",
@@ -74,6 +75,7 @@ class State:
         self.current = 0
         self.direction = 1
         self.active = [True] * n
+        self.active_players = list(range(n))  # the seats still in the round, in seat order
         self.round_number = 0
         self.turns = 0
         self.passes = 0
@@ -110,6 +112,7 @@ class State:
         other.where = self.where[:]
         other.vars = self.vars[:]
         other.active = self.active[:]
+        other.active_players = self.active_players[:]
         other.agenda = [
             task if task[0] != _SEGMENTS else (task[0], task[1], task[2], task[3][:]) for task in self.agenda
         ]
@@ -374,6 +377,7 @@ class State:
         self.turns = 0
         self.passes = 0
         self.active = [True] * n
+        self.active_players = list(range(n))
         self.direction = 1
         self.round_over = self.phase_over = False
         self.goto = None
@@ -421,7 +425,7 @@ class State:
             agenda.append((_PHASE_START, phase.next) if phase.next is not None else (_ROUND_END,))
             agenda.append((_SEGMENTS, phase.exit, 0, env))
             return
-        if not any(self.active):
+        if not self.active_players:
             self._end_round(_STUCK)
             agenda.append((_ROUND_END,))
             return
@@ -433,7 +437,7 @@ class State:
             self.passes += 1
             if self.log is not None:
                 self.log.append(f"P{self.current + 1} cannot move and is skipped")
-            if self.passes >= sum(self.active):
+            if self.passes >= len(self.active_players):
                 self._end_round(_STUCK)
             else:
                 self.current = self.next_active(self.current)
@@ -447,7 +451,7 @@ class State:
         limit = self.program.round_limit
         if limit is not None and self.turns >= limit:
             self._end_round(_LIMIT)
-        elif self.passes and self.passes >= sum(self.active):
+        elif self.passes and self.passes >= len(self.active_players):
             self._end_round(_STUCK)
 
     def _triggers(self, index: int) -> None:
@@ -501,6 +505,12 @@ class State:
             else:
                 target.append(card)
             where[card] = destination
+
+    def leave_round(self, player: int) -> None:
+        """`player` is out: skipped for the rest of the round."""
+        if self.active[player]:
+            self.active[player] = False
+            self.active_players.remove(player)
 
     def holder(self, card: int) -> int:
         """The player whose zone holds `card`, or -1 (a shared zone, or no card)."""
