@@ -9,6 +9,7 @@ the generated code is compiled when a game setting is compiled.
 
 from __future__ import annotations
 
+import ast
 import itertools
 from collections.abc import Callable
 from typing import Any
@@ -155,6 +156,8 @@ class CodeGenerator:
         }
         self.values: dict[int, str] = {}  # id(value) -> name, to share constant tables
         self.group_caches: dict[int, dict] = {}  # per attribute table: hand -> its groups
+        self._hoisted: list[str] | None = None  # while generating an enumerator's condition
+        self._forbidden: set[int] = set()  # slots that vary inside the loops
 
     # ---- constants -------------------------------------------------------------------
 
@@ -213,7 +216,19 @@ class CodeGenerator:
                 lines.append(f"{indent}if _p{depth} < 0: continue")
                 key += f" + _p{depth} * {stride}"
             values.append(var)
-        condition = self.gen(legal) if legal is not None else "True"
+        hoisted: list[str] = []
+        if legal is None:
+            condition = "True"
+        elif params:
+            # Parts of `legal` that depend on no parameter are computed once, before the loops.
+            self._hoisted, self._forbidden = hoisted, {p.slot for p in params}
+            try:
+                condition = self.gen(legal)
+            finally:
+                self._hoisted, self._forbidden = None, set()
+        else:
+            condition = self.gen(legal)
+        lines[1:1] = [f"    {line}" for line in hoisted]
         lines.append(f"{indent}if {condition}:")
         packed = "(" + "".join(f"{v}, " for v in values) + ")"
         lines.append(f"{indent}    found[{key}] = (move, {packed})")
@@ -228,8 +243,30 @@ class CodeGenerator:
         return f"st.zones[{source}]" if e.type == ir.ZONE else source
 
     def gen(self, e: ir.Expr) -> str:
+        if self._hoisted is not None and self._hoistable(e):
+            hoisted, self._hoisted = self._hoisted, None
+            try:
+                source = self.gen(e)
+            finally:
+                self._hoisted = hoisted
+            if _literal(source)[0]:
+                return source
+            line = f" = {source}"
+            for existing in hoisted:
+                if existing.endswith(line) and existing.split(" = ", 1)[1] == source:
+                    return existing.split(" = ", 1)[0]
+            name = f"_h{len(hoisted)}"
+            hoisted.append(name + line)
+            return name
         method = getattr(self, "gen_" + type(e).__name__)
         return method(e)
+
+    def _hoistable(self, e: ir.Expr) -> bool:
+        """Worth computing once per enumeration, and safe to compute eagerly (it cannot fail)."""
+        if not isinstance(e, (ir.Macro, ir.Call, ir.CardAttr, ir.Binary, ir.Conditional, ir.Unary)):
+            return False
+        slots = free_slots(e)
+        return not (slots & self._forbidden) and slots <= {0} and not _may_fail(e)
 
     def gen_Const(self, e: ir.Const) -> str:
         value = e.value
@@ -292,10 +329,17 @@ class CodeGenerator:
         return f"{table}[{self.gen(e.card)}]"
 
     def gen_Unary(self, e: ir.Unary) -> str:
-        return f"(-{self.gen(e.operand)})" if e.op == "-" else f"(not {self.gen(e.operand)})"
+        operand = self.gen(e.operand)
+        known, value = _literal(operand)
+        if known:
+            return repr(-value if e.op == "-" else not value)
+        return f"(-{operand})" if e.op == "-" else f"(not {operand})"
 
     def gen_Binary(self, e: ir.Binary) -> str:
         left, right = self.gen(e.left), self.gen(e.right)
+        folded = _fold(e.op, left, right)
+        if folded is not None:
+            return folded
         if e.op == "in":
             return f"({left} in {self.collection(e.right)})"
         if e.op == "//":
@@ -305,6 +349,9 @@ class CodeGenerator:
         return f"({left} {e.op} {right})"
 
     def gen_Conditional(self, e: ir.Conditional) -> str:
+        known, value = _literal(self.gen(e.condition))
+        if known:
+            return self.gen(e.then if value else e.otherwise)
         return f"({self.gen(e.then)} if {self.gen(e.condition)} else {self.gen(e.otherwise)})"
 
     def gen_ListExpr(self, e: ir.ListExpr) -> str:
@@ -313,7 +360,11 @@ class CodeGenerator:
     def gen_Macro(self, e: ir.Macro) -> str:
         items = self.collection(e.collection)
         var = f"v{e.slot}"
-        body = self.gen(e.body)
+        self._forbidden.add(e.slot)
+        try:
+            body = self.gen(e.body)
+        finally:
+            self._forbidden.discard(e.slot)
         kind = e.kind
         if kind == "any":
             return f"any({body} for {var} in {items})"
@@ -426,6 +477,56 @@ def _always_in_range(index: ir.Expr) -> bool:
     if isinstance(index, ir.Builtin):
         return index.name == "current"
     return isinstance(index, ir.Call) and index.function in ("seat", "left", "right", "opponent", "next")
+
+
+def _literal(source: str) -> tuple[bool, Any]:
+    """Whether generated source is a plain literal (an option's value, a constant), and its value."""
+    if source in ("True", "False", "None"):
+        return True, {"True": True, "False": False, "None": None}[source]
+    try:
+        value = ast.literal_eval(source)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return False, None
+    return isinstance(value, (int, str, bool)), value
+
+
+_FOLDABLE = {
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+    "//": _div, "%": _mod, "==": lambda a, b: a == b, "!=": lambda a, b: a != b,
+    "<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
+}
+
+
+def _fold(op: str, left: str, right: str) -> str | None:
+    """Constant folding: options are constants of a compiled game, so `"equal" == "equal"` is True."""
+    left_known, a = _literal(left)
+    right_known, b = _literal(right)
+    if op == "and":
+        if left_known:
+            return right if a else "False"
+        if right_known and b:
+            return left
+        return None
+    if op == "or":
+        if left_known:
+            return "True" if a else right
+        if right_known and not b:
+            return left
+        return None
+    if left_known and right_known and op in _FOLDABLE and type(a) is type(b):
+        if op == "*" and isinstance(a, str):
+            return None
+        return repr(_FOLDABLE[op](a, b))
+    return None
+
+
+def _may_fail(e: ir.Expr) -> bool:
+    """Whether evaluating `e` could raise (only an index outside a zone can)."""
+    if isinstance(e, ir.ZoneRef) and e.indices and not (len(e.indices) == 1 and _always_in_range(e.indices[0])):
+        return True
+    if isinstance(e, ir.Macro):
+        return _may_fail(e.collection) or _may_fail(e.body)
+    return any(_may_fail(child) for child in _children(e))
 
 
 def _cheap(index: ir.Expr) -> bool:
