@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from . import api, authoring, ir
+from . import api, authoring, ir, replay
 from .agents import RandomAgent
 from .describe import describe as describe_ruleset
 from .diagnostics import (
@@ -127,30 +127,64 @@ _options = click.option(
 @_players
 @_seed
 @_options
-def run(ruleset: str, players: int | None, seed: int, options: tuple[str, ...]) -> None:
+@click.option("--record", "record_path", type=click.Path(dir_okay=False), default=None,
+              help="Write a replay of the match to this JSON file.")
+def run(ruleset: str, players: int | None, seed: int, options: tuple[str, ...], record_path: str | None) -> None:
     """Random bots play one whole match of RULESET (a path or a shipped name)."""
     game = _load_game(ruleset, players, options)
     state = game.new_initial_state(seed=seed, record_log=True)
     agents = [RandomAgent(seed * 1_000 + seat) for seat in range(game.num_players)]
+    _print_header(game, seed)
     shown = 0
-
-    def flush() -> None:
-        nonlocal shown
-        for line in state.log[shown:]:
-            click.echo(line)
-        shown = len(state.log)
-
-    click.echo(
-        f"{game.ruleset.name}: {game.num_players} players, seed {seed}, "
-        + ", ".join(f"{k}={v}" for k, v in game.options.items())
-    )
     while not state.is_terminal():
-        flush()
+        shown = _flush(state, shown)
         state.apply_action(agents[state.current_player()].choose(state))
-    flush()
+    _flush(state, shown)
+    _print_result(state)
+    if record_path is not None:
+        replay.write(record_path, replay.record(state, ruleset))
+        click.echo(f"replay written to {record_path}")
+
+
+@main.command(name="replay")
+@click.argument("path", type=click.Path(dir_okay=False))
+@click.option("--verify", is_flag=True, help="Only check that the match replays as recorded (exit 0 or 1).")
+def replay_command(path: str, verify: bool) -> None:
+    """Play back a replay written by `run --record`, or verify it."""
+    try:
+        data = replay.read(path)
+        if verify:
+            state = replay.verify(data, path)
+            click.echo(f"{path}: verified, {len(data['actions'])} actions, returns {state.returns()}")
+            return
+        game = _load_game(data["ruleset"], data["players"], tuple(f"{k}={v}" for k, v in data["options"].items()))
+        _print_header(game, data["seed"])
+        state = replay.play_back(data, path)
+    except replay.ReplayError as error:
+        click.echo(f"error: {error}", err=True)
+        raise SystemExit(1) from None
+    _flush(state, 0)
+    _print_result(state)
+
+
+def _print_header(game: Game, seed: int) -> None:
+    settings = ", ".join(f"{k}={v}" for k, v in game.options.items())
+    click.echo(f"{game.ruleset.name}: {game.num_players} players, seed {seed}" + (f", {settings}" if settings else ""))
+
+
+def _flush(state, shown: int) -> int:
+    """Print the log lines not printed yet; returns how many are printed now."""
+    for line in state.log[shown:]:
+        click.echo(line)
+    return len(state.log)
+
+
+def _print_result(state) -> None:
     returns = state.returns()
     click.echo(f"match over after {state.round_number} round(s) and {state.steps} decisions")
-    if state.truncated:
+    if not state.is_terminal():
+        click.echo("result: the match is not over")
+    elif state.truncated:
         click.echo("result: stopped at the engine's decision limit, a draw")
     elif all(r == 0 for r in returns):
         click.echo("result: a draw")
