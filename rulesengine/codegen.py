@@ -286,7 +286,12 @@ class CodeGenerator:
         offset = self.layout.variable_offsets[e.variable]
         if not e.indices:
             return f"st.vars[{offset}]"
-        return f"st.vars[{offset} + {self.gen(e.indices[0])}]"
+        index = e.indices[0]
+        if _always_in_range(index):
+            return f"st.vars[{offset} + {self.gen(index)}]"
+        # A player that may be "nobody" (-1): reading its value is an error, not another's value.
+        check = self.constant(_variable_index(offset, self.layout.n, e.variable, e.span), "vi")
+        return f"st.vars[{check}({self.gen(index)})]"
 
     def gen_ZoneRef(self, e: ir.ZoneRef) -> str:
         family = self.layout.families[e.zone]
@@ -378,7 +383,7 @@ class CodeGenerator:
             return f"sum({body} for {var} in {items})"
         if kind in ("max", "min"):
             return f"{kind}(({body} for {var} in {items}), default=0)"
-        empty = NO_CARD if e.type == ir.CARD else -1 if e.type == ir.PLAYER else None
+        empty = {ir.CARD: NO_CARD, ir.PLAYER: -1, ir.SUIT: -1, ir.RANK: -1, ir.INT: 0, ir.STR: ""}.get(e.type)
         return f"_arg_best({items}, lambda {var}: {body}, {empty!r}, {kind == 'argmax'})"
 
     def gen_Call(self, e: ir.Call) -> str:
@@ -388,7 +393,9 @@ class CodeGenerator:
         n = layout.n
         if name.startswith("suit_attribute:"):
             attribute = name.split(":", 1)[1]
-            table = self.constant([s.attributes.get(attribute) for s in layout.r.suits], "suit_" + attribute)
+            values = [s.attributes.get(attribute) for s in layout.r.suits]
+            neutral = next((type(v)() for v in values if v is not None), None)
+            table = self.constant(values + [neutral], "suit_" + attribute)  # the last: no suit (-1)
             return f"{table}[{args[0]}]"
         if name in ("size", "empty"):
             measured = f"st.zones[{args[0]}]" if e.args[0].type == ir.ZONE else args[0]
@@ -450,6 +457,9 @@ class CodeGenerator:
             return f"(' '.join({names}[_c] for _c in {items}) or '-')"
         if e.type == ir.list_of(ir.PLAYER):
             return f"(', '.join('P%d' % (_p + 1) for _p in {source}) or 'nobody')"
+        if e.type in (ir.list_of(ir.SUIT), ir.list_of(ir.RANK)):
+            names = layout.suit_names if e.type == ir.list_of(ir.SUIT) else layout.r.ranks
+            return f"', '.join({self.constant(list(names), 'names')}[_x] for _x in {source})"
         if e.type.startswith("list:"):
             return f"', '.join(str(_x) for _x in {source})"
         return f"str({source})"
@@ -534,6 +544,15 @@ def _cheap(index: ir.Expr) -> bool:
     if isinstance(index, ir.CardAttr):
         return _cheap(index.card)
     return isinstance(index, (ir.Local, ir.Const, ir.OptionRef)) or (isinstance(index, ir.VarRef) and not index.indices)
+
+
+def _variable_index(offset: int, players: int, name: str, span: Any) -> Callable[[int], int]:
+    def variable_index(player: int) -> int:
+        if not 0 <= player < players:
+            raise EngineError(f"{span.file}:{span.line}:{span.column}: '{name}' has no value for player {player}")
+        return offset + player
+
+    return variable_index
 
 
 def _zone_index(base: int, strides: tuple[int, ...], sizes: tuple[int, ...]) -> Callable[..., int]:

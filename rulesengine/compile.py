@@ -23,6 +23,8 @@ Fn = Callable[[Any, list], Any]
 Effect = Callable[[Any, list], None]
 
 NO_CARD = -1
+# What an attribute of "no card" (the top of an empty zone) is, by type: totality.
+_NEUTRAL = {ir.INT: 0, ir.STR: "", ir.BOOL: False}
 
 
 @attrs.frozen
@@ -184,7 +186,7 @@ class Compiler:
                         suits[card], ranks[card], orders[card], {a: self.attributes[a][card] for a in self.attributes}
                     )
                     table.append(fn(None, env))
-            self.attributes[attribute.name] = table + [None]
+            self.attributes[attribute.name] = table + [_NEUTRAL[attribute.type]]
         for card in range(count):
             rank_name, suit_name = r.ranks[ranks[card]], self.suit_names[suits[card]]
             names.append(self.default_label(card, rank_name, suit_name))
@@ -409,7 +411,10 @@ class Compiler:
             player = self.expr(s.player)
 
             def out(st, env):
-                st.leave_round(player(st, env))
+                who = player(st, env)
+                if not 0 <= who < st.num_players:  # e.g. the holder of a card in a shared zone
+                    raise _fail(f"'out' needs a player, not {who}", s)
+                st.leave_round(who)
 
             return out
         if isinstance(s, ir.End):
@@ -465,14 +470,18 @@ class Compiler:
             return lambda st, env: list(st.zones[fn(st, env)])
         return lambda st, env: list(fn(st, env))
 
-    def move_statement(self, s: ir.Move) -> Effect:
-        destination = self.expr(s.destination)
-        sorted_tables = {
+    def sorted_tables(self) -> dict[int, list]:
+        """For each zone slot kept sorted: the attribute table it is sorted by."""
+        return {
             f.base + i: self.attributes[f.sorted_by]
             for f in self.families.values()
             if f.sorted_by
             for i in range(f.count)
         }
+
+    def move_statement(self, s: ir.Move) -> Effect:
+        destination = self.expr(s.destination)
+        sorted_tables = self.sorted_tables()
         at_bottom = s.at_bottom
         if s.cards.type == ir.CARD:
             card = self.expr(s.cards)
@@ -490,6 +499,7 @@ class Compiler:
 
     def deal_statement(self, s: ir.Deal) -> Effect:
         family = self.families[s.family]
+        sorted_tables = self.sorted_tables()
         source, start = self.expr(s.source), self.expr(s.start)
         count = self.expr(s.count) if s.count is not None else None
         n = self.n
@@ -501,7 +511,7 @@ class Compiler:
             total = len(zone) if each is None else min(len(zone), each * n)
             for k in range(total):
                 card = zone[-1]
-                st.move_cards((card,), family.base + (first + k) % n, False, None)
+                st.move_cards((card,), family.base + (first + k) % n, False, sorted_tables)
 
         return deal
 
@@ -525,18 +535,16 @@ class Compiler:
                     st.vars[offset] -= value(st, env)
 
             return set_
-        if op == "=":
+        n = self.n
+        where = f"{s.span.file}:{s.span.line}:{s.span.column}"
+        update = {"=": lambda old, new: new, "+=": lambda old, new: old + new, "-=": lambda old, new: old - new}[op]
 
-            def set_at(st, env):
-                st.vars[offset + index(st, env)] = value(st, env)
-        elif op == "+=":
-
-            def set_at(st, env):
-                st.vars[offset + index(st, env)] += value(st, env)
-        else:
-
-            def set_at(st, env):
-                st.vars[offset + index(st, env)] -= value(st, env)
+        def set_at(st, env):
+            player = index(st, env)
+            if not 0 <= player < n:  # e.g. the holder of a card that lies in a shared zone
+                raise EngineError(f"{where}: '{s.variable}' has no value for player {player}")
+            slot = offset + player
+            st.vars[slot] = update(st.vars[slot], value(st, env))
 
         return set_at
 
