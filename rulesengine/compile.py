@@ -61,7 +61,7 @@ class CompiledParam:
     same: list | None  # attribute table for grouping sets
     domain: tuple | None  # static values (ints, texts, players, suits); None for cards
     domain_size: int
-    kind: str
+    kind: str  # card, set, player, suit or value (a number or text from a fixed list)
 
 
 @attrs.frozen
@@ -353,10 +353,10 @@ class Compiler:
         if p.type == ir.CARD:
             return CompiledParam(p.slot, candidates, None, None, None, len(self.card_names), "card")
         if p.type == ir.PLAYER:
-            return CompiledParam(p.slot, candidates, None, None, tuple(range(self.n)), self.n, "value")
+            return CompiledParam(p.slot, candidates, None, None, tuple(range(self.n)), self.n, "player")
         if p.type == ir.SUIT:
             domain = tuple(range(len(self.suit_names)))
-            return CompiledParam(p.slot, candidates, None, None, domain, len(domain), "value")
+            return CompiledParam(p.slot, candidates, None, None, domain, len(domain), "suit")
         domain = tuple(dict.fromkeys(candidates(None, [None])))  # static: checked before
         return CompiledParam(p.slot, candidates, None, None, domain, max(1, len(domain)), "value")
 

@@ -717,6 +717,10 @@ class Game:
             return names[value]
         if param.kind == "set":
             return " ".join(names[c] for c in value)
+        if param.kind == "player":
+            return f"P{value + 1}"
+        if param.kind == "suit":
+            return self.program.suit_names[value]
         return str(value)
 
     def show_value(self, value: Any, type_: str) -> Any:
