@@ -105,9 +105,10 @@ class State:
         self._run()
 
     def clone(self) -> State:
+        """An independent copy: plain values are shared, lists are copied (not the log)."""
         other = object.__new__(State)
-        other.game = self.game
-        other.program = self.program
+        for name in State.__slots__:
+            setattr(other, name, getattr(self, name))
         other.zones = [z[:] for z in self.zones]
         other.where = self.where[:]
         other.vars = self.vars[:]
@@ -119,29 +120,6 @@ class State:
         other.chance = self.chance[:] if self.chance is not None else None
         other.shown = [s[:] for s in self.shown]
         other.log = None
-        other._legal = self._legal
-        for name in (
-            "current",
-            "direction",
-            "round_number",
-            "turns",
-            "passes",
-            "phase",
-            "round_over",
-            "phase_over",
-            "game_over",
-            "goto",
-            "turn_set",
-            "mover",
-            "chance_count",
-            "seed",
-            "history",
-            "steps",
-            "round_end_kind",
-            "truncated",
-            "last_move",
-        ):
-            setattr(other, name, getattr(self, name))
         return other
 
     # ---- what the state is -----------------------------------------------------------
