@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+import attrs
+
 from . import ast, ir
 from .diagnostics import WARNING, Diagnostic, RuleFileError, Span, did_you_mean
 from .parse import ParseFailed, parse_expression, parse_loop, parse_signature, parse_statements
@@ -54,6 +56,13 @@ VISIBILITIES = ("all", "owner", "nobody")
 VARIABLE_TYPES = (ir.INT, ir.BOOL, ir.STR, ir.PLAYER, ir.SUIT, ir.CARD)
 OPTION_TYPES = (ir.INT, ir.BOOL, ir.STR)
 MAX_RANGE = 10_000
+MAX_CARDS = 5_000  # cards of all decks and copies together
+MAX_ZONE_SLOTS = 10_000  # zones after 'per' is spelt out for the largest player count
+MAX_VALUE_CHOICES = 100_000  # combinations of a move's number, text, player and suit parameters
+MAX_DEFINITION_DEPTH = 8  # definitions used inside definitions inside ...
+MAX_EXPANDED_SIZE = 20_000  # nodes of one expression once its definitions are spelt out
+MAX_EXPANDED_DEPTH = 80  # nesting of one expression once its definitions are spelt out
+MAX_EXPANSIONS = 10_000  # uses of definitions in a whole file, counting uses inside definitions
 
 BUILTINS: dict[str, str] = {
     "current": ir.PLAYER,
@@ -142,6 +151,9 @@ class Checker:
         self.phase_names: list[str] = []
         self.move_names: list[str] = []
         self.used: set[str] = set()
+        self.statements_seen: list[ir.Stmt] = []  # every checked effect, nested ones too, for whole-file checks
+        self.expansions = 0
+        self.parsed_definitions: dict[str, ast.Expr] = {}
 
     # ---- reporting -------------------------------------------------------------------
 
@@ -230,11 +242,14 @@ class Checker:
         min_p, max_p, default_p = self.read_players()
         self.read_options()
         self.read_decks()
+        self.check_card_count()
         self.read_zones()
+        self.check_zone_count(max_p)
         self.read_deck_zones()
         self.read_definitions()
         self.read_variables()
         card_attributes, label = self.read_cards()
+        self.check_sorted_by()
         self.phase_names = list((self.mapping("phases") or Map({}, {}, doc.span)).entries)
         self.move_names = list((self.mapping("moves") or Map({}, {}, doc.span)).entries)
         setup = self.effects(doc.get("setup"), Scope())
@@ -243,7 +258,13 @@ class Checker:
         moves = self.read_moves()
         triggers = self.read_triggers()
         until, winners, losers = self.read_match()
+        self.check_reachable(phases)  # after moves and triggers: their 'goto's count too
+        self.check_deals((setup, round_setup), min_p, max_p)
+        self.check_never_legal(moves)
+        self.check_circular_legality(moves)
+        self.check_value_choices(moves, max_p)
         self.report_unused(moves)
+        self.problems = _unique(self.problems)
         errors = [p for p in self.problems if p.severity != WARNING]
         if errors:
             raise RuleFileError(self.problems)
@@ -304,7 +325,8 @@ class Checker:
             return
         for name, node in section.items():
             span = section.key_spans[name]
-            self.check_new_name(name, span)
+            if not self.check_new_name(name, span):
+                continue  # a clash is reported once, not again at every use
             spec = self.keys(node, SECTION_KEYS["option"], f"option '{name}'")
             if spec is None:
                 continue
@@ -335,7 +357,7 @@ class Checker:
             if default is not None and (type(default) is not python_type):
                 self.error("RE210", f"the default of option '{name}' is not of type {type_}", spec.get("default").span)
                 continue
-            if choices is not None and default not in choices:
+            if choices is not None and None not in choices and default not in choices:
                 self.error(
                     "RE211",
                     f"the default '{default}' of option '{name}' is not one of its choices",
@@ -344,6 +366,7 @@ class Checker:
                 )
             minimum = self.scalar(spec.get("min"), (int,), "an option's min")
             maximum = self.scalar(spec.get("max"), (int,), "an option's max")
+            self.check_option_range(name, spec, default, minimum, maximum)
             description = self.scalar(spec.get("description"), (str,), "a description") or ""
             self.options[name] = ir.Option(name, type_, default, choices, minimum, maximum, description, span)
 
@@ -362,7 +385,7 @@ class Checker:
                 for suit, attrs_node in suits_node.items():
                     attributes = {}
                     if isinstance(attrs_node, Map):
-                        attributes = {k: v.value for k, v in attrs_node.items() if isinstance(v, Scalar)}
+                        attributes = self.suit_attributes(suit, attrs_node)
                     elif not (isinstance(attrs_node, Scalar) and attrs_node.value is None):
                         self.error("RE204", f"the attributes of suit '{suit}' must be a mapping", attrs_node.span)
                     suit_names.append(suit)
@@ -402,7 +425,8 @@ class Checker:
             return
         for name, node in section.items():
             span = section.key_spans[name]
-            self.check_new_name(name, span)
+            if not self.check_new_name(name, span):
+                continue  # a clash is reported once, not again at every use
             spec = self.keys(node, SECTION_KEYS["zone"], f"zone '{name}'")
             if spec is None:
                 continue
@@ -444,12 +468,25 @@ class Checker:
                 self.error(
                     "RE218",
                     f"deck '{deck.name}' starts in unknown zone '{deck.zone}'",
-                    self.doc.span,
+                    self.deck_zone_span(deck.name),
                     hint=did_you_mean(deck.zone, self.zones),
                 )
             elif zone is not None and zone.dimensions:
-                self.error("RE219", f"deck '{deck.name}' must start in a shared zone, not '{deck.zone}'", zone.span)
+                self.error(
+                    "RE219",
+                    f"deck '{deck.name}' must start in a shared zone, not '{deck.zone}'",
+                    self.deck_zone_span(deck.name),
+                    hint=f"'{deck.zone}' has one pile per {zone.dimensions[0]}; start in e.g. a 'stock' and deal",
+                )
             self.used.add(deck.zone)
+
+    def deck_zone_span(self, deck: str) -> Span:
+        """Where a deck's 'zone' is written (the file's start if it cannot be found)."""
+        section = self.mapping("decks")
+        spec = section.get(deck) if section is not None else None
+        if isinstance(spec, Map) and "zone" in spec:
+            return spec.entries["zone"].span
+        return self.doc.span
 
     def read_definitions(self) -> None:
         section = self.mapping("define")
@@ -462,8 +499,8 @@ class Checker:
             except ParseFailed as failure:
                 self.problems.append(failure.diagnostic)
                 continue
-            self.check_new_name(name, span)
-            self.definitions[name] = (params, node)
+            if self.check_new_name(name, span):
+                self.definitions[name] = (params, node)
 
     def read_variables(self) -> None:
         section = self.mapping("variables")
@@ -471,7 +508,8 @@ class Checker:
             return
         for name, node in section.items():
             span = section.key_spans[name]
-            self.check_new_name(name, span)
+            if not self.check_new_name(name, span):
+                continue  # a clash is reported once, not again at every use
             spec = self.keys(node, SECTION_KEYS["variable"], f"variable '{name}'")
             if spec is None:
                 continue
@@ -634,18 +672,30 @@ class Checker:
                     next_name,
                 )
             )
-        self.check_reachable(phases, section)
         return tuple(phases)
 
-    def check_reachable(self, phases: list[ir.Phase], section: Map) -> None:
-        targets = {p.next for p in phases} | set(self.goto_targets)
-        for phase in phases[1:]:
-            if phase.name not in targets:
+    def check_reachable(self, phases: tuple[ir.Phase, ...]) -> None:
+        """Warn of phases that neither the first phase's chain of 'next' nor a 'goto' leads to."""
+        section = self.mapping("phases")
+        if not phases or section is None:
+            return
+        by_name = {p.name: p for p in phases}
+        waiting = [phases[0].name, *getattr(self, "goto_targets", [])]
+        reached: set[str] = set()
+        while waiting:
+            name = waiting.pop()
+            if name in reached or name not in by_name:
+                continue
+            reached.add(name)
+            if by_name[name].next is not None:
+                waiting.append(by_name[name].next)
+        for phase in phases:
+            if phase.name not in reached:
                 self.warn(
                     "RE224",
                     f"phase '{phase.name}' can never be reached",
                     section.key_spans[phase.name],
-                    hint="no phase leads to it with 'next' and no effect says 'goto'",
+                    hint="no reachable phase leads to it with 'next' and no effect says 'goto'",
                 )
 
     def read_moves(self) -> tuple[ir.MoveDef, ...]:
@@ -826,6 +876,7 @@ class Checker:
         return until, winners, losers
 
     def report_unused(self, moves: tuple[ir.MoveDef, ...]) -> None:
+        self.mark_names_in_used_definitions()
         for kind, names in (("variable", self.variables), ("zone", self.zones), ("option", self.options)):
             for name in names:
                 if name not in self.used:
@@ -834,16 +885,41 @@ class Checker:
                         section.key_spans[name] if section is not None and name in section.key_spans else self.doc.span
                     )
                     self.warn("RE240", f"{kind} '{name}' is defined but never used", span)
+        heads = self.mapping("define")
         for name, (_, node) in self.definitions.items():
             if name not in self.used:
-                self.warn("RE240", f"definition '{name}' is defined but never used", node.span)
+                # point at the name as written ('name' or 'name(a, b)'), where it is defined
+                span = next((s for k, s in heads.key_spans.items() if k.split("(")[0].strip() == name), node.span)
+                self.warn("RE240", f"definition '{name}' is defined but never used", span)
 
-    def check_new_name(self, name: str, span: Span, local: bool = False) -> None:
+    def mark_names_in_used_definitions(self) -> None:
+        """A name written in the body of a used definition is used, even where checking stopped early.
+
+        Bodies of unused definitions are never expanded, so their syntax is checked here.
+        """
+        bodies: dict[str, set[str]] = {}
+        for name, (_, node) in self.definitions.items():
+            try:
+                bodies[name] = _names_in(parse_expression(node))
+            except ParseFailed as failure:
+                bodies[name] = set()
+                if name not in self.used:
+                    self.problems.append(failure.diagnostic)
+        waiting = [name for name in self.definitions if name in self.used]
+        while waiting:
+            for name in bodies[waiting.pop()]:
+                if name in self.definitions and name not in self.used:
+                    waiting.append(name)
+                if name in (*self.definitions, *self.variables, *self.zones, *self.options):
+                    self.used.add(name)
+
+    def check_new_name(self, name: str, span: Span, local: bool = False) -> bool:
+        """Whether `name` may be defined here; reports the clash if not."""
         if name in RESERVED:
             self.error("RE241", f"'{name}' is a built-in name and cannot be redefined", span)
-            return
+            return False
         if local:
-            return
+            return True
         for kind, table in (
             ("option", self.options),
             ("zone", self.zones),
@@ -852,6 +928,276 @@ class Checker:
         ):
             if name in table:
                 self.error("RE242", f"'{name}' is already defined as a {kind}", span)
+                return False
+        return True
+
+    # ---- limits and whole-file checks ---------------------------------------------------
+
+    def suit_attributes(self, suit: str, node: Map) -> dict[str, object]:
+        """A suit's attribute table; each value must be a number, a text or true/false."""
+        attributes: dict[str, object] = {}
+        for key, value in node.items():
+            if isinstance(value, Scalar) and isinstance(value.value, (int, str, bool)):
+                attributes[key] = value.value
+            else:
+                self.error(
+                    "RE205", f"attribute '{key}' of suit '{suit}' must be a number, a text or true/false", value.span
+                )
+        return attributes
+
+    def check_option_range(
+        self, name: str, spec: Map, default: object, minimum: int | None, maximum: int | None
+    ) -> None:
+        """An option's default must respect its own 'min' and 'max'."""
+        if minimum is not None and maximum is not None and minimum > maximum:
+            self.error("RE211", f"option '{name}' has min {minimum} above max {maximum}", spec.get("min").span)
+        elif isinstance(default, int) and not isinstance(default, bool):
+            if (minimum is not None and default < minimum) or (maximum is not None and default > maximum):
+                bounds = f"{'' if minimum is None else minimum}..{'' if maximum is None else maximum}"
+                self.error(
+                    "RE211",
+                    f"the default {default} of option '{name}' is outside its range {bounds}",
+                    spec.get("default").span,
+                )
+
+    def deck_cards(self, deck: ir.Deck) -> int:
+        return len(deck.suits) * len(deck.ranks) * max(deck.copies, 1)  # copies < 1 is reported apart
+
+    def check_card_count(self) -> None:
+        """Copies must be positive and all decks together small enough to build."""
+        section = self.mapping("decks")
+        for name, spec in section.items() if section is not None else ():
+            copies = spec.get("copies") if isinstance(spec, Map) else None
+            if isinstance(copies, Scalar) and type(copies.value) is int and copies.value < 1:
+                self.error("RE237", f"deck '{name}' must have at least 1 copy, not {copies.value}", copies.span)
+        total = sum(self.deck_cards(d) for d in self.decks)
+        if total > MAX_CARDS and section is not None:
+            self.error(
+                "RE237",
+                f"the decks hold {total} cards; a rule file may use at most {MAX_CARDS}",
+                self.doc.key_spans.get("decks", section.span),
+                hint="fewer suits, ranks or copies",
+            )
+
+    def check_zone_count(self, max_players: int) -> None:
+        """Zones spelt out per player, suit and count must stay a manageable number."""
+        total = 0
+        for zone in self.zones.values():
+            count = 1
+            for dimension in zone.dimensions:
+                count *= max_players if dimension == "player" else len(self.suits) if dimension == "suit" else dimension
+            total += count
+            if total > MAX_ZONE_SLOTS:
+                self.error(
+                    "RE238",
+                    f"the zones come to more than {MAX_ZONE_SLOTS} piles with {max_players} players",
+                    zone.span,
+                    hint="use fewer or smaller counts in 'per'",
+                )
+                return
+
+    def check_sorted_by(self) -> None:
+        """'sorted_by' must name a card attribute (compiling it needs the attribute's table)."""
+        known = ("suit", "rank", "order", "id", *self.card_attrs)
+        section = self.mapping("zones")
+        for zone in self.zones.values():
+            if zone.sorted_by is None or zone.sorted_by in known:
+                continue
+            spec = section.get(zone.name) if section is not None else None
+            where = spec.get("sorted_by").span if isinstance(spec, Map) and "sorted_by" in spec else zone.span
+            self.error(
+                "RE230",
+                f"unknown card attribute '{zone.sorted_by}'",
+                where,
+                hint=did_you_mean(zone.sorted_by, known) or f"card attributes: {', '.join(known)}",
+            )
+
+    def definition_body(self, name: str, node: Node) -> ast.Expr:
+        """A definition's syntax tree, parsed once however often it is used."""
+        if name not in self.parsed_definitions:
+            try:
+                self.parsed_definitions[name] = parse_expression(node)
+            except ParseFailed as failure:
+                self.problems.append(failure.diagnostic)
+                raise _Failed() from None
+        return self.parsed_definitions[name]
+
+    def check_expansion_limits(self, name: str, span: Span) -> None:
+        """Count one more use of a definition; refuse too many in all, or too deep inside each other."""
+        self.expansions += 1
+        if self.expansions > MAX_EXPANSIONS:
+            if self.expansions == MAX_EXPANSIONS + 1:  # once: every later use fails the same way
+                self.error(
+                    "RE319",
+                    f"definitions are spelt out more than {MAX_EXPANSIONS} times in this file",
+                    span,
+                    hint="a definition that uses another several times multiplies at each level",
+                )
+            raise _Failed()
+        if len(self.expanding) >= MAX_DEFINITION_DEPTH:
+            chain = " -> ".join([*self.expanding, name])
+            self.fail(
+                "RE318",
+                f"definitions are used inside each other more than {MAX_DEFINITION_DEPTH} deep",
+                span,
+                hint=f"flatten the chain {chain}",
+            )
+
+    def check_expansion_size(self, name: str, expanded: ir.Expr, span: Span) -> None:
+        """A definition used many times inside others can grow exponentially: refuse that."""
+        size, depth = _size_and_depth(expanded, {})
+        if size > MAX_EXPANDED_SIZE or depth > MAX_EXPANDED_DEPTH:
+            self.fail(
+                "RE319",
+                f"'{name}' spelt out is too large ({size} nodes, {depth} levels deep; "
+                f"at most {MAX_EXPANDED_SIZE} and {MAX_EXPANDED_DEPTH})",
+                span,
+                hint="a definition that uses another several times doubles in size at each level",
+            )
+
+    def check_deals(self, effect_lists: Iterable[tuple[ir.Stmt, ...]], min_players: int, max_players: int) -> None:
+        """Error when the 'deal N of Z' effects of a setup need more cards than zone Z can ever hold."""
+        if any(p.code in ("RE212", "RE213", "RE218", "RE219", "RE237") for p in self.problems):
+            return  # the decks themselves are wrong; counting their cards would only repeat that
+        reported: set[int] = set()
+        for players in range(max_players, min_players - 1, -1):  # the largest count first
+            for statements in effect_lists:
+                dealt: dict[str, int] = {}  # cards dealt so far from each zone in this effect list
+                for statement in statements:
+                    if isinstance(statement, ir.Move) and isinstance(statement.destination, ir.ZoneRef):
+                        dealt.pop(statement.destination.zone, None)  # cards put back: count afresh
+                    if id(statement) in reported or not self.static_deal(statement):
+                        continue
+                    each = _fold(statement.count, self.default_options(), players)
+                    if not isinstance(each, int) or isinstance(each, bool) or each < 0:
+                        continue
+                    zone = statement.source.zone
+                    before = dealt.get(zone, 0)
+                    dealt[zone] = before + each * players
+                    if dealt[zone] > self.zone_capacity(zone):
+                        reported.add(id(statement))
+                        self.deck_too_small(statement, zone, each, players, before)
+
+    @staticmethod
+    def static_deal(statement: ir.Stmt) -> bool:
+        """A 'deal N of Z' from a single shared zone, the kind whose needs can be counted."""
+        return (
+            isinstance(statement, ir.Deal)
+            and statement.count is not None
+            and isinstance(statement.source, ir.ZoneRef)
+            and not statement.source.indices
+        )
+
+    def deck_too_small(self, deal: ir.Deal, zone: str, each: int, players: int, before: int) -> None:
+        earlier = f" after {before} dealt before it" if before else ""
+        self.error(
+            "RE236",
+            f"the deck is too small: dealing {each} to each of {players} players takes {each * players} cards"
+            f"{earlier}, but '{zone}' can hold only {self.zone_capacity(zone)}",
+            deal.count.span,
+            hint="deal fewer cards, lower players.max, or add cards (more ranks, suits or copies)",
+        )
+
+    def default_options(self) -> dict[str, object]:
+        return {name: option.default for name, option in self.options.items()}
+
+    def zone_capacity(self, zone: str) -> int:
+        """How many cards a shared zone can hold: its decks', or every card if any effect moves cards in."""
+        moved_in = any(
+            isinstance(s, ir.Move) and isinstance(s.destination, ir.ZoneRef) and s.destination.zone == zone
+            for s in self.statements_seen
+        )
+        # a deck whose own zone is unknown (reported apart) might have been meant for this one
+        decks = self.decks if moved_in else [d for d in self.decks if d.zone == zone or d.zone not in self.zones]
+        return sum(self.deck_cards(d) for d in decks)
+
+    def check_never_legal(self, moves: tuple[ir.MoveDef, ...]) -> None:
+        """Warn of a move whose legality is false for every value of the options it reads."""
+        section = self.mapping("moves")
+        for move in moves:
+            spec = section.get(move.name) if section is not None else None
+            if not isinstance(spec, Map):
+                continue
+            empty = next(
+                (p for p in move.params if isinstance(p.candidates, ir.ListExpr) and not p.candidates.items), None
+            )
+            if empty is not None:
+                self.warn(
+                    "RE226",
+                    f"move '{move.name}' can never be legal: parameter '{empty.name}' has no candidates",
+                    spec.get("params").span if "params" in spec else move.span,
+                )
+                continue
+            if move.legal is None or (isinstance(move.legal, ir.Const) and move.legal.value is False):
+                continue  # the plain 'false' case is reported where the move is read
+            settings = self.option_settings(move.legal)
+            if settings and all(_fold(move.legal, values, None) is False for values in settings):
+                read = sorted({e.name for e in _walk(move.legal) if isinstance(e, ir.OptionRef)})
+                why = f"false for every value of {', '.join(read)}" if read else "always false"
+                self.warn(
+                    "RE226",
+                    f"move '{move.name}' can never be legal: its 'legal' is {why}",
+                    spec.get("legal").span,
+                    hint="an option takes the values of its choices, true and false, or min..max",
+                )
+
+    def check_circular_legality(self, moves: tuple[ir.MoveDef, ...]) -> None:
+        """'can_move' lists every legal move, so inside a move's own test it would ask itself forever."""
+        for move in moves:
+            tests = [move.legal, *(p.candidates for p in move.params)]
+            for test in (t for t in tests if t is not None):
+                call = next((e for e in _walk(test) if isinstance(e, ir.Call) and e.function == "can_move"), None)
+                if call is not None:
+                    self.error(
+                        "RE321",
+                        f"move '{move.name}' uses can_move(...) to decide whether it is legal, which asks it again",
+                        call.span,
+                        hint="test the cards or zones directly, e.g. hand[me].any(c, c.rank >= top(pile).rank)",
+                    )
+                    break
+
+    def option_settings(self, expr: ir.Expr) -> list[dict[str, object]]:
+        """Every combination of values of the options `expr` reads; [] if one has too many."""
+        names = sorted({e.name for e in _walk(expr) if isinstance(e, ir.OptionRef)})
+        settings: list[dict[str, object]] = [self.default_options()]
+        for name in names:
+            values = _option_values(self.options[name])
+            if values is None or len(settings) * len(values) > 256:
+                return []
+            settings = [{**s, name: v} for s in settings for v in values]
+        return settings
+
+    def check_value_choices(self, moves: tuple[ir.MoveDef, ...], max_players: int) -> None:
+        """Error when a move's number, text, player and suit parameters combine into too many actions."""
+        for move in moves:
+            combinations = 1
+            for param in move.params:
+                combinations *= self.domain_size(param, max_players)
+            if combinations > MAX_VALUE_CHOICES:
+                self.error(
+                    "RE239",
+                    f"move '{move.name}' has {combinations} combinations of parameter values; "
+                    f"at most {MAX_VALUE_CHOICES}",
+                    move.span,
+                    hint="use fewer or smaller ranges; choose cards with card parameters instead",
+                )
+
+    def domain_size(self, param: ir.Param, max_players: int) -> int:
+        if param.size is not None or param.type == ir.CARD:
+            return 1  # bounded at run time by the cards in the candidate zone
+        if param.type == ir.PLAYER:
+            return max_players
+        if param.type == ir.SUIT:
+            return max(1, len(self.suits))
+        candidates = param.candidates
+        if isinstance(candidates, ir.ListExpr):
+            return max(1, len(candidates.items))
+        if isinstance(candidates, ir.Call) and candidates.function == "range":
+            bounds = [_fold(a, self.default_options(), max_players) for a in candidates.args]
+            if all(isinstance(b, int) for b in bounds):
+                low, high = (0, bounds[0]) if len(bounds) == 1 else bounds
+                return max(1, min(high - low, MAX_RANGE))
+        return 1
 
     # ---- effects ---------------------------------------------------------------------
 
@@ -873,6 +1219,7 @@ class Checker:
                 out.append(self.statement(statement, scope))
             except _Failed:
                 continue
+        self.statements_seen.extend(out)
         return out
 
     def statement(self, s: ast.Stmt, scope: Scope) -> ir.Stmt:
@@ -1122,14 +1469,17 @@ class Checker:
             self.fail("RE311", f"'{name}' takes {len(params)} argument(s), given {len(args)}", span)
         if name in self.expanding:
             self.fail("RE312", f"definition '{name}' refers to itself", span, "definitions cannot be recursive")
+        self.check_expansion_limits(name, span)
         inner = Scope({k: v for k, v in scope.names.items()}, scope.context)
         for param, arg in zip(params, args):
             inner.names[param] = arg
         self.expanding.append(name)
         try:
-            return self.expr_node(node, inner)
+            expanded = self.expr(self.definition_body(name, node), inner)
         finally:
             self.expanding.pop()
+        self.check_expansion_size(name, expanded, span)
+        return expanded
 
     def attribute(self, e: ast.Attribute, scope: Scope) -> ir.Expr:
         obj = self.expr(e.obj, scope)
@@ -1304,6 +1654,148 @@ class Checker:
 
 class _Mismatch(Exception):
     pass
+
+
+# ---- static evaluation: constants and option values, for whole-file checks --------------
+
+_UNKNOWN = object()
+
+
+def _walk(expr: ir.Expr) -> Iterable[ir.Expr]:
+    """`expr` and every expression inside it."""
+    waiting = [expr]
+    while waiting:
+        current = waiting.pop()
+        yield current
+        waiting.extend(_children(current))
+
+
+def _children(expr: ir.Expr) -> list[ir.Expr]:
+    out: list[ir.Expr] = []
+    for field in attrs.fields(type(expr)):
+        value = getattr(expr, field.name)
+        if isinstance(value, ir.Expr):
+            out.append(value)
+        elif isinstance(value, tuple):
+            out.extend(v for v in value if isinstance(v, ir.Expr))
+    return out
+
+
+def _size_and_depth(expr: ir.Expr, memo: dict[int, tuple[int, int]]) -> tuple[int, int]:
+    """Nodes and depth of `expr` as a tree (shared parts counted at each use), without recursion."""
+    stack: list[tuple[ir.Expr, bool]] = [(expr, False)]
+    while stack:
+        current, children_done = stack.pop()
+        if id(current) in memo:
+            continue
+        kids = _children(current)
+        if children_done:
+            sizes = [memo[id(k)] for k in kids]
+            memo[id(current)] = (1 + sum(s for s, _ in sizes), 1 + max((d for _, d in sizes), default=0))
+        else:
+            stack.append((current, True))
+            stack.extend((k, False) for k in kids if id(k) not in memo)
+    return memo[id(expr)]
+
+
+def _option_values(option: ir.Option) -> tuple[object, ...] | None:
+    """Every value an option can take, when there are few enough to try them all."""
+    if option.choices is not None:
+        return option.choices
+    if option.type == ir.BOOL:
+        return (False, True)
+    if option.type == ir.INT and option.minimum is not None and option.maximum is not None:
+        if option.maximum - option.minimum <= 64:
+            return tuple(range(option.minimum, option.maximum + 1))
+    return None
+
+
+def _fold(expr: ir.Expr, options: dict[str, object], players: int | None) -> object:
+    """The value of `expr` if constants and these option values decide it, else _UNKNOWN."""
+    try:
+        return _fold_inner(expr, options, players)
+    except (ArithmeticError, TypeError, ValueError):
+        return _UNKNOWN
+
+
+def _fold_inner(expr: ir.Expr, options: dict[str, object], players: int | None) -> object:
+    fold = lambda e: _fold_inner(e, options, players)  # noqa: E731
+    if isinstance(expr, ir.Const):
+        return expr.value
+    if isinstance(expr, ir.OptionRef):
+        return options.get(expr.name, _UNKNOWN)
+    if isinstance(expr, ir.Builtin) and expr.name == "num_players" and players is not None:
+        return players
+    if isinstance(expr, ir.Unary):
+        value = fold(expr.operand)
+        if value is _UNKNOWN:
+            return _UNKNOWN
+        return (not value) if expr.op == "not" else -value
+    if isinstance(expr, ir.Conditional):
+        condition = fold(expr.condition)
+        if condition is _UNKNOWN:
+            return _UNKNOWN
+        return fold(expr.then if condition else expr.otherwise)
+    if isinstance(expr, ir.Binary):
+        return _fold_binary(expr.op, fold(expr.left), lambda: fold(expr.right))
+    if isinstance(expr, ir.Call) and expr.function in ("min", "max", "abs"):
+        args = [fold(a) for a in expr.args]
+        if any(a is _UNKNOWN for a in args):
+            return _UNKNOWN
+        return {"min": min, "max": max, "abs": abs}[expr.function](*args)
+    return _UNKNOWN
+
+
+def _fold_binary(op: str, left: object, right_of: Callable[[], object]) -> object:
+    if op == "and" and left is False:
+        return False
+    if op == "or" and left is True:
+        return True
+    right = right_of()
+    if op == "and":
+        return False if right is False else (True if left is True and right is True else _UNKNOWN)
+    if op == "or":
+        return True if right is True else (False if left is False and right is False else _UNKNOWN)
+    if left is _UNKNOWN or right is _UNKNOWN:
+        return _UNKNOWN
+    operations: dict[str, Callable[[Any, Any], object]] = {
+        "+": lambda a, b: a + b,
+        "-": lambda a, b: a - b,
+        "*": lambda a, b: a * b,
+        "//": lambda a, b: a // b,
+        "%": lambda a, b: a % b,
+        "==": lambda a, b: a == b,
+        "!=": lambda a, b: a != b,
+        "<": lambda a, b: a < b,
+        "<=": lambda a, b: a <= b,
+        ">": lambda a, b: a > b,
+        ">=": lambda a, b: a >= b,
+    }
+    return operations[op](left, right) if op in operations else _UNKNOWN
+
+
+def _names_in(expr: ast.Expr) -> set[str]:
+    """Every name and function name written in a syntax tree."""
+    names: set[str] = set()
+    waiting: list[object] = [expr]
+    while waiting:
+        node = waiting.pop()
+        if isinstance(node, ast.Name):
+            names.add(node.id)
+        elif isinstance(node, ast.Call):
+            names.add(node.name)
+        for field in attrs.fields(type(node)):
+            value = getattr(node, field.name)
+            if isinstance(value, ast.Expr):
+                waiting.append(value)
+            elif isinstance(value, tuple):
+                waiting.extend(v for v in value if isinstance(v, ast.Expr))
+    return names
+
+
+def _unique(problems: list[Diagnostic]) -> list[Diagnostic]:
+    """Drop repeats: a definition with an error reports it once, not at every use."""
+    return list(dict.fromkeys(problems))
 
 
 def attrs_evolve_span(expr: ir.Expr, span: Span) -> ir.Expr:

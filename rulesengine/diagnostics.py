@@ -98,7 +98,7 @@ def _source_line(span: Span, sources: dict[str, str]) -> str | None:
     text = sources.get(span.file)
     if text is None:
         try:
-            with open(span.file, encoding="utf-8") as handle:
+            with open(span.file, encoding="utf-8", errors="replace") as handle:  # RE008 files too
                 text = handle.read()
         except OSError:
             return None

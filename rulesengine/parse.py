@@ -10,6 +10,7 @@ import ast as python_ast
 import functools
 import re
 
+import attrs
 import lark
 from lark import Lark, Token, Tree
 
@@ -272,8 +273,27 @@ def parse_statements(node: Node, depth: int = 0) -> tuple[list[ast.Stmt], list[D
             else:
                 problems.append(Diagnostic("RE103", "expected an effect or an if/for mapping, found a list", item.span))
         except ParseFailed as failure:
-            problems.append(failure.diagnostic)
+            problems.append(_flow_list_hint(failure.diagnostic, node, item))
     return statements, problems
+
+
+_FLOW_HINT = (
+    "this list is written as [a, b], where ',' and brackets split items: quote each effect "
+    "(\"move top(pile, 2) to hand[me]\") or write one '- effect' per line"
+)
+
+
+def _flow_list_hint(diagnostic: Diagnostic, node: Node, item: Node) -> Diagnostic:
+    """Explain a parse error of an unquoted item of a [a, b] list: YAML may have split it."""
+    if diagnostic.hint or not (isinstance(node, Seq) and node.flow and isinstance(item, Scalar) and item.style is None):
+        return diagnostic
+    return attrs.evolve(diagnostic, hint=_FLOW_HINT)
+
+
+def _looks_like_text(item: Map) -> bool:
+    """A one-key mapping whose key has spaces or quotes was meant as one text holding ': '."""
+    keys = list(item.entries)
+    return len(keys) == 1 and any(mark in keys[0] for mark in (" ", '"', "'"))
 
 
 def _parse_block(item: Map, depth: int) -> tuple[ast.Stmt | None, list[Diagnostic]]:
@@ -317,11 +337,10 @@ def _parse_block(item: Map, depth: int) -> tuple[ast.Stmt | None, list[Diagnosti
         body, inner = parse_statements(item.entries["do"], depth + 1)
         return ast.For(item.span, name, name_span, collection, tuple(body)), problems + inner
     first = next(iter(item.key_spans.values()), item.span)
-    return None, [
-        Diagnostic(
-            "RE203",
-            "expected an effect, or a mapping with 'if' or 'for'",
-            first,
-            hint="write an effect as a text, e.g. 'move card to pile'",
+    hint = "write an effect as a text, e.g. 'move card to pile'"
+    if _looks_like_text(item):
+        hint = (
+            "YAML read this text as 'key: value' because it contains ': '; quote the whole effect, "
+            "e.g. - 'log \"score: {n}\"'"
         )
-    ]
+    return None, [Diagnostic("RE203", "expected an effect, or a mapping with 'if' or 'for'", first, hint=hint)]

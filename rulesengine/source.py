@@ -17,6 +17,7 @@ from .diagnostics import Diagnostic, RuleFileError, Span
 
 MAX_NODES = 50_000  # after alias expansion; a rule file is far smaller
 MAX_FILE_BYTES = 1_000_000
+MAX_DEPTH = 64  # nested lists and mappings; a rule file needs about a dozen
 _PLAIN_TAGS = {f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool", "null", "seq", "map", "merge")}
 
 
@@ -48,6 +49,7 @@ class Scalar:
 class Seq:
     items: tuple[Node, ...]
     span: Span
+    flow: bool = False  # written as [a, b]: its items cannot hold ',' or brackets unquoted
 
 
 @attrs.frozen(eq=False)
@@ -90,6 +92,7 @@ class _Builder:
         self.diagnostics: list[Diagnostic] = []
         self.count = 0
         self.constructor = yaml.SafeLoader("")
+        self.open: set[int] = set()  # ids of the nodes being built: an alias to one is a cycle
 
     def error(self, code: str, message: str, span: Span, hint: str | None = None) -> None:
         self.diagnostics.append(Diagnostic(code, message, span, hint=hint))
@@ -98,13 +101,32 @@ class _Builder:
         self.count += 1
         if self.count > MAX_NODES:
             raise _TooLarge(_span(self.file, node))
+        if id(node) in self.open:
+            self.error(
+                "RE017",
+                "a YAML alias refers to the list or mapping that contains it",
+                _span(self.file, node),
+                hint="an alias ('*name') may only repeat a value defined before it, not its own parent",
+            )
+            return Scalar(None, _span(self.file, node))
+        if len(self.open) >= MAX_DEPTH:  # aliases can nest deeper than the text does
+            raise _TooDeep(_span(self.file, node))
+        if isinstance(node, yaml.CollectionNode):
+            self.open.add(id(node))
+            try:
+                return self._build_node(node)
+            finally:
+                self.open.discard(id(node))
+        return self._build_node(node)
+
+    def _build_node(self, node: yaml.Node) -> Node:
         if node.tag not in _PLAIN_TAGS:
             self.error("RE015", f"YAML tag '{node.tag}' is not allowed in a rule file", _span(self.file, node),
                        hint="rule files hold plain data: texts, numbers, lists and mappings")
         if isinstance(node, yaml.ScalarNode):
             return self.scalar(node)
         if isinstance(node, yaml.SequenceNode):
-            return Seq(tuple(self.build(item) for item in node.value), _span(self.file, node))
+            return Seq(tuple(self.build(item) for item in node.value), _span(self.file, node), bool(node.flow_style))
         return self.mapping(node)
 
     def scalar(self, node: yaml.ScalarNode) -> Scalar:
@@ -176,6 +198,87 @@ class _TooLarge(Exception):
         self.span = span
 
 
+class _TooDeep(_TooLarge):
+    pass
+
+
+def _check_depth(text: str, file: str) -> None:
+    """Refuse text nested deeper than MAX_DEPTH before PyYAML's recursive composer sees it.
+
+    The event parser is iterative, so this scan cannot exhaust Python's stack.
+    """
+    depth = 0
+    for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+            depth += 1
+            if depth > MAX_DEPTH:
+                mark = event.start_mark
+                raise _TooDeep(Span.point(file, mark.line + 1, mark.column + 1))
+        elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+            depth -= 1
+
+
+def _line(text: str, number: int) -> str:
+    lines = text.splitlines()
+    return lines[number - 1] if 1 <= number <= len(lines) else ""
+
+
+def _too_deep(span: Span) -> RuleFileError:
+    return RuleFileError(
+        [
+            Diagnostic(
+                "RE016",
+                f"lists and mappings are nested deeper than {MAX_DEPTH} levels",
+                span,
+                hint="a rule file needs only a few levels; look for an unclosed '[' or '{'",
+            )
+        ]
+    )
+
+
+_COLON_HINT = (
+    "a text that contains ': ' must be quoted (e.g. label: \"score: {n}\") or written as a block "
+    "scalar ('|' on its own line)"
+)
+_FLOW_HINT = (
+    "inside [...] or {...}, ',' separates items and '[', ']', '{', '}' end them: quote an item that "
+    "contains them (e.g. \"move hand[me] to pile\") or write the list as a block list, one '- item' per line"
+)
+# Advice for PyYAML's most common complaints about rule files: (words in the message, hint).
+_YAML_HINTS = (
+    (("flow sequence", "flow mapping"), _FLOW_HINT),
+    (("mapping values are not allowed",), _COLON_HINT),
+    (
+        ("expected <block end>", "could not find expected ':'"),
+        "a value that starts with a quote must end with it: quote the whole text, or check the indentation "
+        "of this line",
+    ),
+    (("'\\t'",), "indent with spaces; YAML does not allow tabs for indentation"),
+    (("end of stream",), "a quote or bracket opened here is never closed"),
+    (("undefined alias",), "an alias ('*name') must follow the anchor ('&name') it repeats"),
+)
+
+
+def _colon_in_text(line: str) -> bool:
+    """Whether a line holds a text with ': ' that YAML took for a key: 'log "a: b"' or 'k: a: b'."""
+    content = line.strip().removeprefix("- ")
+    key, colon, value = content.partition(": ")
+    if not colon:
+        return False
+    key_is_text = " " in key.strip() or '"' in key or "'" in key
+    value = value.split(" #")[0].strip()
+    return key_is_text or (": " in value and value[:1] not in ('"', "'", "|", ">", "{", "["))
+
+
+def _yaml_hint(message: str, line: str = "") -> str | None:
+    if _colon_in_text(line):  # whatever PyYAML says then, the cause is the unquoted ': '
+        return _COLON_HINT
+    for words, hint in _YAML_HINTS:
+        if any(word in message for word in words):
+            return hint
+    return None
+
+
 def load_yaml(text: str, file: str) -> Node:
     """Parse YAML text into spanned nodes; raises RuleFileError listing every problem."""
     if len(text.encode("utf-8", "replace")) > MAX_FILE_BYTES:
@@ -183,15 +286,27 @@ def load_yaml(text: str, file: str) -> Node:
             [Diagnostic("RE005", f"file is larger than {MAX_FILE_BYTES} bytes", Span.point(file, 1, 1))]
         )
     try:
+        _check_depth(text, file)
         root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except _TooDeep as exc:
+        raise _too_deep(exc.span) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
         problem = exc.problem or "invalid YAML"
+        if exc.context_mark is not None and ("end of stream" in problem or "<stream end>" in problem):
+            mark = exc.context_mark  # where the unclosed quote or bracket opened, not the file's end
+        line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
         if exc.context:
             problem = f"{exc.context}: {problem}"
         raise RuleFileError(
-            [Diagnostic("RE001", f"YAML syntax error: {problem}", Span.point(file, line, column))]
+            [
+                Diagnostic(
+                    "RE001",
+                    f"YAML syntax error: {problem}",
+                    Span.point(file, line, column),
+                    hint=_yaml_hint(problem, _line(text, line)),
+                )
+            ]
         ) from None
     except yaml.YAMLError as exc:
         raise RuleFileError([Diagnostic("RE001", f"YAML syntax error: {exc}", Span.point(file, 1, 1))]) from None
@@ -200,6 +315,8 @@ def load_yaml(text: str, file: str) -> Node:
     builder = _Builder(file, text)
     try:
         tree = builder.build(root)
+    except _TooDeep as exc:
+        raise _too_deep(exc.span) from None
     except _TooLarge as exc:
         raise RuleFileError(
             [Diagnostic("RE007", f"the document expands to more than {MAX_NODES} nodes (YAML aliases?)", exc.span)]
@@ -212,12 +329,26 @@ def load_yaml(text: str, file: str) -> Node:
 def load_file(path: str) -> tuple[Node, str]:
     """Read and parse a rule file; returns the node tree and the source text."""
     try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-    except UnicodeDecodeError:
-        raise RuleFileError([Diagnostic("RE008", "the file is not UTF-8 text", Span.point(path, 1, 1))]) from None
+        with open(path, "rb") as handle:
+            data = handle.read()
+        text = data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")  # as text mode reads it
+    except UnicodeDecodeError as exc:
+        raise RuleFileError([_not_utf8(path, data, exc.start)]) from None
     except OSError as exc:
         raise RuleFileError(
             [Diagnostic("RE009", f"cannot read file: {exc.strerror}", Span.point(path, 1, 1))]
         ) from None
     return load_yaml(text, path), text
+
+
+def _not_utf8(path: str, data: bytes, position: int) -> Diagnostic:
+    """RE008 at the first byte that is not UTF-8, so an editor can jump to it."""
+    before = data[:position]
+    line = before.count(b"\n") + 1
+    column = len(before[before.rfind(b"\n") + 1 :].decode("utf-8", "replace")) + 1
+    return Diagnostic(
+        "RE008",
+        f"the file is not UTF-8 text (byte 0x{data[position]:02x} here is not valid UTF-8)",
+        Span.point(path, line, column),
+        hint="save the file as UTF-8; Latin-1 and Windows-1252 editors write accented letters as single bytes",
+    )
