@@ -11,6 +11,7 @@ compared is player decisions per second. Speed targets live here, not in the tes
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import random
 import time
@@ -39,6 +40,10 @@ def engine_playouts(ruleset: str, players: int, options: dict[str, object]) -> C
     return play
 
 
+def hand_written(play_match: Callable[..., int], players: int, options: dict[str, object], seed: int) -> int:
+    return play_match(players, seed, **options)
+
+
 def measure(play: Callable[[int], int], seconds: float) -> tuple[int, int, float]:
     """Play matches with seeds 0, 1, ... for about `seconds`; (matches, decisions, time)."""
     start = time.perf_counter()
@@ -61,7 +66,8 @@ def main() -> None:
         ruleset, players, options, module = GAMES[name]
         baseline = importlib.import_module(f"benchmarks.handwritten.{module}").play_match
         _, engine_decisions, engine_time = measure(engine_playouts(ruleset, players, options), args.seconds)
-        _, hand_decisions, hand_time = measure(lambda seed: baseline(players, seed, **options), args.seconds)
+        _, hand_decisions, hand_time = measure(functools.partial(hand_written, baseline, players, options),
+                                               args.seconds)
         engine_rate = engine_decisions / engine_time
         hand_rate = hand_decisions / hand_time
         label = f"{name} ({players}p)"
