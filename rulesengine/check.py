@@ -527,8 +527,15 @@ class Checker:
                 continue
             default = self.default_of(name, declared, spec, span)
             if default is None:
+                if declared is not None:  # still known by its type: no follow-on errors at its uses
+                    self.variables[name] = ir.Variable(name, declared, per == "player", ir.Const(declared, span, 0))
+                    self.used.add(name)
                 continue
             type_ = declared or default.type
+            if type_ not in VARIABLE_TYPES:
+                self.error("RE209", f"variable '{name}' would hold a {ir.type_name(type_)}", spec.get("default").span,
+                           hint=f"variables hold one of: {', '.join(VARIABLE_TYPES)}")
+                continue
             self.variables[name] = ir.Variable(name, type_, per == "player", default)
 
     def default_of(self, name: str, declared: str | None, spec: Map, span: Span) -> ir.Expr | None:
@@ -1444,6 +1451,10 @@ class Checker:
             if scope.context in ("default", "card"):
                 self.fail("RE309", f"'{ident}' is not known before the game starts", e.span)
             return ir.Builtin(BUILTINS[ident], e.span, ident)
+        if scope.context in ("default", "card") and (ident in self.variables or ident in self.zones):
+            self.used.add(ident)
+            self.fail("RE309", f"'{ident}' has no value before the game starts", e.span,
+                      "defaults and card attributes may use numbers, texts and options")
         if ident in self.variables:
             self.used.add(ident)
             variable = self.variables[ident]
@@ -1460,7 +1471,10 @@ class Checker:
             self.used.add(ident)
             return ir.OptionRef(self.options[ident].type, e.span, ident)
         candidates = [*scope.names, *self.definitions, *BUILTINS, *self.variables, *self.zones, *self.options, "me"]
-        self.fail("RE310", f"unknown name '{ident}'", e.span, did_you_mean(ident, candidates))
+        hint = did_you_mean(ident, candidates)
+        if hint is None and self.expanding:
+            hint = f"a definition sees only its parameters and the file's names: pass '{ident}' as an argument"
+        self.fail("RE310", f"unknown name '{ident}'", e.span, hint)
 
     def expand(self, name: str, args: tuple[ir.Expr, ...], span: Span, scope: Scope) -> ir.Expr:
         params, node = self.definitions[name]
@@ -1470,7 +1484,9 @@ class Checker:
         if name in self.expanding:
             self.fail("RE312", f"definition '{name}' refers to itself", span, "definitions cannot be recursive")
         self.check_expansion_limits(name, span)
-        inner = Scope({k: v for k, v in scope.names.items()}, scope.context)
+        # Lexical scope: a definition sees its parameters and the file's names, not the
+        # local names of the place it is used at (those must be passed as arguments).
+        inner = Scope({}, scope.context)
         for param, arg in zip(params, args):
             inner.names[param] = arg
         self.expanding.append(name)
@@ -1638,6 +1654,11 @@ class Checker:
                 self.fail(
                     "RE301", f"'in' needs a list or zone on the right, not {ir.type_name(right.type)}", e.right.span
                 )
+            if isinstance(right, ir.ListExpr) and left.type in (ir.RANK, ir.SUIT) and element != left.type:
+                # [9, 10] beside a rank names ranks, as a literal compared with a rank does.
+                items = tuple(self.coerce(item, left.type, item.span) for item in right.items)
+                right = ir.ListExpr(ir.list_of(left.type), right.span, items)
+                element = left.type
             return ir.Binary(ir.BOOL, e.span, "in", self.coerce(left, element, e.left.span), right)
         # comparisons
         if left.type != right.type:

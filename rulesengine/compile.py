@@ -397,7 +397,10 @@ class Compiler:
             player = self.expr(s.player)
 
             def turn_to(st, env):
-                st.current = player(st, env)
+                who = player(st, env)
+                if not 0 <= who < st.num_players:  # e.g. the holder of a card in a shared zone
+                    raise _fail(f"'turn to' needs a player, not {who}", s)
+                st.current = who
                 st.turn_set = True
 
             return turn_to

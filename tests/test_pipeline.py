@@ -241,3 +241,29 @@ def test_grammar_and_rulesets_are_package_data():
     text = (ROOT / "pyproject.toml").read_text()
     assert '"grammar" = "rulesengine/_data/grammar"' in text
     assert '"rulesets" = "rulesengine/_data/rulesets"' in text
+
+
+def test_definitions_see_their_parameters_not_the_locals_where_they_are_used(tmp_path):
+    text = MINIMAL.replace("variables:", "define:\n  high: card.order > 1\nvariables:").replace(
+        "move card to table", "move card to table\n      - if: high\n        then: [reverse]")
+    (found,) = problems(tmp_path, text)
+    assert found.code == "RE310" and "pass 'card' as an argument" in found.hint
+    fixed = text.replace("  high: card.order > 1", "  high(c): c.order > 1").replace("if: high", "if: high(card)")
+    assert problems(tmp_path, fixed) == []
+
+
+def test_a_list_of_literals_beside_a_rank_names_ranks(tmp_path):
+    text = MINIMAL.replace("move card to table", "move card to table\n      - if: card.rank in [2, 3]\n"
+                                                 "        then: [reverse]")
+    assert problems(tmp_path, text) == []
+    (found,) = problems(tmp_path, text.replace("[2, 3]", "[2, 9]"))
+    assert found.code == "RE308"
+
+
+def test_defaults_cannot_read_the_game(tmp_path):
+    text = MINIMAL.replace("  score: {type: int, per: player}",
+                           "  base: {type: int, default: 3}\n  score: {type: int, per: player, default: base}")
+    assert [p.code for p in problems(tmp_path, text)] == ["RE309"]
+    zone_valued = MINIMAL.replace("  score: {type: int, per: player}",
+                                  "  score: {type: int, per: player}\n  spot: {default: table}")
+    assert [p.code for p in problems(tmp_path, zone_valued)] == ["RE309"]
