@@ -158,6 +158,8 @@ class CodeGenerator:
         self.group_caches: dict[int, dict] = {}  # per attribute table: hand -> its groups
         self._hoisted: list[str] | None = None  # while generating an enumerator's condition
         self._forbidden: set[int] = set()  # slots that vary inside the loops
+        self._shared: dict[int, str] = {}  # set parameter slot -> the attribute its cards share
+        self._aliases: dict[int, str] = {}  # slot -> source standing for it
 
     # ---- constants -------------------------------------------------------------------
 
@@ -217,6 +219,7 @@ class CodeGenerator:
                 key += f" + _p{depth} * {stride}"
             values.append(var)
         hoisted: list[str] = []
+        self._shared = {p.slot: p.same for p in params if p.size is not None and p.same is not None}
         if legal is None:
             condition = "True"
         elif params:
@@ -228,6 +231,7 @@ class CodeGenerator:
                 self._hoisted, self._forbidden = None, set()
         else:
             condition = self.gen(legal)
+        self._shared = {}
         lines[1:1] = [f"    {line}" for line in hoisted]
         lines.append(f"{indent}if {condition}:")
         packed = "(" + "".join(f"{v}, " for v in values) + ")"
@@ -280,7 +284,7 @@ class CodeGenerator:
     def gen_Local(self, e: ir.Local) -> str:
         if e.slot >= CARD_CONTEXT_SLOT:
             return f"env.lookup({e.name!r})"
-        return f"v{e.slot}"
+        return self._aliases.get(e.slot, f"v{e.slot}")
 
     def gen_VarRef(self, e: ir.VarRef) -> str:
         offset = self.layout.variable_offsets[e.variable]
@@ -365,6 +369,15 @@ class CodeGenerator:
     def gen_Macro(self, e: ir.Macro) -> str:
         items = self.collection(e.collection)
         var = f"v{e.slot}"
+        shared = self._shared.get(e.collection.slot) if isinstance(e.collection, ir.Local) else None
+        if e.kind in ("any", "all") and shared is not None and _only_through(e.body, e.slot, shared):
+            # The cards of a set parameter share this attribute, and the body reads nothing
+            # else of the card: the answer for the first card is the answer for all.
+            self._aliases[e.slot] = f"{items}[0]"
+            try:
+                return self.gen(e.body)
+            finally:
+                del self._aliases[e.slot]
         self._forbidden.add(e.slot)
         try:
             body = self.gen(e.body)
@@ -528,6 +541,16 @@ def _fold(op: str, left: str, right: str) -> str | None:
             return None
         return repr(_FOLDABLE[op](a, b))
     return None
+
+
+def _only_through(e: ir.Expr, slot: int, attribute: str) -> bool:
+    """Whether `e` reads the card in `slot` only as `card.<attribute>`."""
+    if isinstance(e, ir.CardAttr) and isinstance(e.card, ir.Local) and e.card.slot == slot:
+        return e.attribute == attribute
+    if isinstance(e, ir.Local):
+        return e.slot != slot
+    children = [e.collection, e.body] if isinstance(e, ir.Macro) else _children(e)
+    return all(_only_through(child, slot, attribute) for child in children if child is not None)
 
 
 def _may_fail(e: ir.Expr) -> bool:
