@@ -180,6 +180,10 @@ class CodeGenerator:
         source = f"def _f(st, env):\n{prologue}    return {body}\n"
         return self._compile(source, f"<{e.span.file}:{e.span.line}:{e.span.column}>")["_f"]
 
+    def literal(self, e: ir.Expr) -> tuple[bool, Any]:
+        """Whether `e` is a constant of this game setting (options fold), and its value."""
+        return _literal(self.gen(e))
+
     def _compile(self, source: str, where: str) -> dict[str, Any]:
         namespace = dict(self.names)
         exec(compile(source, where, "exec"), namespace)  # our own generated code, never rule text

@@ -443,6 +443,9 @@ class Compiler:
 
             return log
         if isinstance(s, ir.If):
+            known, value = self.codegen.literal(s.condition)
+            if known:  # decided by the options: only one branch is ever compiled
+                return self.block(s.then if value else s.otherwise)
             condition, then, otherwise = self.expr(s.condition), self.block(s.then), self.block(s.otherwise)
 
             def if_(st, env):

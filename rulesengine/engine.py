@@ -59,6 +59,7 @@ class State:
         "round_end_kind",
         "truncated",
         "last_move",
+        "shown_any",
     )
 
     def __init__(self, game: Game, seed: int | None):
@@ -90,7 +91,8 @@ class State:
         self.seed = seed
         self.history: tuple | None = None  # (previous, value, is_chance) cells, shared by clones
         self.steps = 0
-        self.shown: list[list[int]] = [[] for _ in range(n)]
+        self.shown: list[list[int]] = [[] for _ in range(n)]  # cards revealed to each player this step
+        self.shown_any = False
         self.log: list[str] | None = None
         self._legal: dict[int, tuple] | None = None
         self.round_end_kind = _NORMAL
@@ -206,8 +208,10 @@ class State:
         self.history = (self.history, action, False)
         self.steps += 1
         self.turns += 1
-        for shown in self.shown:
-            shown.clear()
+        if self.shown_any:
+            for shown in self.shown:
+                shown.clear()
+            self.shown_any = False
         self._legal = None
         player = self.current
         self.mover = player
@@ -393,15 +397,14 @@ class State:
             agenda.append((_ROUND_END,))
             return
         phase = program.phases[self.phase]
-        env = self._env(self.current)
         if self.goto is not None:
             target, self.goto = self.goto, None
             agenda.append((_PHASE_START, target))
-            agenda.append((_SEGMENTS, phase.exit, 0, env))
+            agenda.append((_SEGMENTS, phase.exit, 0, self._env(self.current)))
             return
-        if self.phase_over or (phase.until is not None and phase.until(self, env)):
+        if self.phase_over or (phase.until is not None and phase.until(self, self._env(self.current))):
             agenda.append((_PHASE_START, phase.next) if phase.next is not None else (_ROUND_END,))
-            agenda.append((_SEGMENTS, phase.exit, 0, env))
+            agenda.append((_SEGMENTS, phase.exit, 0, self._env(self.current)))
             return
         if not self.active_players:
             self._end_round(_STUCK)
@@ -496,6 +499,7 @@ class State:
 
     def reveal(self, player: int, cards: Sequence[int]) -> None:
         self.shown[player].extend(c for c in cards if c >= 0)
+        self.shown_any = True
 
     def can_move(self, player: int) -> bool:
         """Whether `player` has a legal move other than a pass in the current phase."""
