@@ -54,3 +54,17 @@ def play_random(state: State, seed: int, max_steps: int | None = None, each_step
         if each_step is not None:
             each_step(state)
     return state
+
+
+def assert_replays_identically(game, seed: int) -> State:
+    """A match played at random, then again from the same seed with the same actions,
+    gives the same log, cards, variables and result; returns the first match."""
+    first = play_random(game.new_initial_state(seed=seed, record_log=True), seed)
+    again = game.new_initial_state(seed=seed, record_log=True)
+    for action in first.actions():
+        again.apply_action(action)
+    assert again.is_terminal()
+    assert again.log == first.log
+    assert again.zones == first.zones and again.vars == first.vars
+    assert again.returns() == first.returns()
+    return first

@@ -7,7 +7,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import rulesengine
-from tests.game_checks import assert_cards_conserved, assert_observations_hide_cards, play_random
+from tests.game_checks import (
+    assert_cards_conserved,
+    assert_observations_hide_cards,
+    assert_replays_identically,
+    play_random,
+)
 
 OPTIONS = st.fixed_dictionaries(
     {
@@ -49,14 +54,7 @@ def test_every_match_ends_with_one_loser(players, seed, options):
 
 @given(seed=st.integers(0, 10_000), players=st.integers(2, 4))
 def test_same_seed_and_actions_give_the_same_game(seed, players):
-    game = rulesengine.make_game("pan", players=players, options={"word": "P"})
-    first = play_random(game.new_initial_state(seed=seed, record_log=True), seed)
-    replay = game.new_initial_state(seed=seed, record_log=True)
-    for action in first.actions():
-        replay.apply_action(action)
-    assert replay.is_terminal()
-    assert replay.log == first.log
-    assert replay.zones == first.zones and replay.vars == first.vars
+    assert_replays_identically(rulesengine.make_game("pan", players=players, options={"word": "P"}), seed)
 
 
 def test_the_holder_of_the_nine_of_hearts_opens():
