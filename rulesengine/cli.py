@@ -201,12 +201,14 @@ def _print_result(state) -> None:
 @_seed
 @_options
 @click.option("--json", "as_json", is_flag=True, help="Print the statistics as one JSON object.")
+@click.option("--workers", "-j", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Processes to share the matches among (the statistics do not change).")
 def simulate_command(
-    ruleset: str, games: int, players: int | None, seed: int, options: tuple[str, ...], as_json: bool
+    ruleset: str, games: int, players: int | None, seed: int, options: tuple[str, ...], as_json: bool, workers: int
 ) -> None:
     """Random bots play GAMES matches; prints wins, losses and draws per seat."""
     game = _load_game(ruleset, players, options)
-    summary = simulate(game, games, seed=seed)
+    summary = simulate(game, games, seed=seed, workers=workers)
     data = summary.as_dict()
     if as_json:
         click.echo(json.dumps(data, indent=2))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 
 import attrs
 
@@ -62,26 +63,64 @@ class Summary:
         }
 
 
-def simulate(game: Game, games: int, seed: int = 0, progress: Callable[[int], None] | None = None) -> Summary:
-    """Play `games` matches with random bots; match k uses seed `seed + k`."""
+def _play(game: Game, seeds: range) -> tuple[list[tuple[float, ...]], int, int]:
+    """Play one match per seed: each match's returns, all decisions, truncated matches."""
+    n = game.num_players
+    results, decisions, truncated = [], 0, 0
+    for match_seed in seeds:
+        agents = [RandomAgent(match_seed * 1_000 + seat) for seat in range(n)]
+        state = play_match(game.new_initial_state(seed=match_seed), agents)
+        results.append(tuple(state.returns()))
+        decisions += state.steps
+        truncated += state.truncated
+    return results, decisions, truncated
+
+
+def _play_in_worker(ruleset_file: str, players: int, options: dict[str, object], max_steps: int,
+                    seeds: range) -> tuple[list[tuple[float, ...]], int, int]:
+    from .api import make_game  # a worker process compiles the game for itself
+
+    return _play(make_game(ruleset_file, players=players, options=options, max_steps=max_steps), seeds)
+
+
+def simulate(game: Game, games: int, seed: int = 0, progress: Callable[[int], None] | None = None,
+             workers: int = 1) -> Summary:
+    """Play `games` matches with random bots; match k uses seed `seed + k`.
+
+    With `workers` > 1 the matches are shared among that many processes; the statistics
+    are the same as with one, since every match has its own seed.
+    """
     n = game.num_players
     summary = Summary(game.ruleset.name, n, dict(game.options), games, seed, [SeatRecord() for _ in range(n)], 0, 0.0)
     start = time.perf_counter()
-    for k in range(games):
-        match_seed = seed + k
-        agents = [RandomAgent(match_seed * 1_000 + seat) for seat in range(n)]
-        state = play_match(game.new_initial_state(seed=match_seed), agents)
-        summary.decisions += state.steps
-        summary.truncated += state.truncated
-        for seat, value in enumerate(state.returns()):
-            record = summary.seats[seat]
-            if value > 0:
-                record.wins += 1
-            elif value < 0:
-                record.losses += 1
-            else:
-                record.draws += 1
-        if progress is not None:
-            progress(k + 1)
+    chunk = max(1, min(200, games // (workers * 4) or 1))
+    batches = [range(low, min(low + chunk, seed + games)) for low in range(seed, seed + games, chunk)]
+    if workers > 1 and len(batches) > 1:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            jobs = [pool.submit(_play_in_worker, game.ruleset.file, n, dict(game.options), game.max_steps, batch)
+                    for batch in batches]
+            outcomes = (job.result() for job in jobs)
+            _gather(summary, outcomes, progress)
+    else:
+        _gather(summary, (_play(game, batch) for batch in batches), progress)
     summary.seconds = time.perf_counter() - start
     return summary
+
+
+def _gather(summary: Summary, outcomes, progress: Callable[[int], None] | None) -> None:
+    done = 0
+    for results, decisions, truncated in outcomes:
+        summary.decisions += decisions
+        summary.truncated += truncated
+        for returns in results:
+            for seat, value in enumerate(returns):
+                record = summary.seats[seat]
+                if value > 0:
+                    record.wins += 1
+                elif value < 0:
+                    record.losses += 1
+                else:
+                    record.draws += 1
+        done += len(results)
+        if progress is not None:
+            progress(done)
