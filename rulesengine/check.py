@@ -1688,18 +1688,7 @@ def _walk(expr: ir.Expr) -> Iterable[ir.Expr]:
     while waiting:
         current = waiting.pop()
         yield current
-        waiting.extend(_children(current))
-
-
-def _children(expr: ir.Expr) -> list[ir.Expr]:
-    out: list[ir.Expr] = []
-    for field in attrs.fields(type(expr)):
-        value = getattr(expr, field.name)
-        if isinstance(value, ir.Expr):
-            out.append(value)
-        elif isinstance(value, tuple):
-            out.extend(v for v in value if isinstance(v, ir.Expr))
-    return out
+        waiting.extend(ir.children(current))
 
 
 def _size_and_depth(expr: ir.Expr, memo: dict[int, tuple[int, int]]) -> tuple[int, int]:
@@ -1709,7 +1698,7 @@ def _size_and_depth(expr: ir.Expr, memo: dict[int, tuple[int, int]]) -> tuple[in
         current, children_done = stack.pop()
         if id(current) in memo:
             continue
-        kids = _children(current)
+        kids = ir.children(current)
         if children_done:
             sizes = [memo[id(k)] for k in kids]
             memo[id(current)] = (1 + sum(s for s, _ in sizes), 1 + max((d for _, d in sizes), default=0))

@@ -31,27 +31,9 @@ def free_slots(e: ir.Expr | None, bound: frozenset[int] = frozenset()) -> set[in
     if isinstance(e, ir.Macro):
         return free_slots(e.collection, bound) | free_slots(e.body, bound | {e.slot})
     out: set[int] = set()
-    for child in _children(e):
+    for child in ir.children(e):
         out |= free_slots(child, bound)
     return out
-
-
-def _children(e: ir.Expr) -> list[ir.Expr]:
-    if isinstance(e, (ir.VarRef, ir.ZoneRef)):
-        return list(e.indices)
-    if isinstance(e, ir.CardAttr):
-        return [e.card]
-    if isinstance(e, ir.Call):
-        return list(e.args)
-    if isinstance(e, ir.Unary):
-        return [e.operand]
-    if isinstance(e, ir.Binary):
-        return [e.left, e.right]
-    if isinstance(e, ir.Conditional):
-        return [e.condition, e.then, e.otherwise]
-    if isinstance(e, ir.ListExpr):
-        return list(e.items)
-    return []
 
 
 # ---- helpers the generated code calls ------------------------------------------------
@@ -553,17 +535,16 @@ def _only_through(e: ir.Expr, slot: int, attribute: str) -> bool:
         return e.attribute == attribute
     if isinstance(e, ir.Local):
         return e.slot != slot
-    children = [e.collection, e.body] if isinstance(e, ir.Macro) else _children(e)
-    return all(_only_through(child, slot, attribute) for child in children if child is not None)
+    return all(_only_through(child, slot, attribute) for child in ir.children(e))
 
 
 def _may_fail(e: ir.Expr) -> bool:
-    """Whether evaluating `e` could raise (only an index outside a zone can)."""
-    if isinstance(e, ir.ZoneRef) and e.indices and not (len(e.indices) == 1 and _always_in_range(e.indices[0])):
+    """Whether evaluating `e` could raise: only an index outside a zone or a player's values can."""
+    if isinstance(e, (ir.ZoneRef, ir.VarRef)) and e.indices and not (
+        len(e.indices) == 1 and _always_in_range(e.indices[0])
+    ):
         return True
-    if isinstance(e, ir.Macro):
-        return _may_fail(e.collection) or _may_fail(e.body)
-    return any(_may_fail(child) for child in _children(e))
+    return any(_may_fail(child) for child in ir.children(e))
 
 
 def _cheap(index: ir.Expr) -> bool:

@@ -128,6 +128,18 @@ class Macro(Expr):
     body: Expr | None
 
 
+def children(expr: Expr) -> list[Expr]:
+    """The expressions directly inside `expr` (a macro's collection and body included)."""
+    out: list[Expr] = []
+    for field in attrs.fields(type(expr)):
+        value = getattr(expr, field.name)
+        if isinstance(value, Expr):
+            out.append(value)
+        elif isinstance(value, tuple):
+            out.extend(v for v in value if isinstance(v, Expr))
+    return out
+
+
 # ---- statements ------------------------------------------------------------------------
 
 
