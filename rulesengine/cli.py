@@ -26,6 +26,7 @@ from .diagnostics import (
     render_text,
 )
 from .engine import Game
+from .play import play_against_bots
 from .simulate import simulate
 
 
@@ -192,6 +193,37 @@ def _print_result(state) -> None:
         winners = [f"P{p + 1}" for p, r in enumerate(returns) if r > 0]
         losers = [f"P{p + 1}" for p, r in enumerate(returns) if r < 0]
         click.echo(f"result: {', '.join(winners) or 'nobody'} won; {', '.join(losers) or 'nobody'} lost")
+
+
+@main.command()
+@click.argument("ruleset")
+@_players
+@_seed
+@_options
+@click.option("--seat", type=click.IntRange(min=1), default=1, show_default=True, help="Your seat (P1 is seat 1).")
+def play(ruleset: str, players: int | None, seed: int, options: tuple[str, ...], seat: int) -> None:
+    """Play a match of RULESET in the terminal against random bots."""
+    game = _load_game(ruleset, players, options)
+    if seat > game.num_players:
+        raise ChoiceError(f"--seat {seat} is not a seat of a {game.num_players}-player game")
+    _print_header(game, seed)
+    click.echo(f"you are P{seat}; type the number of your move (q to quit)")
+
+    def ask(state, lines: list[str]) -> int:
+        click.echo("\n".join(lines))
+        actions = state.legal_actions()
+        for number, action in enumerate(actions, start=1):
+            click.echo(f"  {number:>3}. {state.action_to_string(action)}")
+        while True:
+            answer = click.prompt("your move", default="1" if len(actions) == 1 else None, show_default=False)
+            if answer.strip().lower() in ("q", "quit"):
+                raise click.exceptions.Abort()
+            if answer.strip().isdigit() and 1 <= int(answer) <= len(actions):
+                return actions[int(answer) - 1]
+            click.echo(f"type a number from 1 to {len(actions)}")
+
+    state = play_against_bots(game, seat - 1, seed, ask, click.echo)
+    _print_result(state)
 
 
 @main.command(name="simulate")
