@@ -1,9 +1,9 @@
-"""Compile a checked ruleset into Python closures, once per game setting.
+"""Compile a checked ruleset into a program, once per game setting.
 
 A game setting is a ruleset with its options and number of players fixed. Options become
-constants, zone families become ranges of slots in the state's zone list, and every
-expression becomes a function `f(state, env)`; nothing parses or walks a tree at run
-time.
+constants, zone families become ranges of slots in the state's zone list, every
+expression becomes a generated function `f(state, env)` (see codegen.py) and every
+effect a closure over those; nothing parses or walks a tree at run time.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ from .diagnostics import EngineError
 Fn = Callable[[Any, list], Any]
 Effect = Callable[[Any, list], None]
 
-NO_CARD = -1
 # What an attribute of "no card" (the top of an empty zone) is, by type: totality.
 _NEUTRAL = {ir.INT: 0, ir.STR: "", ir.BOOL: False}
 
