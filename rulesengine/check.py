@@ -1607,13 +1607,16 @@ class Checker:
 
     def macro(self, e: ast.Method, scope: Scope) -> ir.Expr:
         collection = self.expr(e.obj, scope)
+        if e.name == "bind":
+            return self.bind(e, collection, scope)
         element = ir.element_of(collection.type)
         if element is None:
             self.fail(
                 "RE317", f"'.{e.name}(...)' needs a list or zone, not {ir.type_name(collection.type)}", e.obj.span
             )
         if e.name not in MACROS:
-            self.fail("RE315", f"unknown list function '{e.name}'", e.name_span, did_you_mean(e.name, MACROS))
+            hint = did_you_mean(e.name, [*MACROS, "bind"])
+            self.fail("RE315", f"unknown list function '{e.name}'", e.name_span, hint)
         if len(e.args) != 2 or not isinstance(e.args[0], ast.Name):
             self.fail("RE311", f"'.{e.name}' takes a variable name and an expression: .{e.name}(x, ...)", e.span)
         variable = e.args[0].id
@@ -1633,6 +1636,15 @@ class Checker:
         elif result == "list":
             result = ir.list_of(element)
         return ir.Macro(result, e.span, kind, collection, slot, body)
+
+    def bind(self, e: ast.Method, value: ir.Expr, scope: Scope) -> ir.Expr:
+        """`value.bind(x, body)`: `body` with `x` standing for `value`, computed once."""
+        if len(e.args) != 2 or not isinstance(e.args[0], ast.Name):
+            self.fail("RE311", "'.bind' takes a variable name and an expression: .bind(x, ...)", e.span)
+        variable = e.args[0].id
+        slot = self.new_slot()
+        body = self.expr(e.args[1], scope.bind(variable, ir.Local(value.type, e.args[0].span, variable, slot)))
+        return ir.Macro(body.type, e.span, "bind", value, slot, body)
 
     def binary(self, e: ast.Binary, scope: Scope) -> ir.Expr:
         left = self.expr(e.left, scope)

@@ -353,8 +353,15 @@ class CodeGenerator:
         return "[" + ", ".join(self.gen(i) for i in e.items) + "]"
 
     def gen_Macro(self, e: ir.Macro) -> str:
-        items = self.collection(e.collection)
         var = f"v{e.slot}"
+        if e.kind == "bind":
+            value = self.gen(e.collection)
+            self._forbidden.add(e.slot)
+            try:
+                return f"(lambda {var}: {self.gen(e.body)})({value})"
+            finally:
+                self._forbidden.discard(e.slot)
+        items = self.collection(e.collection)
         shared = self._shared.get(e.collection.slot) if isinstance(e.collection, ir.Local) else None
         if e.kind in ("any", "all") and shared is not None and _only_through(e.body, e.slot, shared):
             # The cards of a set parameter share this attribute, and the body reads nothing

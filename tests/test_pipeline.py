@@ -31,13 +31,14 @@ MINIMAL = textwrap.dedent(
       table: {visibility: all}
     variables:
       score: {type: int, per: player}
+      best: {type: player}
     round:
       setup:
         - move table to stock
         - shuffle stock
         - deal 1 of stock to hand from seat(0)
       end:
-        - score[holder(table.argmax(c, c.order))] += 1
+        - score[best] += 1
     phases:
       play:
         moves: [lay]
@@ -46,6 +47,8 @@ MINIMAL = textwrap.dedent(
       lay:
         params: {card: "hand[me]"}
         effects:
+          - if: empty(table) or card.order > table.max(c, c.order)
+            then: [best = me]
           - move card to table
     match:
       until: round == 3
@@ -267,3 +270,28 @@ def test_defaults_cannot_read_the_game(tmp_path):
     zone_valued = MINIMAL.replace("  score: {type: int, per: player}",
                                   "  score: {type: int, per: player}\n  spot: {default: table}")
     assert [p.code for p in problems(tmp_path, zone_valued)] == ["RE309"]
+
+
+def test_bind_names_a_value_inside_an_expression(tmp_path):
+    text = MINIMAL.replace("until: size(table) == num_players",
+                           "until: size(table).bind(n, n == num_players and n > 0)")
+    assert problems(tmp_path, text) == []
+    game = rulesengine.make_game(str(write(tmp_path, text)), players=3)
+    state = game.new_initial_state(seed=2)
+    for _ in range(3):
+        state.apply_action(state.legal_actions()[0])
+    assert state.round_number == 2  # the phase ended after three cards, as without bind
+    wrong = MINIMAL.replace("until: size(table) == num_players", "until: size(table).bind(n)")
+    assert [p.code for p in problems(tmp_path, wrong)] == ["RE311"]
+
+
+def test_the_rule_file_in_the_readme_is_valid_and_plays(tmp_path):
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## A first look at a rule file", 1)[1]
+    text = re.search(r"```yaml\n(.*?)```", section, re.S).group(1)
+    path = write(tmp_path, text)
+    assert validate_file(path)[1] == []
+    from tests.game_checks import play_random
+
+    state = play_random(rulesengine.make_game(str(path), players=3).new_initial_state(seed=1), 1)
+    assert state.is_terminal() and sum(state.variables()["score"]) == 3
