@@ -14,6 +14,8 @@ import itertools
 from collections.abc import Callable
 from typing import Any
 
+import attrs
+
 from . import ir
 from .diagnostics import EngineError
 
@@ -224,6 +226,83 @@ class CodeGenerator:
         lines.append(f"{indent}    found[{key}] = (move, {packed})")
         where = f"<move {name}>"
         return self._compile("\n".join(lines) + "\n", where)["_enum"]
+
+    # ---- effects ---------------------------------------------------------------------
+
+    def effects(self, statements: tuple[ir.Stmt, ...], where: str) -> Callable[[Any, list], None]:
+        """One generated function running an effect list (no shuffle inside: see compile.py)."""
+        body = self.statements(statements, "    ")
+        slots = sorted({slot for statement in statements for slot in _statement_slots(statement)})
+        prologue = [f"    v{slot} = env[{slot}]" for slot in slots]
+        source = "\n".join(["def _e(st, env):", *prologue, *(body or ["    pass"])]) + "\n"
+        return self._compile(source, where)["_e"]
+
+    def statements(self, statements: tuple[ir.Stmt, ...], indent: str) -> list[str]:
+        lines: list[str] = []
+        for statement in statements:
+            lines.extend(self.statement(statement, indent))
+        return lines
+
+    def statement(self, s: ir.Stmt, indent: str) -> list[str]:
+        layout = self.layout
+        if isinstance(s, ir.Move):
+            destination = self.gen(s.destination)
+            sorted_tables = self.constant(layout.sorted_tables(), "sorted")
+            at_bottom = repr(s.at_bottom)
+            if s.cards.type == ir.CARD:
+                cards = f"({self.gen(s.cards)},)"
+            else:
+                cards = f"list({self.collection(s.cards)})"  # a copy: the zone changes as cards leave
+            return [f"{indent}st.move_cards({cards}, {destination}, {at_bottom}, {sorted_tables})"]
+        if isinstance(s, ir.Deal):
+            family = layout.families[s.family]
+            count = self.gen(s.count) if s.count is not None else "None"
+            sorted_tables = self.constant(layout.sorted_tables(), "sorted")
+            return [f"{indent}st.deal({self.gen(s.source)}, {family.base}, {self.gen(s.start)}, {count}, "
+                    f"{sorted_tables})"]
+        if isinstance(s, ir.Reveal):
+            cards = f"[{self.gen(s.cards)}]" if s.cards.type == ir.CARD else f"list({self.collection(s.cards)})"
+            return [f"{indent}st.reveal({self.gen(s.player)}, {cards})"]
+        if isinstance(s, ir.Assign):
+            offset = layout.variable_offsets[s.variable]
+            if not s.indices:
+                target = f"st.vars[{offset}]"
+            elif _always_in_range(s.indices[0]):
+                target = f"st.vars[{offset} + {self.gen(s.indices[0])}]"
+            else:
+                check = self.constant(_variable_index(offset, layout.n, s.variable, s.span), "vi")
+                target = f"st.vars[{check}({self.gen(s.indices[0])})]"
+            return [f"{indent}{target} {s.op} {self.gen(s.value)}"]
+        where = self.constant(f"{s.span.file}:{s.span.line}:{s.span.column}", "at")
+        if isinstance(s, ir.TurnTo):
+            return [f"{indent}st.turn_to({self.gen(s.player)}, {where})"]
+        if isinstance(s, ir.Out):
+            return [f"{indent}st.leave_round({self.gen(s.player)}, {where})"]
+        if isinstance(s, ir.Reverse):
+            return [f"{indent}st.direction = -st.direction"]
+        if isinstance(s, ir.End):
+            flag = {"round": "round_over", "game": "game_over", "phase": "phase_over"}[s.what]
+            return [f"{indent}st.{flag} = True"]
+        if isinstance(s, ir.Goto):
+            return [f"{indent}st.goto = {layout.phase_index[s.phase]}"]
+        if isinstance(s, ir.Log):
+            text = " + ".join(repr(part) if isinstance(part, str) else self.text(part, self.gen(part))
+                              for part in s.parts) or "''"
+            return [f"{indent}if st.log is not None:", f"{indent}    st.log.append({text})"]
+        if isinstance(s, ir.If):
+            known, value = self.literal(s.condition)
+            if known:  # decided by the options: only one branch is compiled
+                return self.statements(s.then if value else s.otherwise, indent)
+            lines = [f"{indent}if {self.gen(s.condition)}:"]
+            lines += self.statements(s.then, indent + "    ") or [f"{indent}    pass"]
+            if s.otherwise:
+                lines += [f"{indent}else:", *self.statements(s.otherwise, indent + "    ")]
+            return lines
+        if isinstance(s, ir.For):
+            # A copy of the collection: the body may move the cards it goes over.
+            lines = [f"{indent}for v{s.slot} in list({self.collection(s.collection)}):"]
+            return lines + (self.statements(s.body, indent + "    ") or [f"{indent}    pass"])
+        raise EngineError(f"{s.span.file}:{s.span.line}:{s.span.column}: no code for {type(s).__name__}")
 
     # ---- expressions -----------------------------------------------------------------
 
@@ -493,6 +572,29 @@ def _always_in_range(index: ir.Expr) -> bool:
     if isinstance(index, ir.Builtin):
         return index.name == "current"
     return isinstance(index, ir.Call) and index.function in ("seat", "left", "right", "opponent", "next")
+
+
+def _statement_slots(s: ir.Stmt) -> set[int]:
+    """Every local slot an effect reads (loop variables included: loading them is harmless)."""
+    slots: set[int] = set()
+    for field in attrs.fields(type(s)):
+        value = getattr(s, field.name)
+        values = value if isinstance(value, tuple) else (value,)
+        for item in values:
+            if isinstance(item, ir.Expr):
+                slots |= _all_slots(item)
+            elif isinstance(item, ir.Stmt):
+                slots |= _statement_slots(item)
+    return slots
+
+
+def _all_slots(e: ir.Expr) -> set[int]:
+    if isinstance(e, ir.Local):
+        return set() if e.slot >= CARD_CONTEXT_SLOT else {e.slot}
+    out: set[int] = set()
+    for child in ir.children(e):
+        out |= _all_slots(child)
+    return out
 
 
 def _literal(source: str) -> tuple[bool, Any]:

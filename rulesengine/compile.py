@@ -1,9 +1,9 @@
 """Compile a checked ruleset into a program, once per game setting.
 
 A game setting is a ruleset with its options and number of players fixed. Options become
-constants, zone families become ranges of slots in the state's zone list, every
-expression becomes a generated function `f(state, env)` (see codegen.py) and every
-effect a closure over those; nothing parses or walks a tree at run time.
+constants, zone families become ranges of slots in the state's zone list, and every
+expression and effect list becomes a generated function `f(state, env)` (see
+codegen.py); nothing parses or walks a tree at run time.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ import attrs
 
 from . import ir
 from .codegen import CodeGenerator
-from .diagnostics import EngineError
 
 Fn = Callable[[Any, list], Any]
 Effect = Callable[[Any, list], None]
@@ -136,10 +135,6 @@ class Program:
         return len(self.card_names)
 
 
-def _fail(message: str, expr: ir.Expr | ir.Stmt | None = None) -> EngineError:
-    return EngineError(message if expr is None else f"{expr.span.file}:{expr.span.line}:{expr.span.column}: {message}")
-
-
 class Compiler:
     def __init__(self, ruleset: ir.Ruleset, options: dict[str, object], num_players: int):
         self.r = ruleset
@@ -147,6 +142,7 @@ class Compiler:
         self.n = num_players
         self.suit_names = tuple(s.name for s in ruleset.suits)
         self.codegen = CodeGenerator(self)
+        self._sorted_tables: dict[int, list] | None = None
         self.build_cards()
         self.build_zones()
         self.build_variables()
@@ -364,107 +360,22 @@ class Compiler:
     def segments(self, statements: tuple[ir.Stmt, ...]) -> tuple[Segment, ...]:
         """Split an effect list at its top-level shuffles (each shuffle is a chance node)."""
         out: list[Segment] = []
-        pending: list[Effect] = []
+        pending: list[ir.Stmt] = []
         for statement in statements:
             if isinstance(statement, ir.Shuffle):
-                out.append(Segment(_sequence(pending), self.expr(statement.zone)))
+                out.append(Segment(self.effects(pending), self.expr(statement.zone)))
                 pending = []
             else:
-                pending.append(self.statement(statement))
+                pending.append(statement)
         if pending or not out:
-            out.append(Segment(_sequence(pending), None))
+            out.append(Segment(self.effects(pending), None))
         return tuple(out)
 
-    def block(self, statements: tuple[ir.Stmt, ...]) -> Effect:
-        return _sequence([self.statement(s) for s in statements])
-
-    def statement(self, s: ir.Stmt) -> Effect:
-        if isinstance(s, ir.Move):
-            return self.move_statement(s)
-        if isinstance(s, ir.Deal):
-            return self.deal_statement(s)
-        if isinstance(s, ir.Reveal):
-            cards, player = self.card_list(s.cards), self.expr(s.player)
-
-            def reveal(st, env):
-                st.reveal(player(st, env), cards(st, env))
-
-            return reveal
-        if isinstance(s, ir.Assign):
-            return self.assign_statement(s)
-        if isinstance(s, ir.TurnTo):
-            player = self.expr(s.player)
-
-            def turn_to(st, env):
-                who = player(st, env)
-                if not 0 <= who < st.num_players:  # e.g. the holder of a card in a shared zone
-                    raise _fail(f"'turn to' needs a player, not {who}", s)
-                st.current = who
-                st.turn_set = True
-
-            return turn_to
-        if isinstance(s, ir.Reverse):
-
-            def reverse(st, env):
-                st.direction = -st.direction
-
-            return reverse
-        if isinstance(s, ir.Out):
-            player = self.expr(s.player)
-
-            def out(st, env):
-                who = player(st, env)
-                if not 0 <= who < st.num_players:  # e.g. the holder of a card in a shared zone
-                    raise _fail(f"'out' needs a player, not {who}", s)
-                st.leave_round(who)
-
-            return out
-        if isinstance(s, ir.End):
-            flag = {"round": "round_over", "game": "game_over", "phase": "phase_over"}[s.what]
-
-            def end(st, env):
-                setattr(st, flag, True)
-
-            return end
-        if isinstance(s, ir.Goto):
-            target = self.phase_index[s.phase]
-
-            def goto(st, env):
-                st.goto = target
-
-            return goto
-        if isinstance(s, ir.Log):
-            text = self.template(s.parts)
-
-            def log(st, env):
-                if st.log is not None:
-                    st.log.append(text(st, env))
-
-            return log
-        if isinstance(s, ir.If):
-            known, value = self.codegen.literal(s.condition)
-            if known:  # decided by the options: only one branch is ever compiled
-                return self.block(s.then if value else s.otherwise)
-            condition, then, otherwise = self.expr(s.condition), self.block(s.then), self.block(s.otherwise)
-
-            def if_(st, env):
-                if condition(st, env):
-                    then(st, env)
-                else:
-                    otherwise(st, env)
-
-            return if_
-        if isinstance(s, ir.For):
-            # card_list: a zone's slot number becomes its cards (a copy, as the body may move them)
-            collection, body, slot = self.card_list(s.collection), self.block(s.body), s.slot
-
-            def for_(st, env):
-                for item in list(collection(st, env)):
-                    env[slot] = item
-                    body(st, env)
-
-            return for_
-        raise _fail(f"cannot compile {type(s).__name__}", s)
+    def effects(self, statements: list[ir.Stmt]) -> Effect:
+        if not statements:
+            return _nothing
+        first = statements[0].span
+        return self.codegen.effects(tuple(statements), f"<effects {first.file}:{first.line}>")
 
     def card_list(self, e: ir.Expr) -> Fn:
         """A function giving a fresh list of cards for a card, card list or zone."""
@@ -477,81 +388,14 @@ class Compiler:
 
     def sorted_tables(self) -> dict[int, list]:
         """For each zone slot kept sorted: the attribute table it is sorted by."""
-        return {
-            f.base + i: self.attributes[f.sorted_by]
-            for f in self.families.values()
-            if f.sorted_by
-            for i in range(f.count)
-        }
-
-    def move_statement(self, s: ir.Move) -> Effect:
-        destination = self.expr(s.destination)
-        sorted_tables = self.sorted_tables()
-        at_bottom = s.at_bottom
-        if s.cards.type == ir.CARD:
-            card = self.expr(s.cards)
-
-            def move_card(st, env):
-                st.move_cards((card(st, env),), destination(st, env), at_bottom, sorted_tables)
-
-            return move_card
-        cards = self.card_list(s.cards)
-
-        def move(st, env):
-            st.move_cards(cards(st, env), destination(st, env), at_bottom, sorted_tables)
-
-        return move
-
-    def deal_statement(self, s: ir.Deal) -> Effect:
-        family = self.families[s.family]
-        sorted_tables = self.sorted_tables()
-        source, start = self.expr(s.source), self.expr(s.start)
-        count = self.expr(s.count) if s.count is not None else None
-        n = self.n
-
-        def deal(st, env):
-            zone = st.zones[source(st, env)]
-            first = start(st, env)
-            each = count(st, env) if count is not None else None
-            total = len(zone) if each is None else min(len(zone), each * n)
-            for k in range(total):
-                card = zone[-1]
-                st.move_cards((card,), family.base + (first + k) % n, False, sorted_tables)
-
-        return deal
-
-    def assign_statement(self, s: ir.Assign) -> Effect:
-        offset = self.variable_offsets[s.variable]
-        value = self.expr(s.value)
-        index = self.expr(s.indices[0]) if s.indices else None
-        op = s.op
-        if index is None:
-            if op == "=":
-
-                def set_(st, env):
-                    st.vars[offset] = value(st, env)
-            elif op == "+=":
-
-                def set_(st, env):
-                    st.vars[offset] += value(st, env)
-            else:
-
-                def set_(st, env):
-                    st.vars[offset] -= value(st, env)
-
-            return set_
-        n = self.n
-        where = f"{s.span.file}:{s.span.line}:{s.span.column}"
-        update = {"=": lambda old, new: new, "+=": lambda old, new: old + new, "-=": lambda old, new: old - new}[op]
-
-        def set_at(st, env):
-            player = index(st, env)
-            if not 0 <= player < n:  # e.g. the holder of a card that lies in a shared zone
-                raise EngineError(f"{where}: '{s.variable}' has no value for player {player}")
-            slot = offset + player
-            st.vars[slot] = update(st.vars[slot], value(st, env))
-
-        return set_at
+        if self._sorted_tables is None:
+            self._sorted_tables = {
+                f.base + i: self.attributes[f.sorted_by]
+                for f in self.families.values()
+                if f.sorted_by
+                for i in range(f.count)
+            }
+        return self._sorted_tables
 
     # ---- expressions -----------------------------------------------------------------
 
@@ -581,18 +425,8 @@ class _CardEnv(list):
         return self.values.get(name)
 
 
-def _sequence(effects: list[Effect]) -> Effect:
-    if not effects:
-        return lambda st, env: None
-    if len(effects) == 1:
-        return effects[0]
-    effects = tuple(effects)
-
-    def run(st, env):
-        for effect in effects:
-            effect(st, env)
-
-    return run
+def _nothing(st, env) -> None:
+    return None
 
 
 def insert_sorted(zone: list[int], card: int, table: list) -> None:

@@ -487,11 +487,29 @@ class State:
                 target.append(card)
             where[card] = destination
 
-    def leave_round(self, player: int) -> None:
+    def leave_round(self, player: int, where: str = "") -> None:
         """`player` is out: skipped for the rest of the round."""
+        if not 0 <= player < self.num_players:  # e.g. the holder of a card in a shared zone
+            raise EngineError(f"{where}: 'out' needs a player, not {player}")
         if self.active[player]:
             self.active[player] = False
             self.active_players.remove(player)
+
+    def turn_to(self, player: int, where: str) -> None:
+        """The next turn is `player`'s, whatever the direction of play."""
+        if not 0 <= player < self.num_players:
+            raise EngineError(f"{where}: 'turn to' needs a player, not {player}")
+        self.current = player
+        self.turn_set = True
+
+    def deal(self, source: int, base: int, first: int, each: int | None, sorted_tables) -> None:
+        """Deal from the top of zone `source`, one card at a time in seat order from `first`,
+        to the zones `base + seat`: all cards, or `each` per seat while cards last."""
+        n = self.num_players
+        cards = self.zones[source]
+        total = len(cards) if each is None else min(len(cards), max(0, each) * n)
+        for k in range(total):
+            self.move_cards((cards[-1],), base + (first + k) % n, False, sorted_tables)
 
     def holder(self, card: int) -> int:
         """The player whose zone holds `card`, or -1 (a shared zone, or no card)."""
