@@ -27,40 +27,14 @@ MAX_TASKS_PER_STEP = 200_000
 class State:
     """One position of a match. Players are numbered from 0; `P1` is player 0 in logs."""
 
-    __slots__ = (
-        "game",
-        "program",
-        "zones",
-        "where",
-        "vars",
-        "current",
-        "direction",
-        "active",
-        "active_players",
-        "round_number",
-        "turns",
-        "passes",
-        "phase",
-        "round_over",
-        "phase_over",
-        "game_over",
-        "goto",
-        "turn_set",
-        "mover",
-        "agenda",
-        "chance",
-        "chance_count",
-        "seed",
-        "history",
-        "steps",
-        "shown",
-        "log",
-        "_legal",
-        "round_end_kind",
-        "truncated",
-        "last_move",
-        "shown_any",
+    # Fields a clone shares (plain values and immutable ones) and fields it copies.
+    _SHARED = (
+        "game", "program", "current", "direction", "round_number", "turns", "passes", "phase",
+        "round_over", "phase_over", "game_over", "goto", "turn_set", "mover", "chance_count", "seed",
+        "history", "steps", "_legal", "round_end_kind", "truncated", "last_move", "shown_any",
     )
+    _COPIED = ("zones", "where", "vars", "active", "active_players", "agenda", "chance", "shown", "log")
+    __slots__ = _SHARED + _COPIED
 
     def __init__(self, game: Game, seed: int | None):
         program = game.program
@@ -109,7 +83,7 @@ class State:
     def clone(self) -> State:
         """An independent copy: plain values are shared, lists are copied (not the log)."""
         other = object.__new__(State)
-        for name in State.__slots__:
+        for name in State._SHARED:
             setattr(other, name, getattr(self, name))
         other.zones = [z[:] for z in self.zones]
         other.where = self.where[:]
