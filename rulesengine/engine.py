@@ -553,7 +553,9 @@ class State:
         if self.last_move is not None:
             mover, action = self.last_move
             move = self.game.move_of(action)
-            last = {"player": mover, "move": move.name if move.hidden and mover != player else self._last_label(action)}
+            # A hidden move is named to the others without its parameters.
+            shown = move.name if move.hidden and mover != player else self.game.action_name(action)
+            last = {"player": mover, "move": shown}
         return {
             "player": player,
             "round": self.round_number,
@@ -567,9 +569,6 @@ class State:
             "last_move": last,
             "terminal": self.game_over,
         }
-
-    def _last_label(self, action: int) -> str:
-        return self.game.action_name(action)
 
     def variables(self) -> dict[str, Any]:
         program = self.program
@@ -627,11 +626,6 @@ class Game:
         self.max_steps = max_steps
         # Whether no trigger shuffles: then a step runs without the agenda.
         self.plain_triggers = all(len(t.effects) == 1 for t in program.triggers)
-        self._positions: dict[tuple[int, int], dict] = {}
-        for move in program.moves:
-            for depth, param in enumerate(move.params):
-                if param.domain is not None:
-                    self._positions[(move.index, depth)] = {v: i for i, v in enumerate(param.domain)}
 
     def new_initial_state(self, seed: int | None = None, record_log: bool = False) -> State:
         """A new match. With a seed, shuffles are drawn from it; without, they are chance nodes.
@@ -651,9 +645,6 @@ class Game:
     @property
     def max_chance_outcomes(self) -> int:
         return self.program.num_cards
-
-    def domain_positions(self, move: int, depth: int) -> dict:
-        return self._positions[(move, depth)]
 
     def move_of(self, action: int) -> CompiledMove:
         for move in self.program.moves:
