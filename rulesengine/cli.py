@@ -63,12 +63,21 @@ def _parse_options(pairs: tuple[str, ...]) -> dict[str, str]:
     return options
 
 
-def _load_game(ruleset: str, players: int | None, options: tuple[str, ...]) -> Game:
+def _load_ruleset(ruleset: str) -> ir.Ruleset:
+    """A checked ruleset; an invalid file exits 1 with its problems, an unknown name 2."""
     try:
-        return api.make_game(ruleset, players=players, options=_parse_options(options))
+        return api.load_ruleset(ruleset)
     except RuleFileError as error:
         click.echo(render_text(error.diagnostics, {}, colour=sys.stderr.isatty()), err=True)
         raise SystemExit(1) from None
+    except RulesEngineError as error:
+        raise ChoiceError(str(error)) from None
+
+
+def _load_game(ruleset: str, players: int | None, options: tuple[str, ...]) -> Game:
+    checked = _load_ruleset(ruleset)
+    try:
+        return api.make_game(checked, players=players, options=_parse_options(options))
     except RulesEngineError as error:
         raise ChoiceError(str(error)) from None
 
@@ -255,17 +264,6 @@ def simulate_command(
     click.echo(f"decisions per second: {summary.decisions_per_second:,.0f}")
     if summary.truncated:
         click.echo(f"matches stopped at the engine's decision limit: {summary.truncated}")
-
-
-def _load_ruleset(ruleset: str) -> ir.Ruleset:
-    """A checked ruleset; an invalid file exits 1 with its problems, an unknown name 2."""
-    try:
-        return api.load_ruleset(ruleset)
-    except RuleFileError as error:
-        click.echo(render_text(error.diagnostics, {}, colour=sys.stderr.isatty()), err=True)
-        raise SystemExit(1) from None
-    except RulesEngineError as error:
-        raise ChoiceError(str(error)) from None
 
 
 @main.command()
