@@ -455,21 +455,10 @@ class CodeGenerator:
             body = self.gen(e.body)
         finally:
             self._forbidden.discard(e.slot)
-        kind = e.kind
-        if kind == "any":
-            return f"any({body} for {var} in {items})"
-        if kind == "all":
-            return f"all({body} for {var} in {items})"
-        if kind == "count":
-            return f"sum(1 for {var} in {items} if {body})"
-        if kind == "filter":
-            return f"[{var} for {var} in {items} if {body}]"
-        if kind == "sum":
-            return f"sum({body} for {var} in {items})"
-        if kind in ("max", "min"):
-            return f"{kind}(({body} for {var} in {items}), default=0)"
+        if e.kind in _MACRO_SOURCE:
+            return _MACRO_SOURCE[e.kind].format(body=body, var=var, items=items)
         empty = {ir.CARD: NO_CARD, ir.PLAYER: -1, ir.SUIT: -1, ir.RANK: -1, ir.INT: 0, ir.STR: ""}.get(e.type)
-        return f"_arg_best({items}, lambda {var}: {body}, {empty!r}, {kind == 'argmax'})"
+        return f"_arg_best({items}, lambda {var}: {body}, {empty!r}, {e.kind == 'argmax'})"
 
     def gen_Call(self, e: ir.Call) -> str:
         layout = self.layout
@@ -572,6 +561,18 @@ def _always_in_range(index: ir.Expr) -> bool:
     if isinstance(index, ir.Builtin):
         return index.name == "current"
     return isinstance(index, ir.Call) and index.function in ("seat", "left", "right", "opponent", "next")
+
+
+# List macros as Python source; argmax and argmin call a helper.
+_MACRO_SOURCE = {
+    "any": "any({body} for {var} in {items})",
+    "all": "all({body} for {var} in {items})",
+    "count": "sum(1 for {var} in {items} if {body})",
+    "filter": "[{var} for {var} in {items} if {body}]",
+    "sum": "sum({body} for {var} in {items})",
+    "max": "max(({body} for {var} in {items}), default=0)",
+    "min": "min(({body} for {var} in {items}), default=0)",
+}
 
 
 def _statement_slots(s: ir.Stmt) -> set[int]:
