@@ -1,0 +1,167 @@
+"""A rule file as a PettingZoo AEC environment (needs the `pettingzoo` extra).
+
+    from rulesengine.adapters.pettingzoo import env
+    game = env("my_game.yaml", seed=1)
+    game.reset(seed=1)
+    for agent in game.agent_iter():
+        observation, reward, termination, truncation, info = game.last()
+        ...
+
+Agents are "player_0", "player_1", ...; an action is an engine action id, and the
+observation is a dict of the tensor of `rulesengine.adapters.observation` and the mask of
+legal actions (all zeros for an agent whose turn it is not). Shuffles are drawn from the
+seed given to `reset`; rewards are the engine's returns, given once the match is over.
+An illegal action raises IllegalActionError; wrap the environment in PettingZoo's
+TerminateIllegalWrapper to end the match with a penalty instead.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from collections.abc import Mapping
+from typing import Any
+
+try:
+    import numpy as np
+    from gymnasium import spaces
+    from pettingzoo import AECEnv
+except ImportError as error:  # the adapter is optional: say how to get it
+    raise ImportError(
+        "the PettingZoo adapter needs pettingzoo, gymnasium and numpy; "
+        "install them with: pip install 'rulesengine[pettingzoo]'"
+    ) from error
+
+from .. import ir
+from ..api import make_game
+from ..diagnostics import IllegalActionError
+from ..engine import DEFAULT_MAX_STEPS, Game, State
+from .observation import ObservationEncoder
+
+
+def env(
+    ruleset: ir.Ruleset | str | os.PathLike,
+    players: int | None = None,
+    options: Mapping[str, object] | None = None,
+    seed: int | None = None,
+    render_mode: str | None = None,
+    max_steps: int = DEFAULT_MAX_STEPS,
+) -> RulesEnv:
+    """An AEC environment for a ruleset (a name, a path or a loaded ruleset)."""
+    return RulesEnv(make_game(ruleset, players, options, max_steps=max_steps), seed=seed, render_mode=render_mode)
+
+
+class RulesEnv(AECEnv):
+    """One engine game as a PettingZoo AEC environment."""
+
+    def __init__(self, game: Game, seed: int | None = None, render_mode: str | None = None):
+        super().__init__()
+        if render_mode not in (None, "ansi"):
+            raise ValueError(f"render_mode must be None or 'ansi', not {render_mode!r}")
+        self.game = game
+        self.render_mode = render_mode
+        self.metadata = {
+            "render_modes": ["ansi"],
+            "name": f"rulesengine_{game.ruleset.name}",
+            "is_parallelizable": False,
+        }
+        self.encoder = ObservationEncoder(game)
+        self.possible_agents = [f"player_{p}" for p in range(game.num_players)]
+        self.agent_name_mapping = {agent: p for p, agent in enumerate(self.possible_agents)}
+        n_actions = game.num_distinct_actions
+        # The same space objects every time, as PettingZoo's API test asks.
+        self._action_spaces = {a: spaces.Discrete(n_actions) for a in self.possible_agents}
+        self._observation_spaces = {
+            a: spaces.Dict(
+                {
+                    # counts, round numbers and variables have no fixed bound
+                    "observation": spaces.Box(-np.inf, np.inf, shape=(self.encoder.size,), dtype=np.float32),
+                    "action_mask": spaces.MultiBinary(n_actions),
+                }
+            )
+            for a in self.possible_agents
+        }
+        self._rng = random.Random(seed)
+        self.state: State | None = None
+
+    # ---- spaces ----------------------------------------------------------------------
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self._observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self._action_spaces[agent]
+
+    # ---- the AEC loop ----------------------------------------------------------------
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """A new match; its shuffles come from `seed`, or from the environment's own generator."""
+        if seed is not None:
+            self._rng = random.Random(seed)
+        match_seed = seed if seed is not None else self._rng.randrange(2**31)
+        self.state = self.game.new_initial_state(match_seed)
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {agent: {} for agent in self.agents}
+        self._after_step()
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        if action is None:
+            raise IllegalActionError(f"{agent} must act: None is only for an agent whose match is over")
+        self._cumulative_rewards[agent] = 0.0
+        self.state.apply_action(int(action))  # raises IllegalActionError, naming the legal actions
+        self._after_step()
+        self._accumulate_rewards()
+
+    def _after_step(self) -> None:
+        """Select the next agent; at the end, hand out the returns and finish every agent."""
+        state = self.state
+        if not state.is_terminal():
+            self.rewards = dict.fromkeys(self.agents, 0.0)
+            self.agent_selection = self.possible_agents[state.current_player()]
+            return
+        returns = state.returns()
+        self.rewards = {agent: float(returns[self.agent_name_mapping[agent]]) for agent in self.agents}
+        done = {agent: True for agent in self.agents}
+        if state.truncated:  # stopped by the engine's step limit, not by the rules
+            self.truncations = done
+        else:
+            self.terminations = done
+        self.agent_selection = self.agents[0]
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        player = self.agent_name_mapping[agent]
+        observation = np.asarray(self.encoder.encode(self.state, player), dtype=np.float32)
+        mask = np.zeros(self.game.num_distinct_actions, dtype=np.int8)
+        if self.state.current_player() == player:
+            mask[self.state.legal_actions()] = 1
+        return {"observation": observation, "action_mask": mask}
+
+    def render(self) -> str | None:
+        """With render_mode "ansi": what the player to move sees (player 0 once it is over)."""
+        if self.render_mode is None or self.state is None:
+            return None
+        player = max(self.state.current_player(), 0)
+        seen = self.state.observation(player)
+        lines = [
+            f"{self.game.ruleset.name}: round {seen['round']}, phase {seen['phase']}, "
+            + (f"player_{player} to move" if not seen["terminal"] else "the match is over")
+        ]
+        for zone, content in seen["zones"].items():
+            shown = (" ".join(content) or "-") if isinstance(content, list) else f"{content} hidden cards"
+            lines.append(f"  {zone}: {shown}")
+        for name, value in seen["variables"].items():
+            lines.append(f"  {name} = {value}")
+        if seen["last_move"] is not None:
+            lines.append(f"  last move: player_{seen['last_move']['player']} {seen['last_move']['move']}")
+        return "\n".join(lines)
+
+    def close(self) -> None:
+        pass
