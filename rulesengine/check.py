@@ -13,6 +13,7 @@ from typing import Any
 import attrs
 
 from . import ast, ir
+from .codegen import MAX_RANGE  # the cap the compiled range() applies
 from .diagnostics import WARNING, Diagnostic, RuleFileError, Span, did_you_mean
 from .parse import ParseFailed, parse_expression, parse_loop, parse_signature, parse_statements
 from .source import Map, Node, Scalar, Seq
@@ -55,7 +56,6 @@ SECTION_KEYS = {
 VISIBILITIES = ("all", "owner", "nobody")
 VARIABLE_TYPES = (ir.INT, ir.BOOL, ir.STR, ir.PLAYER, ir.SUIT, ir.CARD)
 OPTION_TYPES = (ir.INT, ir.BOOL, ir.STR)
-MAX_RANGE = 10_000
 MAX_CARDS = 5_000  # cards of all decks and copies together
 MAX_ZONE_SLOTS = 10_000  # zones after 'per' is spelt out for the largest player count
 MAX_VALUE_CHOICES = 100_000  # combinations of a move's number, text, player and suit parameters
@@ -813,7 +813,7 @@ class Checker:
             )
             return None
         type_ = ir.list_of(ir.CARD) if size is not None else element
-        return ir.Param(name, self.new_slot(), type_, candidates, size, same, None)
+        return ir.Param(name, self.new_slot(), type_, candidates, size, same)
 
     def is_static(self, expr: ir.Expr) -> bool:
         if isinstance(expr, (ir.Const, ir.OptionRef)):

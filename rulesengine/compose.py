@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .diagnostics import Diagnostic, RuleFileError, Span
+from .diagnostics import Diagnostic, RuleFileError
 from .resources import resolve_ruleset, shipped_rulesets
 from .source import Map, Node, Scalar, Seq, load_file
 
@@ -138,7 +138,3 @@ def _load_base(
     except RuleFileError as error:
         problems.extend(error.diagnostics)
         return None
-
-
-def span_of_key(node: Map, key: str) -> Span:
-    return node.key_spans.get(key, node.span)

@@ -30,14 +30,6 @@ class Span:
     def point(cls, file: str, line: int, column: int, width: int = 1) -> Span:
         return cls(file, line, column, line, column + max(width, 1))
 
-    def shifted(self, line_offset: int, column: int, width: int) -> Span:
-        """A span inside this one: `line_offset` lines down, at absolute `column`."""
-        line = self.line + line_offset
-        return Span(self.file, line, column, line, column + max(width, 1))
-
-
-UNKNOWN_SPAN = Span("<unknown>", 1, 1, 1, 2)
-
 
 @attrs.frozen
 class Diagnostic:

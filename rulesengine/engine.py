@@ -219,22 +219,24 @@ class State:
         for trigger in self.program.triggers:
             if self.game_over or self.round_over:
                 return
-            env = self._env(self.mover)
             run = trigger.effects[0].run
-            if trigger.each is None:
-                if trigger.when(self, env):
-                    run(self, env)
-                continue
-            slot, when = trigger.slot, trigger.when
-            fired = []
-            for item in trigger.each(self, env):
-                env[slot] = item
-                if when(self, env):
-                    fired.append(env[:])
-            for fired_env in fired:
-                run(self, fired_env)
+            for env in self._fired(trigger):
+                run(self, env)
                 if self.game_over:
                     return
+
+    def _fired(self, trigger) -> list[list]:
+        """One environment for each item of `trigger` whose condition holds now (in order)."""
+        env = self._env(self.mover)
+        if trigger.each is None:
+            return [env] if trigger.when(self, env) else []
+        fired = []
+        slot, when = trigger.slot, trigger.when
+        for item in trigger.each(self, env):
+            env[slot] = item
+            if when(self, env):
+                fired.append(env[:])  # each firing keeps its own item
+        return fired
 
     def _apply_chance(self, card: int) -> None:
         zone, position = self.chance
@@ -410,25 +412,14 @@ class State:
             self._end_round(_STUCK)
 
     def _triggers(self, index: int) -> None:
-        """Evaluate trigger `index` (for each of its items) and queue the effects that fire."""
+        """Evaluate trigger `index` and queue the effects that fire (the agenda's path)."""
         triggers = self.program.triggers
         if index >= len(triggers) or self.game_over or self.round_over:
             return
         trigger = triggers[index]
         self.agenda.append((_TRIGGERS, index + 1))
-        env = self._env(self.mover)
-        if trigger.each is None:
-            if trigger.when(self, env):
-                self.agenda.append((_SEGMENTS, trigger.effects, 0, env))
-            return
-        fired = []
-        slot, when = trigger.slot, trigger.when
-        for item in trigger.each(self, env):
-            env[slot] = item
-            if when(self, env):
-                fired.append(env[:])  # the effects run later, each with its own item
-        for fired_env in reversed(fired):
-            self.agenda.append((_SEGMENTS, trigger.effects, 0, fired_env))
+        for env in reversed(self._fired(trigger)):
+            self.agenda.append((_SEGMENTS, trigger.effects, 0, env))
 
     # ---- helpers for compiled rules --------------------------------------------------
 

@@ -290,7 +290,6 @@ class Param:
     candidates: Expr
     size: int | None  # for sets: how many cards
     same: str | None  # for sets: the card attribute they share
-    domain: tuple[object, ...] | None  # the static values behind action ids (None: all cards)
 
 
 @attrs.frozen

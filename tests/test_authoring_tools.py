@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from rulesengine import authoring, ir, load_ruleset
 from rulesengine.check import OPTION_TYPES, SECTION_KEYS, TOP_KEYS, VARIABLE_TYPES, VISIBILITIES
 from rulesengine.cli import main
-from rulesengine.diagnostics import UNKNOWN_SPAN
+from rulesengine.diagnostics import Span
 from rulesengine.source import load_file, plain
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -344,7 +344,7 @@ def options(draw) -> list[ir.Option]:
             choices = tuple(draw(st.lists(kind, max_size=3))) + (default,)
         type_ = ir.BOOL if isinstance(default, bool) else ir.INT if isinstance(default, int) else ir.STR
         description = draw(st.text(max_size=30))
-        out.append(ir.Option(name, type_, default, choices, None, None, description, UNKNOWN_SPAN))
+        out.append(ir.Option(name, type_, default, choices, None, None, description, Span.point("<test>", 1, 1)))
     return out
 
 
