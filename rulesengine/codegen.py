@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import ast
 import itertools
+import re
 from collections.abc import Callable
+from math import comb
 from typing import Any
 
 import attrs
@@ -78,53 +80,22 @@ def _unique(items) -> list:
     return list(dict.fromkeys(items))
 
 
-def _groups(cards, same: list, cache: dict) -> list[list[int]]:
-    """The cards grouped by an attribute, each group sorted; remembered in `cache` (one per
-    attribute table), since several set parameters (three of a kind, four of a kind) group
-    the same hand in one step."""
-    key = tuple(cards)
-    groups = cache.get(key)
-    if groups is None:
-        by_value: dict[object, list[int]] = {}
-        for card in cards:
-            by_value.setdefault(same[card], []).append(card)
-        groups = [sorted(group) for group in by_value.values() if len(group) > 1]
-        if len(cache) > 4096:
-            cache.clear()
-        cache[key] = groups
+def _group(cards, same: list) -> dict[object, list[int]]:
+    """The cards grouped by an attribute (a table indexed by card), each group in the given order."""
+    groups: dict[object, list[int]] = {}
+    for card in cards:
+        value = same[card]
+        group = groups.get(value)
+        if group is None:
+            groups[value] = [card]
+        else:
+            group.append(card)
     return groups
 
 
-def candidate_sets(cards, size: int, same: list | None, cache: dict | None = None) -> list[tuple[int, ...]]:
-    """Every set of `size` cards (sorted), sharing the attribute in `same` if given."""
-    if len(cards) < size:
-        return []
-    if same is None:
-        return list(itertools.combinations(sorted(cards), size))
-    if size == 1:
-        return [(card,) for card in sorted(cards)]
-    out: list[tuple[int, ...]] = []
-    for group in _groups(cards, same, {} if cache is None else cache):
-        if len(group) >= size:
-            out.extend(itertools.combinations(group, size))
-    return out
-
-
-_BINOMIALS: dict[tuple[int, int], int] = {}
-
-
-def combination_rank(cards: tuple[int, ...]) -> int:
-    """The index of a sorted card set among all sets of its size (colex order)."""
-    total = 0
-    for i, card in enumerate(cards, start=1):
-        key = (card, i)
-        value = _BINOMIALS.get(key)
-        if value is None:
-            from math import comb
-
-            value = _BINOMIALS[key] = comb(card, i)
-        total += value
-    return total
+def _sorted_sets(cards, size: int) -> list[tuple[int, ...]]:
+    """Every set of `size` cards, each sorted (sets of any cards, not of equal ones)."""
+    return list(itertools.combinations(sorted(cards), size)) if len(cards) >= size else []
 
 
 class CodeGenerator:
@@ -135,15 +106,20 @@ class CodeGenerator:
         self.layout = layout
         self.names: dict[str, object] = {
             "_div": _div, "_mod": _mod, "_top": _top, "_range1": _range1, "_range2": _range2,
-            "_letter": _letter, "_arg_best": _arg_best, "_unique": _unique, "_sets": candidate_sets,
-            "_crank": combination_rank, "_NOC": (NO_CARD,), "EngineError": EngineError,
+            "_letter": _letter, "_arg_best": _arg_best, "_unique": _unique, "_group": _group,
+            "_sets": _sorted_sets, "_combinations": itertools.combinations, "_NOC": (NO_CARD,),
+            "EngineError": EngineError,
         }
         self.values: dict[int, str] = {}  # id(value) -> name, to share constant tables
-        self.group_caches: dict[int, dict] = {}  # per attribute table: hand -> its groups
         self._hoisted: list[str] | None = None  # while generating an enumerator's condition
         self._forbidden: set[int] = set()  # slots that vary inside the loops
         self._shared: dict[int, str] = {}  # set parameter slot -> the attribute its cards share
         self._aliases: dict[int, str] = {}  # slot -> source standing for it
+        # While a legal test is asked per group: set parameter slot -> the group's shared value,
+        # and (card slot, attribute) -> the source standing for that card's attribute.
+        self._group_values: dict[int, str] = {}
+        self._attribute_aliases: dict[tuple[int, str], str] = {}
+        self._binomials: dict[int, list[int]] = {}
 
     # ---- constants -------------------------------------------------------------------
 
@@ -173,59 +149,137 @@ class CodeGenerator:
         exec(compile(source, where, "exec"), namespace)  # our own generated code, never rule text
         return namespace
 
-    def enumerator(self, name: str, params: tuple[ir.Param, ...], compiled_params: tuple[Any, ...],
-                   legal: ir.Expr | None, offset: int, strides: tuple[int, ...]) -> Callable[..., None]:
-        """One function listing a move's legal actions: `enum(state, player, found, move)`."""
-        lines = ["def _enum(st, v0, found, move):"]
-        indent = "    "
+    def enumerator(self, move: ir.MoveDef, params: tuple[Any, ...], offset: int) -> Callable[..., None]:
+        """One function adding the ids of a move's legal actions to a list: `enum(state, player, found)`."""
+        hoisted: list[str] = []
+        body = self._enumeration(move, params, offset, hoisted, "    ")
+        return self._enumerator_function("_enum(st, v0, found)", hoisted, body, f"<move {move.name}>")
+
+    def phase_enumerator(self, name: str, moves: list[tuple[ir.MoveDef, Any]]) -> Callable[..., None]:
+        """One function adding the ids of every legal action of a phase to a list: `enum(state, player, found)`.
+
+        The moves share what they compute before their loops (the top card, a hand grouped
+        by rank), and a pass move is listed only when nothing else is legal.
+        """
+        hoisted: list[str] = []
+        body: list[str] = []
+        passes: list[str] = []
+        for move, compiled in moves:
+            lines = self._enumeration(move, compiled.params, compiled.offset, hoisted,
+                                      "        " if compiled.is_pass else "    ")
+            (passes if compiled.is_pass else body).extend(lines)
+        if passes:
+            body += ["    if not found:", *passes]
+        return self._enumerator_function("_enum(st, v0, found)", hoisted, body, f"<phase {name}>")
+
+    def _enumerator_function(self, signature: str, hoisted: list[str], body: list[str], where: str):
+        lines = [f"def {signature}:", *(f"    {line}" for line in hoisted), *(body or ["    pass"])]
+        return self._compile("\n".join(lines) + "\n", where)["_enum"]
+
+    def _hoist(self, source: str, hoisted: list[str]) -> str:
+        """A name for `source` computed once before the loops (the same source shares a name)."""
+        line = f" = {source}"
+        for existing in hoisted:
+            name, value = existing.split(" = ", 1)
+            if value == source:
+                return name
+        name = f"_h{len(hoisted)}"
+        hoisted.append(name + line)
+        return name
+
+    def _enumeration(self, move: ir.MoveDef, compiled_params: tuple[Any, ...], offset: int,
+                     hoisted: list[str], indent: str) -> list[str]:
+        """Loops over a move's parameters adding the id of each legal action to `found`.
+
+        Sets of cards sharing an attribute are built group by group; when the legal test
+        reads the set only through that attribute, it is asked once per group.
+        """
+        params = move.params
+        lines: list[str] = []
+        strides = []
+        width = 1
+        for compiled in reversed(compiled_params):
+            strides.append(width)
+            width *= compiled.domain_size
+        strides.reverse()
         key = str(offset)
-        values = []
-        for depth, param in enumerate(params):
+        group_test: int | None = None  # the line testing a group of cards
+        group_values: dict[int, str] = {}  # set parameter slot -> its group's shared value
+        for depth, (param, compiled) in enumerate(zip(params, compiled_params)):
             var = f"v{param.slot}"
             candidates = self.collection(param.candidates)
-            compiled = compiled_params[depth]
+            if param.candidates.type != ir.ZONE:
+                candidates = f"_unique({candidates})"  # a card a zone holds is there once; a list may repeat it
             stride = strides[depth]
             if compiled.kind == "card":
                 lines.append(f"{indent}for {var} in {candidates}:")
                 indent += "    "
-                key += f" + {var} * {stride}"
-            elif compiled.kind == "set":
-                if compiled.same is not None:
-                    same = self.constant(compiled.same, "same")
-                    cache = self.constant(self.group_caches.setdefault(id(compiled.same), {}), "groups")
+                key += f" + {var}{_times(stride)}"
+            elif compiled.kind == "set" and compiled.same is not None:
+                if free_slots(param.candidates) <= {0} and not _may_fail(param.candidates):
+                    groups = self._hoist(f"_group({candidates}, {self.constant(compiled.same, 'same')})", hoisted)
                 else:
-                    same = cache = "None"
-                lines.append(f"{indent}for {var} in _sets({candidates}, {compiled.size}, {same}, {cache}):")
+                    groups = f"_group({candidates}, {self.constant(compiled.same, 'same')})"
+                lines.append(f"{indent}for _k{depth}, _g{depth} in {groups}.items():")
+                lines.append(f"{indent}    if len(_g{depth}) >= {compiled.size}:")
+                group_test = len(lines) - 1
+                lines.append(f"{indent}        for {var} in _combinations(sorted(_g{depth}), {compiled.size}):")
+                indent += "            "
+                group_values[param.slot] = f"_k{depth}"
+                key += f" + {self._set_rank(var, compiled.size, stride)}"
+            elif compiled.kind == "set":
+                lines.append(f"{indent}for {var} in _sets({candidates}, {compiled.size}):")
                 indent += "    "
-                key += f" + _crank({var}) * {stride}"
+                key += f" + {self._set_rank(var, compiled.size, stride)}"
             else:
                 positions = self.constant({v: i for i, v in enumerate(compiled.domain)}, "pos")
-                lines.append(f"{indent}for {var} in _unique({candidates}):")
+                lines.append(f"{indent}for {var} in {candidates}:")
                 indent += "    "
                 lines.append(f"{indent}_p{depth} = {positions}.get({var}, -1)")
                 lines.append(f"{indent}if _p{depth} < 0: continue")
-                key += f" + _p{depth} * {stride}"
-            values.append(var)
-        hoisted: list[str] = []
-        self._shared = {p.slot: p.same for p in params if p.size is not None and p.same is not None}
-        if legal is None:
-            condition = "True"
-        elif params:
-            # Parts of `legal` that depend on no parameter are computed once, before the loops.
-            self._hoisted, self._forbidden = hoisted, {p.slot for p in params}
+                key += f" + _p{depth}{_times(stride)}"
+        condition = self._legal_condition(move, hoisted)
+        if group_test is not None and params[-1].slot in group_values:
+            # Asked once per group when the test reads the set only through its shared value.
+            self._group_values = group_values
             try:
-                condition = self.gen(legal)
+                group_condition = self._legal_condition(move, hoisted)
             finally:
-                self._hoisted, self._forbidden = None, set()
+                self._group_values = {}
+            if not re.search(rf"\bv{params[-1].slot}\b", group_condition):
+                lines[group_test] = lines[group_test][:-1] + f" and {group_condition}:"
+                condition = "True"
+        entry = f"found.append({key})"
+        if condition == "True":
+            lines.append(f"{indent}{entry}")
         else:
-            condition = self.gen(legal)
-        self._shared = {}
-        lines[1:1] = [f"    {line}" for line in hoisted]
-        lines.append(f"{indent}if {condition}:")
-        packed = "(" + "".join(f"{v}, " for v in values) + ")"
-        lines.append(f"{indent}    found[{key}] = (move, {packed})")
-        where = f"<move {name}>"
-        return self._compile("\n".join(lines) + "\n", where)["_enum"]
+            lines += [f"{indent}if {condition}:", f"{indent}    {entry}"]
+        return lines
+
+    def _legal_condition(self, move: ir.MoveDef, hoisted: list[str]) -> str:
+        if move.legal is None:
+            return "True"
+        if not move.params:
+            return self.gen(move.legal)
+        # Parts of `legal` that depend on no parameter are computed once, before the loops.
+        self._shared = {p.slot: p.same for p in move.params if p.size is not None and p.same is not None}
+        self._hoisted, self._forbidden = hoisted, {p.slot for p in move.params}
+        try:
+            return self.gen(move.legal)
+        finally:
+            self._hoisted, self._forbidden, self._shared = None, set(), {}
+
+    def _set_rank(self, var: str, size: int, stride: int) -> str:
+        """Source for the index of a sorted card set among all sets of its size (colex order)."""
+        tables = [self.constant(self.binomials(i), f"binom{i}_") for i in range(1, size + 1)]
+        rank = " + ".join(f"{table}[{var}[{i}]]" for i, table in enumerate(tables))
+        return rank if stride == 1 else f"({rank}) * {stride}"
+
+    def binomials(self, k: int) -> list[int]:
+        """comb(card, k) for every card: how many sets of k come before a set whose largest is `card`."""
+        if k not in self._binomials:
+            self._binomials[k] = [comb(card, k) for card in range(len(self.layout.card_names))]
+        return self._binomials[k]
 
     # ---- effects ---------------------------------------------------------------------
 
@@ -318,15 +372,7 @@ class CodeGenerator:
                 source = self.gen(e)
             finally:
                 self._hoisted = hoisted
-            if _literal(source)[0]:
-                return source
-            line = f" = {source}"
-            for existing in hoisted:
-                if existing.endswith(line) and existing.split(" = ", 1)[1] == source:
-                    return existing.split(" = ", 1)[0]
-            name = f"_h{len(hoisted)}"
-            hoisted.append(name + line)
-            return name
+            return source if _literal(source)[0] else self._hoist(source, hoisted)
         method = getattr(self, "gen_" + type(e).__name__)
         return method(e)
 
@@ -399,6 +445,8 @@ class CodeGenerator:
         return f"st.{field}"
 
     def gen_CardAttr(self, e: ir.CardAttr) -> str:
+        if isinstance(e.card, ir.Local) and (e.card.slot, e.attribute) in self._attribute_aliases:
+            return self._attribute_aliases[(e.card.slot, e.attribute)]
         table = self.constant(self.layout.attributes[e.attribute], e.attribute)
         return f"{table}[{self.gen(e.card)}]"
 
@@ -446,10 +494,14 @@ class CodeGenerator:
             # The cards of a set parameter share this attribute, and the body reads nothing
             # else of the card: the answer for the first card is the answer for all.
             self._aliases[e.slot] = f"{items}[0]"
+            group_value = self._group_values.get(e.collection.slot)
+            if group_value is not None:
+                self._attribute_aliases[(e.slot, shared)] = group_value
             try:
                 return self.gen(e.body)
             finally:
                 del self._aliases[e.slot]
+                self._attribute_aliases.pop((e.slot, shared), None)
         self._forbidden.add(e.slot)
         try:
             body = self.gen(e.body)
@@ -550,6 +602,10 @@ class CodeGenerator:
         prologue = "".join(f"    v{slot} = env[{slot}]\n" for slot in sorted(slots))
         body = " + ".join(pieces) if pieces else "''"
         return self._compile(f"def _f(st, env):\n{prologue}    return {body}\n", "<label>")["_f"]
+
+
+def _times(stride: int) -> str:
+    return "" if stride == 1 else f" * {stride}"
 
 
 def _always_in_range(index: ir.Expr) -> bool:

@@ -74,8 +74,8 @@ class CompiledMove:
     label: Callable[[Any, list], str] | None
     is_pass: bool
     hidden: bool
-    # enumerate(state, player, found, move) adds {action id: (move, parameter values)}
-    enumerate: Callable[[Any, int, dict, Any], None]
+    # enumerate(state, player, found) appends the ids of the move's legal actions to the list `found`
+    enumerate: Callable[[Any, int, list], None]
 
 
 @attrs.frozen
@@ -96,6 +96,8 @@ class CompiledPhase:
     enter: tuple[Segment, ...]
     exit: tuple[Segment, ...]
     next: int | None
+    # enumerate(state, player, found) appends the ids of the phase's legal actions to the list `found`
+    enumerate: Callable[[Any, int, list], None]
 
 
 @attrs.frozen
@@ -263,13 +265,9 @@ class Compiler:
         offset = 0
         for index, move in enumerate(r.moves):
             params = tuple(self.param(p) for p in move.params)
-            strides = []
             width = 1
-            for p in reversed(params):
-                strides.append(width)
+            for p in params:
                 width *= p.domain_size
-            enumerate_move = self.codegen.enumerator(move.name, move.params, params, move.legal, offset,
-                                                     tuple(reversed(strides)))
             moves.append(
                 CompiledMove(
                     index,
@@ -282,7 +280,7 @@ class Compiler:
                     self.template(move.label) if move.label else None,
                     move.is_pass,
                     move.hidden,
-                    enumerate_move,
+                    self.codegen.enumerator(move, params, offset),
                 )
             )
             offset += width
@@ -295,6 +293,8 @@ class Compiler:
                 self.segments(p.enter),
                 self.segments(p.exit),
                 self.phase_index[p.next] if p.next is not None else None,
+                self.codegen.phase_enumerator(p.name, [(r.moves[self.move_index[m]], moves[self.move_index[m]])
+                                                       for m in p.moves]),
             )
             for p in r.phases
         )

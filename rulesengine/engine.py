@@ -8,6 +8,7 @@ cloned cheaply there. The agenda is empty at every decision node.
 from __future__ import annotations
 
 import random
+from bisect import bisect_left
 from collections.abc import Sequence
 from typing import Any
 
@@ -68,7 +69,7 @@ class State:
         self.shown: list[list[int]] = [[] for _ in range(n)]  # cards revealed to each player this step
         self.shown_any = False
         self.log: list[str] | None = None
-        self._legal: dict[int, tuple] | None = None
+        self._legal: list[int] | None = None
         self.round_end_kind = _NORMAL
         self.truncated = False
         self.last_move: tuple[int, int] | None = None
@@ -132,14 +133,13 @@ class State:
             return [] if self.chance is None else [c for c, _ in self.chance_outcomes()]
         if player is not None and player != self.current:
             return []
-        return sorted(self._legal_map())
+        return list(self._legal_ids())
 
     def action_to_string(self, action: int) -> str:
         if self.chance is not None:
             return f"chance: {self.program.card_names[action]}" if 0 <= action < self.program.num_cards else str(action)
-        legal = self._legal_map() if not self.game_over else {}
-        if action in legal:
-            move, values = legal[action]
+        if not self.game_over and self._is_legal(action):
+            move, values = self.game.decode(action)
             return self._label(move, self.current, values)
         return self.game.action_name(action)
 
@@ -170,15 +170,15 @@ class State:
         if self.chance is not None:
             self._apply_chance(action)
             return
-        legal = self._legal_map()
-        if action not in legal:
-            names = ", ".join(f"{a} ({self.action_to_string(a)})" for a in sorted(legal)[:12])
+        if not self._is_legal(action):
+            legal = self._legal_ids()
+            names = ", ".join(f"{a} ({self.action_to_string(a)})" for a in legal[:12])
             more = "" if len(legal) <= 12 else f" and {len(legal) - 12} more"
             raise IllegalActionError(
                 f"action {action} ({self.game.action_name(action)}) is not legal for P{self.current + 1} now; "
                 f"legal actions: {names}{more}"
             )
-        move, values = legal[action]
+        move, values = self.game.decode(action)
         self.history = (self.history, action, False)
         self.steps += 1
         self.turns += 1
@@ -389,7 +389,7 @@ class State:
         if not self.active[self.current]:
             self.current = self.next_active(self.current)
         self._legal = None
-        if not self._legal_map():
+        if not self._legal_ids():
             # The player to move has nothing legal: they are skipped, as if they passed.
             self.passes += 1
             if self.log is not None:
@@ -488,35 +488,32 @@ class State:
         """Whether `player` has a legal move other than a pass in the current phase."""
         if self.phase < 0:
             return False
-        return bool(self._enumerate(player, include_pass=False, first_only=True))
+        moves = self.program.moves
+        found: list[int] = []
+        for index in self.program.phases[self.phase].moves:
+            move = moves[index]
+            if not move.is_pass:
+                move.enumerate(self, player, found)
+                if found:
+                    return True
+        return False
 
     # ---- legal actions ---------------------------------------------------------------
 
-    def _legal_map(self) -> dict[int, tuple]:
+    def _legal_ids(self) -> list[int]:
+        """The ids of the legal actions of the player to move, in increasing order (kept until a step)."""
         if self._legal is None:
-            self._legal = self._enumerate(self.current) if self.phase >= 0 and not self.game_over else {}
+            found: list[int] = []
+            if self.phase >= 0 and not self.game_over:
+                self.program.phases[self.phase].enumerate(self, self.current, found)
+                found.sort()
+            self._legal = found
         return self._legal
 
-    def _enumerate(self, player: int, include_pass: bool = True, first_only: bool = False) -> dict[int, tuple]:
-        """{action id: (move, parameter values)} of `player`'s legal actions in this phase.
-
-        A pass move is legal only when nothing else is.
-        """
-        moves = self.program.moves
-        found: dict[int, tuple] = {}
-        passes = []
-        for index in self.program.phases[self.phase].moves:
-            move = moves[index]
-            if move.is_pass:
-                passes.append(move)
-                continue
-            move.enumerate(self, player, found, move)
-            if first_only and found:
-                return found
-        if include_pass and not found:
-            for move in passes:
-                move.enumerate(self, player, found, move)
-        return found
+    def _is_legal(self, action: int) -> bool:
+        legal = self._legal_ids()
+        index = bisect_left(legal, action)
+        return index < len(legal) and legal[index] == action
 
     def _label(self, move: CompiledMove, player: int, values: tuple) -> str:
         """A move's readable name, from its label if the rules give one."""
@@ -617,6 +614,7 @@ class Game:
         self.max_steps = max_steps
         # Whether no trigger shuffles: then a step runs without the agenda.
         self.plain_triggers = all(len(t.effects) == 1 for t in program.triggers)
+        self._decoded: dict[int, tuple[CompiledMove, tuple]] = {}  # at most one entry per action id
 
     def new_initial_state(self, seed: int | None = None, record_log: bool = False) -> State:
         """A new match. With a seed, shuffles are drawn from it; without, they are chance nodes.
@@ -644,6 +642,13 @@ class Game:
         raise IllegalActionError(f"action {action} is outside 0..{self.program.num_actions - 1}")
 
     def decode(self, action: int) -> tuple[CompiledMove, tuple]:
+        """The move an action id stands for and its parameter values."""
+        decoded = self._decoded.get(action)
+        if decoded is None:
+            decoded = self._decoded[action] = self._decode(action)
+        return decoded
+
+    def _decode(self, action: int) -> tuple[CompiledMove, tuple]:
         move = self.move_of(action)
         rest = action - move.offset
         width = move.width
