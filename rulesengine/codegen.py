@@ -191,70 +191,76 @@ class CodeGenerator:
                      hoisted: list[str], indent: str) -> list[str]:
         """Loops over a move's parameters adding the id of each legal action to `found`.
 
-        Sets of cards sharing an attribute are built group by group; when the legal test
-        reads the set only through that attribute, it is asked once per group.
+        Sets of cards sharing an attribute are built group by group. When the legal test
+        reads the set only through that attribute, each card is tested alone before any
+        set is built, so a hand is grouped only by the cards that can take part.
         """
         params = move.params
-        lines: list[str] = []
         strides = []
         width = 1
         for compiled in reversed(compiled_params):
             strides.append(width)
             width *= compiled.domain_size
         strides.reverse()
+        condition = self._legal_condition(move, hoisted)
+        card_test = self._card_test(move, compiled_params, hoisted)
+        if card_test is not None:
+            condition = "True"
+        lines: list[str] = []
         key = str(offset)
-        group_test: int | None = None  # the line testing a group of cards
-        group_values: dict[int, str] = {}  # set parameter slot -> its group's shared value
         for depth, (param, compiled) in enumerate(zip(params, compiled_params)):
             var = f"v{param.slot}"
             candidates = self.collection(param.candidates)
             if param.candidates.type != ir.ZONE:
                 candidates = f"_unique({candidates})"  # a card a zone holds is there once; a list may repeat it
-            stride = strides[depth]
             if compiled.kind == "card":
-                lines.append(f"{indent}for {var} in {candidates}:")
-                indent += "    "
-                key += f" + {var}{_times(stride)}"
-            elif compiled.kind == "set" and compiled.same is not None:
-                if free_slots(param.candidates) <= {0} and not _may_fail(param.candidates):
-                    groups = self._hoist(f"_group({candidates}, {self.constant(compiled.same, 'same')})", hoisted)
-                else:
-                    groups = f"_group({candidates}, {self.constant(compiled.same, 'same')})"
-                lines.append(f"{indent}for _k{depth}, _g{depth} in {groups}.items():")
-                lines.append(f"{indent}    if len(_g{depth}) >= {compiled.size}:")
-                group_test = len(lines) - 1
-                lines.append(f"{indent}        for {var} in _combinations(sorted(_g{depth}), {compiled.size}):")
-                indent += "            "
-                group_values[param.slot] = f"_k{depth}"
-                key += f" + {self._set_rank(var, compiled.size, stride)}"
+                key += f" + {var}{_times(strides[depth])}"
+                iterable = candidates
             elif compiled.kind == "set":
-                lines.append(f"{indent}for {var} in _sets({candidates}, {compiled.size}):")
-                indent += "    "
-                key += f" + {self._set_rank(var, compiled.size, stride)}"
+                key += f" + {self._set_rank(var, compiled.size, strides[depth])}"
+                if compiled.same is None:
+                    iterable = f"_sets({candidates}, {compiled.size})"
+                else:
+                    same = self.constant(compiled.same, "same")
+                    if depth == len(params) - 1 and card_test is not None:
+                        lines += [f"{indent}_s{depth} = []", f"{indent}for _c{depth} in {candidates}:",
+                                  f"{indent}    if {card_test}: _s{depth}.append(_c{depth})"]
+                        candidates = f"_s{depth}"
+                        lines.append(f"{indent}if len({candidates}) >= {compiled.size}:")
+                        indent += "    "
+                    lines.append(f"{indent}for _g{depth} in _group({candidates}, {same}).values():")
+                    lines.append(f"{indent}    if len(_g{depth}) >= {compiled.size}:")
+                    indent += "        "
+                    iterable = f"_combinations(sorted(_g{depth}), {compiled.size})"
             else:
                 positions = self.constant({v: i for i, v in enumerate(compiled.domain)}, "pos")
                 lines.append(f"{indent}for {var} in {candidates}:")
                 indent += "    "
                 lines.append(f"{indent}_p{depth} = {positions}.get({var}, -1)")
                 lines.append(f"{indent}if _p{depth} < 0: continue")
-                key += f" + _p{depth}{_times(stride)}"
-        condition = self._legal_condition(move, hoisted)
-        if group_test is not None and params[-1].slot in group_values:
-            # Asked once per group when the test reads the set only through its shared value.
-            self._group_values = group_values
-            try:
-                group_condition = self._legal_condition(move, hoisted)
-            finally:
-                self._group_values = {}
-            if not re.search(rf"\bv{params[-1].slot}\b", group_condition):
-                lines[group_test] = lines[group_test][:-1] + f" and {group_condition}:"
-                condition = "True"
-        entry = f"found.append({key})"
+                key += f" + _p{depth}{_times(strides[depth])}"
+                continue
+            lines.append(f"{indent}for {var} in {iterable}:")
+            indent += "    "
         if condition == "True":
-            lines.append(f"{indent}{entry}")
-        else:
-            lines += [f"{indent}if {condition}:", f"{indent}    {entry}"]
-        return lines
+            return [*lines, f"{indent}found.append({key})"]
+        return [*lines, f"{indent}if {condition}:", f"{indent}    found.append({key})"]
+
+    def _card_test(self, move: ir.MoveDef, compiled_params: tuple[Any, ...], hoisted: list[str]) -> str | None:
+        """When the last parameter is a set of cards sharing an attribute and `legal` reads the
+        set only through that attribute: the test as asked of one card `_cN`; else None."""
+        if not move.params or move.legal is None:
+            return None
+        last, compiled = move.params[-1], compiled_params[-1]
+        if compiled.kind != "set" or compiled.same is None:
+            return None
+        table = self.constant(compiled.same, "same")
+        self._group_values = {last.slot: f"{table}[_c{len(move.params) - 1}]"}
+        try:
+            test = self._legal_condition(move, hoisted)
+        finally:
+            self._group_values = {}
+        return None if re.search(rf"\bv{last.slot}\b", test) else test
 
     def _legal_condition(self, move: ir.MoveDef, hoisted: list[str]) -> str:
         if move.legal is None:
