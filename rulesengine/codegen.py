@@ -297,6 +297,34 @@ class CodeGenerator:
         source = "\n".join(["def _e(st, env):", *prologue, *(body or ["    pass"])]) + "\n"
         return self._compile(source, where)["_e"]
 
+    def step(self, move: ir.MoveDef, triggers: tuple[ir.Trigger, ...]) -> Callable[[Any, int, tuple], None]:
+        """One generated function for a move no shuffle can interrupt: `step(state, player, values)`
+        runs the move's effects, then the triggers in order, each one's firings chosen before
+        its effects run (as the engine's general path does, see engine.py)."""
+        lines = ["def _step(st, v0, values):"]
+        if move.params:
+            lines.append("    " + "".join(f"v{p.slot}, " for p in move.params) + "= values")
+        body = self.statements(move.effects, "    ")
+        for trigger in triggers:
+            body += ["    if st.game_over or st.round_over:", "        return"]
+            effects = self.statements(trigger.effects, "        ") + ["        if st.game_over:", "            return"]
+            if trigger.each is None:
+                body += [f"    if {self.gen(trigger.when)}:", *effects]
+                continue
+            var, fired = f"v{trigger.slot}", f"_fired{trigger.slot}"
+            items = self.collection(trigger.each)
+            if trigger.each.type == ir.CARD:
+                items = f"({items},)"
+            body += [f"    {fired} = []", f"    for {var} in {items}:", f"        if {self.gen(trigger.when)}:",
+                     f"            {fired}.append({var})", f"    for {var} in {fired}:", *effects]
+        # Slots the code reads before it sets them (loop variables) start empty, as in an environment.
+        assigned = {0, *(p.slot for p in move.params)}
+        read = {slot for statement in (*move.effects, *(s for t in triggers for s in t.effects))
+                for slot in _statement_slots(statement)}
+        lines += [f"    v{slot} = None" for slot in sorted(read - assigned)]
+        source = "\n".join([*lines, *body, "    return"]) + "\n"
+        return self._compile(source, f"<step {move.name}>")["_step"]
+
     def statements(self, statements: tuple[ir.Stmt, ...], indent: str) -> list[str]:
         lines: list[str] = []
         for statement in statements:

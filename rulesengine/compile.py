@@ -76,6 +76,9 @@ class CompiledMove:
     hidden: bool
     # enumerate(state, player, found) appends the ids of the move's legal actions to the list `found`
     enumerate: Callable[[Any, int, list], None]
+    # step(state, player, parameter values): the effects and the triggers in one function, when
+    # no shuffle (a chance node) can interrupt them; else None and the engine's agenda runs them
+    step: Callable[[Any, int, tuple], None] | None
 
 
 @attrs.frozen
@@ -263,7 +266,10 @@ class Compiler:
         r = self.r
         moves = []
         offset = 0
+        # Steps run as one function unless a shuffle in a trigger can interrupt them.
+        triggers_plain = not any(isinstance(s, ir.Shuffle) for t in r.triggers for s in t.effects)
         for index, move in enumerate(r.moves):
+            plain = triggers_plain and not any(isinstance(s, ir.Shuffle) for s in move.effects)
             params = tuple(self.param(p) for p in move.params)
             width = 1
             for p in params:
@@ -281,6 +287,7 @@ class Compiler:
                     move.is_pass,
                     move.hidden,
                     self.codegen.enumerator(move, params, offset),
+                    self.codegen.step(move, r.triggers) if plain else None,
                 )
             )
             offset += width

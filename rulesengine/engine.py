@@ -193,37 +193,20 @@ class State:
         self.last_move = (player, action)
         if self.log is not None:
             self.log.append(f"P{player + 1}: {self._label(move, player, values)}")
-        env = self._env(player)
-        for param, value in zip(move.params, values):
-            env[param.slot] = value
-        if move.is_pass:
-            self.passes += 1
-        else:
-            self.passes = 0
-        effects = move.effects
-        if len(effects) == 1 and self.game.plain_triggers:
+        self.passes = self.passes + 1 if move.is_pass else 0
+        if move.step is not None:
             # The common case, without the agenda: no shuffle can interrupt this step.
-            effects[0].run(self, env)
-            if not self.game_over:
-                self._fire_triggers()
+            move.step(self, player, values)
             if not self.game_over:
                 self._advance()
             self._check()
             self._run()
             return
-        self.agenda = [(_CHECK,), (_ADVANCE,), (_TRIGGERS, 0), (_SEGMENTS, effects, 0, env)]
+        env = self._env(player)
+        for param, value in zip(move.params, values):
+            env[param.slot] = value
+        self.agenda = [(_CHECK,), (_ADVANCE,), (_TRIGGERS, 0), (_SEGMENTS, move.effects, 0, env)]
         self._run()
-
-    def _fire_triggers(self) -> None:
-        """Triggers in the order declared, each one's effects before the next is evaluated."""
-        for trigger in self.program.triggers:
-            if self.game_over or self.round_over:
-                return
-            run = trigger.effects[0].run
-            for env in self._fired(trigger):
-                run(self, env)
-                if self.game_over:
-                    return
 
     def _fired(self, trigger) -> list[list]:
         """One environment for each item of `trigger` whose condition holds now (in order)."""
@@ -612,8 +595,6 @@ class Game:
         self.num_players = program.num_players
         self.options = dict(program.options)
         self.max_steps = max_steps
-        # Whether no trigger shuffles: then a step runs without the agenda.
-        self.plain_triggers = all(len(t.effects) == 1 for t in program.triggers)
         self._decoded: dict[int, tuple[CompiledMove, tuple]] = {}  # at most one entry per action id
 
     def new_initial_state(self, seed: int | None = None, record_log: bool = False) -> State:
