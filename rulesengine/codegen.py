@@ -156,10 +156,14 @@ class CodeGenerator:
         return self._enumerator_function("_enum(st, v0, found)", hoisted, body, f"<move {move.name}>")
 
     def phase_enumerator(self, name: str, moves: list[tuple[ir.MoveDef, Any]]) -> Callable[..., None]:
-        """One function adding the ids of every legal action of a phase to a list: `enum(state, player, found)`.
+        """One function adding the ids of every legal action of a phase to a list: `enum(state, player, found)`."""
+        return self._enumerator_function("_enum(st, v0, found)", *self._phase_enumeration(moves), f"<phase {name}>")
 
-        The moves share what they compute before their loops (the top card, a hand grouped
-        by rank), and a pass move is listed only when nothing else is legal.
+    def _phase_enumeration(self, moves: list[tuple[ir.MoveDef, Any]]) -> tuple[list[str], list[str]]:
+        """(hoisted lines, body) listing a phase's legal actions of player `v0` into `found`.
+
+        The moves share what they compute before their loops (the top card, say), and a
+        pass move is listed only when nothing else is legal.
         """
         hoisted: list[str] = []
         body: list[str] = []
@@ -170,7 +174,38 @@ class CodeGenerator:
             (passes if compiled.is_pass else body).extend(lines)
         if passes:
             body += ["    if not found:", *passes]
-        return self._enumerator_function("_enum(st, v0, found)", hoisted, body, f"<phase {name}>")
+        return hoisted, body
+
+    def settle(self, phase: ir.Phase, moves: list[tuple[ir.MoveDef, Any]], turn_limit: int | None):
+        """One function for what follows a step in `phase`: `settle(state)` passes the turn and
+        lists the next player's legal actions. Whatever is rare (the round or phase ending,
+        a player with nothing legal) is left to the engine's general `_advance` and `_check`,
+        which decide the same way from the same state."""
+        hoisted, body = self._phase_enumeration(moves)
+        due = "st.passes and st.passes >= len(st.active_players)"
+        if turn_limit is not None:
+            due = f"st.turns >= {turn_limit} or ({due})"
+        lines = [
+            "def _settle(st):",
+            "    if st.game_over or st.round_over or st.goto is not None or st.phase_over:",
+            "        if not st.game_over:",
+            "            st._advance()",
+            "        st._check()",
+            "        return",
+            "    v0 = st.current",
+            "    if not st.turn_set:",
+            "        v0 = st.current = st.next_active(v0)",
+            f"    if {due}:",
+            "        st._end_if_due()",
+            "        st._check()",
+            "        return",
+        ]
+        if phase.until is not None:
+            lines += [f"    if {self.gen(phase.until)}:", "        st._check()", "        return"]
+        lines += ["    if not st.active[v0]:", "        st._check()", "        return", "    found = []",
+                  *(f"    {line}" for line in hoisted), *body,
+                  "    found.sort()", "    st._legal = found", "    if not found:", "        st._check()"]
+        return self._compile("\n".join(lines) + "\n", f"<settle {phase.name}>")["_settle"]
 
     def _enumerator_function(self, signature: str, hoisted: list[str], body: list[str], where: str):
         lines = [f"def {signature}:", *(f"    {line}" for line in hoisted), *(body or ["    pass"])]

@@ -101,6 +101,8 @@ class CompiledPhase:
     next: int | None
     # enumerate(state, player, found) appends the ids of the phase's legal actions to the list `found`
     enumerate: Callable[[Any, int, list], None]
+    # settle(state) after a step in this phase: pass the turn, list the next legal actions
+    settle: Callable[[Any], None]
 
 
 @attrs.frozen
@@ -300,8 +302,8 @@ class Compiler:
                 self.segments(p.enter),
                 self.segments(p.exit),
                 self.phase_index[p.next] if p.next is not None else None,
-                self.codegen.phase_enumerator(p.name, [(r.moves[self.move_index[m]], moves[self.move_index[m]])
-                                                       for m in p.moves]),
+                self.codegen.phase_enumerator(p.name, self.phase_moves(p, moves)),
+                self.codegen.settle(p, self.phase_moves(p, moves), r.round_limit),
             )
             for p in r.phases
         )
@@ -346,6 +348,9 @@ class Compiler:
             slots=r.slots,
             num_actions=offset,
         )
+
+    def phase_moves(self, phase: ir.Phase, moves: list[CompiledMove]) -> list[tuple[ir.MoveDef, CompiledMove]]:
+        return [(self.r.moves[self.move_index[m]], moves[self.move_index[m]]) for m in phase.moves]
 
     def param(self, p: ir.Param) -> CompiledParam:
         candidates = self.expr(p.candidates)

@@ -133,7 +133,7 @@ class State:
             return [] if self.chance is None else [c for c, _ in self.chance_outcomes()]
         if player is not None and player != self.current:
             return []
-        return list(self._legal_ids())
+        return list(self._legal if self._legal is not None else self._legal_ids())
 
     def action_to_string(self, action: int) -> str:
         if self.chance is not None:
@@ -170,14 +170,10 @@ class State:
         if self.chance is not None:
             self._apply_chance(action)
             return
-        if not self._is_legal(action):
-            legal = self._legal_ids()
-            names = ", ".join(f"{a} ({self.action_to_string(a)})" for a in legal[:12])
-            more = "" if len(legal) <= 12 else f" and {len(legal) - 12} more"
-            raise IllegalActionError(
-                f"action {action} ({self.game.action_name(action)}) is not legal for P{self.current + 1} now; "
-                f"legal actions: {names}{more}"
-            )
+        legal = self._legal if self._legal is not None else self._legal_ids()
+        index = bisect_left(legal, action)
+        if index == len(legal) or legal[index] != action:
+            self._refuse(action)
         move, values = self.game.decode(action)
         self.history = (self.history, action, False)
         self.steps += 1
@@ -197,10 +193,9 @@ class State:
         if move.step is not None:
             # The common case, without the agenda: no shuffle can interrupt this step.
             move.step(self, player, values)
-            if not self.game_over:
-                self._advance()
-            self._check()
-            self._run()
+            self.program.phases[self.phase].settle(self)
+            if self.agenda or self.steps >= self.game.max_steps:
+                self._run()
             return
         env = self._env(player)
         for param, value in zip(move.params, values):
@@ -220,6 +215,15 @@ class State:
             if when(self, env):
                 fired.append(env[:])  # each firing keeps its own item
         return fired
+
+    def _refuse(self, action: int) -> None:
+        legal = self._legal_ids()
+        names = ", ".join(f"{a} ({self.action_to_string(a)})" for a in legal[:12])
+        more = "" if len(legal) <= 12 else f" and {len(legal) - 12} more"
+        raise IllegalActionError(
+            f"action {action} ({self.game.action_name(action)}) is not legal for P{self.current + 1} now; "
+            f"legal actions: {names}{more}"
+        )
 
     def _apply_chance(self, card: int) -> None:
         zone, position = self.chance
@@ -371,8 +375,11 @@ class State:
             return
         if not self.active[self.current]:
             self.current = self.next_active(self.current)
-        self._legal = None
-        if not self._legal_ids():
+        legal: list[int] = []
+        phase.enumerate(self, self.current, legal)
+        legal.sort()
+        self._legal = legal
+        if not legal:
             # The player to move has nothing legal: they are skipped, as if they passed.
             self.passes += 1
             if self.log is not None:
@@ -388,6 +395,10 @@ class State:
             return
         if not self.turn_set:
             self.current = self.next_active(self.current)
+        self._end_if_due()
+
+    def _end_if_due(self) -> None:
+        """End the round when it reaches its turn limit or every active player passed in a row."""
         limit = self.program.round_limit
         if limit is not None and self.turns >= limit:
             self._end_round(_LIMIT)
