@@ -372,6 +372,9 @@ class CodeGenerator:
             destination = self.gen(s.destination)
             sorted_tables = self.constant(layout.sorted_tables(), "sorted")
             at_bottom = repr(s.at_bottom)
+            plain = isinstance(s.destination, ir.ZoneRef) and not layout.families[s.destination.zone].sorted_by
+            if plain and not s.at_bottom and s.cards.type == ir.CARD:
+                return [f"{indent}st.put_on_top({self.gen(s.cards)}, {destination})"]
             if s.cards.type == ir.CARD:
                 cards = f"({self.gen(s.cards)},)"
             else:

@@ -446,6 +446,19 @@ class State:
                 target.append(card)
             where[card] = destination
 
+    def put_on_top(self, card: int, destination: int) -> None:
+        """`move_cards` for one card onto a zone that is not kept sorted."""
+        if card < 0:
+            return
+        where = self.where
+        source = self.zones[where[card]]
+        target = self.zones[destination]
+        if source is target and source[-1] == card:
+            return
+        source.remove(card)
+        target.append(card)
+        where[card] = destination
+
     def leave_round(self, player: int, where: str = "") -> None:
         """`player` is out: skipped for the rest of the round."""
         if not 0 <= player < self.num_players:  # e.g. the holder of a card in a shared zone
