@@ -194,7 +194,10 @@ class CodeGenerator:
             "        return",
             "    v0 = st.current",
             "    if not st.turn_set:",
-            "        v0 = st.current = st.next_active(v0)",
+            f"        v0 = (v0 + st.direction) % {self.layout.n}",  # mostly the next seat is still in
+            "        if not st.active[v0]:",
+            "            v0 = st.next_active(st.current)",
+            "        st.current = v0",
             f"    if {due}:",
             "        st._end_if_due()",
             "        st._check()",

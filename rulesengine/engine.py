@@ -174,7 +174,7 @@ class State:
         index = bisect_left(legal, action)
         if index == len(legal) or legal[index] != action:
             self._refuse(action)
-        move, values = self.game.decode(action)
+        move, values = self.game._decoded.get(action) or self.game.decode(action)
         self.history = (self.history, action, False)
         self.steps += 1
         self.turns += 1
