@@ -168,13 +168,74 @@ class CodeGenerator:
         hoisted: list[str] = []
         body: list[str] = []
         passes: list[str] = []
+        by_candidates: dict[str, list[tuple[ir.MoveDef, Any]]] = {}  # moves going over the same cards
         for move, compiled in moves:
-            lines = self._enumeration(move, compiled.params, compiled.offset, hoisted,
-                                      "        " if compiled.is_pass else "    ")
-            (passes if compiled.is_pass else body).extend(lines)
+            if compiled.is_pass:
+                passes += self._enumeration(move, compiled.params, compiled.offset, hoisted, "        ")
+            elif self._card_by_card(move, compiled):
+                by_candidates.setdefault(self._candidates(move.params[0]), []).append((move, compiled))
+            else:
+                body += self._enumeration(move, compiled.params, compiled.offset, hoisted, "    ")
+        for candidates, group in by_candidates.items():
+            body += self._shared_loop(candidates, group, hoisted)
         if passes:
             body += ["    if not found:", *passes]
         return hoisted, body
+
+    def _candidates(self, param: ir.Param) -> str:
+        source = self.collection(param.candidates)
+        # A card is in one zone once; a list may name it twice, but an action is listed once.
+        return source if param.candidates.type == ir.ZONE else f"_unique({source})"
+
+    @staticmethod
+    def _card_by_card(move: ir.MoveDef, compiled: Any) -> bool:
+        """Whether a move's actions can be found by testing the candidate cards one at a time:
+        one card parameter, or one set of cards sharing an attribute."""
+        if len(compiled.params) != 1:
+            return False
+        param = compiled.params[0]
+        return param.kind == "card" or (param.kind == "set" and param.same is not None)
+
+    def _shared_loop(self, candidates: str, group: list[tuple[ir.MoveDef, Any]], hoisted: list[str]) -> list[str]:
+        """One loop over `candidates` for several moves: each card is tested for every move in
+        turn (a card attribute read by several tests is read once); sets are built after."""
+        start: list[str] = []
+        body: list[str] = []
+        after: list[str] = []
+        for move, compiled in group:
+            param, kind = move.params[0], compiled.params[0]
+            if kind.kind == "card":
+                self._aliases[param.slot] = "_x"
+                try:
+                    condition = self._legal_condition(move, hoisted)
+                finally:
+                    del self._aliases[param.slot]
+                entry = f"found.append({compiled.offset} + _x)"
+                body += [entry] if condition == "True" else [f"if {condition}:", f"    {entry}"]
+                continue
+            kept = f"_kept{compiled.index}"
+            test = self._card_test(move, compiled.params, hoisted, "_x") if move.legal is not None else "True"
+            if test is None:  # the test reads the set itself: every card may take part
+                test = "True"
+            start.append(f"{kept} = []")
+            body.append(f"{kept}.append(_x)" if test == "True" else f"if {test}: {kept}.append(_x)")
+            var = f"v{param.slot}"
+            opened, indent, iterable = self._set_groups(kept, kind, kept, "    ")
+            condition = "True" if test != "True" or move.legal is None else self._legal_condition(move, hoisted)
+            key = f"{compiled.offset} + {self._set_rank(var, kind.size, 1)}"
+            after += [*opened, f"{indent}for {var} in {iterable}:"]
+            after += ([f"{indent}    found.append({key})"] if condition == "True"
+                      else [f"{indent}    if {condition}:", f"{indent}        found.append({key})"])
+        # A table lookup several tests make is made once per card.
+        lookups = [m for m in re.findall(r"\b(_[A-Za-z]\w*)\[_x\]", "\n".join(body)) if m in self.names]
+        first = []
+        for name in dict.fromkeys(lookups):
+            if lookups.count(name) > 1:
+                local = f"_x{len(first)}"
+                first.append(f"{local} = {name}[_x]")
+                body = [line.replace(f"{name}[_x]", local) for line in body]
+        return [*(f"    {line}" for line in start), f"    for _x in {candidates}:",
+                *(f"        {line}" for line in first + body), *after]
 
     def settle(self, phase: ir.Phase, moves: list[tuple[ir.MoveDef, Any]], turn_limit: int | None):
         """One function for what follows a step in `phase`: `settle(state)` passes the turn and
@@ -241,16 +302,14 @@ class CodeGenerator:
             width *= compiled.domain_size
         strides.reverse()
         condition = self._legal_condition(move, hoisted)
-        card_test = self._card_test(move, compiled_params, hoisted)
+        card_test = self._card_test(move, compiled_params, hoisted, f"_c{len(params) - 1}")
         if card_test is not None:
             condition = "True"
         lines: list[str] = []
         key = str(offset)
         for depth, (param, compiled) in enumerate(zip(params, compiled_params)):
             var = f"v{param.slot}"
-            candidates = self.collection(param.candidates)
-            if param.candidates.type != ir.ZONE:
-                candidates = f"_unique({candidates})"  # a card a zone holds is there once; a list may repeat it
+            candidates = self._candidates(param)
             if compiled.kind == "card":
                 key += f" + {var}{_times(strides[depth])}"
                 iterable = candidates
@@ -259,17 +318,12 @@ class CodeGenerator:
                 if compiled.same is None:
                     iterable = f"_sets({candidates}, {compiled.size})"
                 else:
-                    same = self.constant(compiled.same, "same")
                     if depth == len(params) - 1 and card_test is not None:
                         lines += [f"{indent}_s{depth} = []", f"{indent}for _c{depth} in {candidates}:",
                                   f"{indent}    if {card_test}: _s{depth}.append(_c{depth})"]
                         candidates = f"_s{depth}"
-                        lines.append(f"{indent}if len({candidates}) >= {compiled.size}:")
-                        indent += "    "
-                    lines.append(f"{indent}for _g{depth} in _group({candidates}, {same}).values():")
-                    lines.append(f"{indent}    if len(_g{depth}) >= {compiled.size}:")
-                    indent += "        "
-                    iterable = f"_combinations(sorted(_g{depth}), {compiled.size})"
+                    opened, indent, iterable = self._set_groups(candidates, compiled, str(depth), indent)
+                    lines += opened
             else:
                 positions = self.constant({v: i for i, v in enumerate(compiled.domain)}, "pos")
                 lines.append(f"{indent}for {var} in {candidates}:")
@@ -284,16 +338,26 @@ class CodeGenerator:
             return [*lines, f"{indent}found.append({key})"]
         return [*lines, f"{indent}if {condition}:", f"{indent}    found.append({key})"]
 
-    def _card_test(self, move: ir.MoveDef, compiled_params: tuple[Any, ...], hoisted: list[str]) -> str | None:
+    def _set_groups(self, cards: str, compiled: Any, tag: str, indent: str) -> tuple[list[str], str, str]:
+        """Lines opening the groups of `cards` equal in the set parameter's attribute that are
+        large enough; the indent inside them and the sets of one group `_g<tag>` (sorted)."""
+        size, same = compiled.size, self.constant(compiled.same, "same")
+        lines = [f"{indent}if len({cards}) >= {size}:",
+                 f"{indent}    for _g{tag} in _group({cards}, {same}).values():",
+                 f"{indent}        if len(_g{tag}) >= {size}:"]
+        return lines, indent + "            ", f"_combinations(sorted(_g{tag}), {size})"
+
+    def _card_test(self, move: ir.MoveDef, compiled_params: tuple[Any, ...], hoisted: list[str],
+                   card: str) -> str | None:
         """When the last parameter is a set of cards sharing an attribute and `legal` reads the
-        set only through that attribute: the test as asked of one card `_cN`; else None."""
+        set only through that attribute: the test as asked of one card (named `card`); else None."""
         if not move.params or move.legal is None:
             return None
         last, compiled = move.params[-1], compiled_params[-1]
         if compiled.kind != "set" or compiled.same is None:
             return None
         table = self.constant(compiled.same, "same")
-        self._group_values = {last.slot: f"{table}[_c{len(move.params) - 1}]"}
+        self._group_values = {last.slot: f"{table}[{card}]"}
         try:
             test = self._legal_condition(move, hoisted)
         finally:
