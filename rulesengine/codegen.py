@@ -442,6 +442,11 @@ class CodeGenerator:
             plain = isinstance(s.destination, ir.ZoneRef) and not layout.families[s.destination.zone].sorted_by
             if plain and not s.at_bottom and s.cards.type == ir.CARD:
                 return [f"{indent}st.put_on_top({self.gen(s.cards)}, {destination})"]
+            cards = s.cards
+            if plain and not s.at_bottom and isinstance(cards, ir.Call) and cards.function == "top" \
+                    and len(cards.args) == 2:
+                zone, count = (self.gen(a) for a in cards.args)
+                return [f"{indent}st.move_top({zone}, {count}, {destination}, {sorted_tables})"]
             if s.cards.type == ir.CARD:
                 cards = f"({self.gen(s.cards)},)"
             else:

@@ -459,6 +459,21 @@ class State:
         target.append(card)
         where[card] = destination
 
+    def move_top(self, source: int, count: int, destination: int, sorted_tables) -> None:
+        """`move_cards` for the top `count` cards of zone `source` onto a zone not kept sorted."""
+        if count <= 0:
+            return
+        if source == destination:
+            self.move_cards(self.zones[source][-count:], destination, False, sorted_tables)
+            return
+        cards = self.zones[source]
+        moved = cards[-count:]
+        del cards[-count:]
+        self.zones[destination].extend(moved)
+        where = self.where
+        for card in moved:
+            where[card] = destination
+
     def leave_round(self, player: int, where: str = "") -> None:
         """`player` is out: skipped for the rest of the round."""
         if not 0 <= player < self.num_players:  # e.g. the holder of a card in a shared zone
