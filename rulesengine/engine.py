@@ -418,11 +418,13 @@ class State:
     # ---- helpers for compiled rules --------------------------------------------------
 
     def next_active(self, player: int) -> int:
-        n = self.num_players
+        """The next seat after `player` in the direction of play still in the round (else `player`)."""
         active = self.active
+        n = len(active)
         step = self.direction
-        for k in range(1, n + 1):
-            candidate = (player + k * step) % n
+        candidate = player
+        for _ in range(n):
+            candidate = (candidate + step) % n
             if active[candidate]:
                 return candidate
         return player
