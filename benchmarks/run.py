@@ -2,10 +2,12 @@
 
     python -m benchmarks.run                 # every game
     python -m benchmarks.run --game pan      # one game
-    python -m benchmarks.run --seconds 5     # longer, steadier figures
+    python -m benchmarks.run --seconds 10    # longer, steadier figures
 
 Both sides play whole matches choosing uniformly among the legal actions; the figure
-compared is player decisions per second. Speed targets live here, not in the tests.
+compared is player decisions per second of processor time. The two sides take turns in
+short rounds, so a machine that slows down or speeds up affects both alike; the figures
+printed are the medians over the rounds. Speed targets live here, not in the tests.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import argparse
 import functools
 import importlib
 import random
+import statistics
 import time
 from collections.abc import Callable
 
@@ -44,34 +47,50 @@ def hand_written(play_match: Callable[..., int], players: int, options: dict[str
     return play_match(players, seed, **options)
 
 
-def measure(play: Callable[[int], int], seconds: float) -> tuple[int, int, float]:
-    """Play matches with seeds 0, 1, ... for about `seconds`; (matches, decisions, time)."""
-    start = time.perf_counter()
-    matches = decisions = 0
-    while True:
-        decisions += play(matches)
-        matches += 1
-        elapsed = time.perf_counter() - start
-        if elapsed >= seconds:
-            return matches, decisions, elapsed
+class Playouts:
+    """Plays matches with seeds 0, 1, 2, ... and counts decisions and processor time."""
+
+    def __init__(self, play: Callable[[int], int]):
+        self.play = play
+        self.seed = 0
+
+    def rate(self, seconds: float) -> float:
+        """Decisions per second over whole matches lasting together about `seconds`."""
+        start = time.process_time()
+        decisions = 0
+        while True:
+            decisions += self.play(self.seed)
+            self.seed += 1
+            elapsed = time.process_time() - start
+            if elapsed >= seconds:
+                return decisions / elapsed
+
+
+def compare(engine: Playouts, hand: Playouts, seconds: float, rounds: int) -> tuple[float, float, float]:
+    """(engine rate, hand-written rate, ratio), each the median over `rounds` alternating rounds."""
+    engine_rates, hand_rates, ratios = [], [], []
+    for _ in range(rounds):
+        engine_rates.append(engine.rate(seconds / rounds))
+        hand_rates.append(hand.rate(seconds / rounds))
+        ratios.append(engine_rates[-1] / hand_rates[-1])
+    return statistics.median(engine_rates), statistics.median(hand_rates), statistics.median(ratios)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", choices=sorted(GAMES), action="append", help="benchmark only this game")
-    parser.add_argument("--seconds", type=float, default=2.0, help="time per side and game (default 2)")
+    parser.add_argument("--seconds", type=float, default=4.0, help="processor time per side and game (default 4)")
+    parser.add_argument("--rounds", type=int, default=8, help="alternating rounds per game (default 8)")
     args = parser.parse_args()
     print(f"{'game':<16}{'engine dec/s':>14}{'hand-written dec/s':>20}{'ratio':>8}")
     for name in args.game or sorted(GAMES):
         ruleset, players, options, module = GAMES[name]
         baseline = importlib.import_module(f"benchmarks.handwritten.{module}").play_match
-        _, engine_decisions, engine_time = measure(engine_playouts(ruleset, players, options), args.seconds)
-        _, hand_decisions, hand_time = measure(functools.partial(hand_written, baseline, players, options),
-                                               args.seconds)
-        engine_rate = engine_decisions / engine_time
-        hand_rate = hand_decisions / hand_time
+        engine = Playouts(engine_playouts(ruleset, players, options))
+        hand = Playouts(functools.partial(hand_written, baseline, players, options))
+        engine_rate, hand_rate, ratio = compare(engine, hand, args.seconds, max(1, args.rounds))
         label = f"{name} ({players}p)"
-        print(f"{label:<16}{engine_rate:>14,.0f}{hand_rate:>20,.0f}{engine_rate / hand_rate:>8.2f}")
+        print(f"{label:<16}{engine_rate:>14,.0f}{hand_rate:>20,.0f}{ratio:>8.2f}")
 
 
 if __name__ == "__main__":
