@@ -407,18 +407,26 @@ class CodeGenerator:
         if move.params:
             lines.append("    " + "".join(f"v{p.slot}, " for p in move.params) + "= values")
         body = self.statements(move.effects, "    ")
-        for trigger in triggers:
+        if triggers:
             body += ["    if st.game_over or st.round_over:", "        return"]
-            effects = self.statements(trigger.effects, "        ") + ["        if st.game_over:", "            return"]
+        for position, trigger in enumerate(triggers):
+            last = position == len(triggers) - 1
+            effects = self.statements(trigger.effects, "        ") or ["        pass"]
             if trigger.each is None:
+                # The flags change only when effects run, so they are looked at after effects.
                 body += [f"    if {self.gen(trigger.when)}:", *effects]
+                body += [] if last else ["        if st.game_over or st.round_over:", "            return"]
                 continue
             var, fired = f"v{trigger.slot}", f"_fired{trigger.slot}"
             items = self.collection(trigger.each)
             if trigger.each.type == ir.CARD:
                 items = f"({items},)"
+            # Every firing is chosen before any runs; a round ending in one still lets the
+            # others of the same trigger run, a match ending does not.
             body += [f"    {fired} = []", f"    for {var} in {items}:", f"        if {self.gen(trigger.when)}:",
-                     f"            {fired}.append({var})", f"    for {var} in {fired}:", *effects]
+                     f"            {fired}.append({var})", f"    for {var} in {fired}:", *effects,
+                     "        if st.game_over:", "            return"]
+            body += [] if last else [f"    if {fired} and st.round_over:", "        return"]
         # Slots the code reads before it sets them (loop variables) start empty, as in an environment.
         assigned = {0, *(p.slot for p in move.params)}
         read = {slot for statement in (*move.effects, *(s for t in triggers for s in t.effects))
