@@ -423,10 +423,12 @@ class CodeGenerator:
                 items = f"({items},)"
             # Every firing is chosen before any runs; a round ending in one still lets the
             # others of the same trigger run, a match ending does not.
-            body += [f"    {fired} = []", f"    for {var} in {items}:", f"        if {self.gen(trigger.when)}:",
-                     f"            {fired}.append({var})", f"    for {var} in {fired}:", *effects,
-                     "        if st.game_over:", "            return"]
-            body += [] if last else [f"    if {fired} and st.round_over:", "        return"]
+            body += [f"    {fired} = None", f"    for {var} in {items}:", f"        if {self.gen(trigger.when)}:",
+                     f"            if {fired} is None:", f"                {fired} = [{var}]",
+                     "            else:", f"                {fired}.append({var})",
+                     f"    if {fired} is not None:", f"        for {var} in {fired}:",
+                     *(f"    {line}" for line in effects), "            if st.game_over:", "                return"]
+            body += [] if last else ["        if st.round_over:", "            return"]
         # Slots the code reads before it sets them (loop variables) start empty, as in an environment.
         assigned = {0, *(p.slot for p in move.params)}
         read = {slot for statement in (*move.effects, *(s for t in triggers for s in t.effects))

@@ -32,7 +32,7 @@ class State:
     _SHARED = (
         "game", "program", "current", "direction", "round_number", "turns", "passes", "phase",
         "round_over", "phase_over", "game_over", "goto", "turn_set", "mover", "chance_count", "seed",
-        "history", "steps", "_legal", "round_end_kind", "truncated", "last_move", "shown_any",
+        "history", "steps", "_legal", "round_end_kind", "truncated", "last_action", "shown_any",
     )
     _COPIED = ("zones", "where", "vars", "active", "active_players", "agenda", "chance", "shown", "log")
     __slots__ = _SHARED + _COPIED
@@ -72,7 +72,7 @@ class State:
         self._legal: list[int] | None = None
         self.round_end_kind = _NORMAL
         self.truncated = False
-        self.last_move: tuple[int, int] | None = None
+        self.last_action: int | None = None  # the last player's action (made by `mover`)
 
     # ---- start and clone -------------------------------------------------------------
 
@@ -186,7 +186,7 @@ class State:
         player = self.current
         self.mover = player
         self.turn_set = False
-        self.last_move = (player, action)
+        self.last_action = action
         if self.log is not None:
             self.log.append(f"P{player + 1}: {self._label(move, player, values)}")
         self.passes = self.passes + 1 if move.is_pass else 0
@@ -562,8 +562,8 @@ class State:
             else:
                 zones[program.zone_names[index]] = len(cards)
         last = None
-        if self.last_move is not None:
-            mover, action = self.last_move
+        if self.last_action is not None:
+            mover, action = self.mover, self.last_action
             move = self.game.move_of(action)
             # A hidden move is named to the others without its parameters.
             shown = move.name if move.hidden and mover != player else self.game.action_name(action)
