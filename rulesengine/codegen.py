@@ -198,27 +198,25 @@ class CodeGenerator:
 
     def _shared_loop(self, candidates: str, group: list[tuple[ir.MoveDef, Any]], hoisted: list[str]) -> list[str]:
         """One loop over `candidates` for several moves: each card is tested for every move in
-        turn (a card attribute read by several tests is read once); sets are built after."""
+        turn; sets are built after the loop from the cards kept for them."""
         start: list[str] = []
-        body: list[str] = []
+        tests: list[tuple[str, str]] = []  # (test of card `_x`, what to do when it holds)
         after: list[str] = []
         for move, compiled in group:
             param, kind = move.params[0], compiled.params[0]
             if kind.kind == "card":
                 self._aliases[param.slot] = "_x"
                 try:
-                    condition = self._legal_condition(move, hoisted)
+                    tests.append((self._legal_condition(move, hoisted), f"found.append({compiled.offset} + _x)"))
                 finally:
                     del self._aliases[param.slot]
-                entry = f"found.append({compiled.offset} + _x)"
-                body += [entry] if condition == "True" else [f"if {condition}:", f"    {entry}"]
                 continue
             kept = f"_kept{compiled.index}"
             test = self._card_test(move, compiled.params, hoisted, "_x") if move.legal is not None else "True"
             if test is None:  # the test reads the set itself: every card may take part
                 test = "True"
             start.append(f"{kept} = []")
-            body.append(f"{kept}.append(_x)" if test == "True" else f"if {test}: {kept}.append(_x)")
+            tests.append((test, f"{kept}.append(_x)"))
             var = f"v{param.slot}"
             opened, indent, iterable = self._set_groups(kept, kind, kept, "    ")
             condition = "True" if test != "True" or move.legal is None else self._legal_condition(move, hoisted)
@@ -226,16 +224,8 @@ class CodeGenerator:
             after += [*opened, f"{indent}for {var} in {iterable}:"]
             after += ([f"{indent}    found.append({key})"] if condition == "True"
                       else [f"{indent}    if {condition}:", f"{indent}        found.append({key})"])
-        # A table lookup several tests make is made once per card.
-        lookups = [m for m in re.findall(r"\b(_[A-Za-z]\w*)\[_x\]", "\n".join(body)) if m in self.names]
-        first = []
-        for name in dict.fromkeys(lookups):
-            if lookups.count(name) > 1:
-                local = f"_x{len(first)}"
-                first.append(f"{local} = {name}[_x]")
-                body = [line.replace(f"{name}[_x]", local) for line in body]
         return [*(f"    {line}" for line in start), f"    for _x in {candidates}:",
-                *(f"        {line}" for line in first + body), *after]
+                *(f"        {line}" for line in _card_tests(tests, self.names)), *after]
 
     def settle(self, phase: ir.Phase, moves: list[tuple[ir.MoveDef, Any]], turn_limit: int | None):
         """One function for what follows a step in `phase`: `settle(state)` passes the turn and
@@ -756,6 +746,51 @@ class CodeGenerator:
         prologue = "".join(f"    v{slot} = env[{slot}]\n" for slot in sorted(slots))
         body = " + ".join(pieces) if pieces else "''"
         return self._compile(f"def _f(st, env):\n{prologue}    return {body}\n", "<label>")["_f"]
+
+
+_COMPARISON = re.compile(r"^\((\w+) (==|!=|<=|>=|<|>) (\w+)\)$")
+# A comparison implies these others between the same two values.
+_IMPLIES = {"==": {"==", "<=", ">="}, "<": {"<", "<=", "!="}, ">": {">", ">=", "!="},
+            "<=": {"<="}, ">=": {">="}, "!=": {"!="}}
+
+
+def _card_tests(tests: list[tuple[str, str]], constants: dict[str, object]) -> list[str]:
+    """The body of a loop testing card `_x` for several moves, as (test, action) pairs.
+
+    A constant table several tests index by the card is read once; a test that can hold only
+    when an earlier one does (`a == b` only when `a >= b`) is asked only inside that one.
+    """
+    lookups = [m for m in re.findall(r"\b(_[A-Za-z]\w*)\[_x\]", " ".join(t for t, _ in tests)) if m in constants]
+    first = []
+    for name in dict.fromkeys(lookups):
+        if lookups.count(name) > 1:
+            local = f"_x{len(first)}"
+            first.append(f"{local} = {name}[_x]")
+            tests = [(test.replace(f"{name}[_x]", local), action) for test, action in tests]
+    outer: list[tuple[str, list[str]]] = []  # (test, actions when it holds)
+    for test, action in tests:
+        inside = next((entry for entry in outer if _implies(test, entry[0])), None)
+        if inside is None:
+            outer.append((test, [action]))
+        elif test == inside[0]:
+            inside[1].append(action)
+        else:
+            inside[1].append(f"if {test}: {action}")
+    lines = first
+    for test, actions in outer:
+        if test == "True":
+            lines += actions
+        else:
+            lines += [f"if {test}:", *(f"    {action}" for action in actions)]
+    return lines
+
+
+def _implies(test: str, other: str) -> bool:
+    """Whether `test` holding means `other` holds (decided only for plain comparisons)."""
+    if test == other or other == "True":
+        return test == other
+    a, b = _COMPARISON.match(test), _COMPARISON.match(other)
+    return bool(a and b and a[1] == b[1] and a[3] == b[3] and b[2] in _IMPLIES[a[2]])
 
 
 def _times(stride: int) -> str:
