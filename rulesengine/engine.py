@@ -170,7 +170,9 @@ class State:
         if self.chance is not None:
             self._apply_chance(action)
             return
-        legal = self._legal if self._legal is not None else self._legal_ids()
+        legal = self._legal
+        if legal is None:
+            legal = self._legal_ids()
         index = bisect_left(legal, action)
         if index == len(legal) or legal[index] != action:
             self._refuse(action)
@@ -189,10 +191,14 @@ class State:
         self.last_action = action
         if self.log is not None:
             self.log.append(f"P{player + 1}: {self._label(move, player, values)}")
-        self.passes = self.passes + 1 if move.is_pass else 0
-        if move.step is not None:
+        if move.is_pass:
+            self.passes += 1
+        else:
+            self.passes = 0
+        step = move.step
+        if step is not None:
             # The common case, without the agenda: no shuffle can interrupt this step.
-            move.step(self, player, values)
+            step(self, player, values)
             self.program.phases[self.phase].settle(self)
             if self.agenda or self.steps >= self.game.max_steps:
                 self._run()
