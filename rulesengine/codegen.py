@@ -443,6 +443,8 @@ class CodeGenerator:
             if plain and not s.at_bottom and s.cards.type == ir.CARD:
                 return [f"{indent}st.put_on_top({self.gen(s.cards)}, {destination})"]
             cards = s.cards
+            if plain and not s.at_bottom and cards.type == ir.ZONE:
+                return [f"{indent}st.move_all({self.gen(cards)}, {destination}, {sorted_tables})"]
             if plain and not s.at_bottom and isinstance(cards, ir.Call) and cards.function == "top" \
                     and len(cards.args) == 2:
                 zone, count = (self.gen(a) for a in cards.args)
@@ -558,14 +560,17 @@ class CodeGenerator:
             return str(family.base)
         message = self.constant(f"{e.span.file}:{e.span.line}:{e.span.column}: an index is outside zone "
                                 f"'{family.name}'", "msg")
-        if len(e.indices) == 1 and _always_in_range(e.indices[0]):
-            return f"({family.base} + {self.gen(e.indices[0])})"
-        if len(e.indices) == 1 and _cheap(e.indices[0]):
-            # Expressions are pure, so a cheap index may be computed twice instead of calling a helper.
-            index, size = self.gen(e.indices[0]), family.sizes[0]
-            bad = self.constant(_zone_index(family.base, family.strides, family.sizes), "zi")
-            return f"({family.base} + {index} if 0 <= {index} < {size} else {bad}({message}, {index}))"
         check = self.constant(_zone_index(family.base, family.strides, family.sizes), "zi")
+        if all(_always_in_range(i) or _cheap(i) for i in e.indices):
+            # Expressions are pure, so a cheap index may be computed twice instead of calling a helper.
+            indices = [self.gen(i) for i in e.indices]
+            offset = " + ".join([str(family.base), *(f"{i}{_times(stride)}" for i, stride in
+                                                     zip(indices, family.strides))])
+            tests = [f"0 <= {i} < {size}" for i, size, index in zip(indices, family.sizes, e.indices)
+                     if not _always_in_range(index)]
+            if not tests:
+                return f"({offset})"
+            return f"({offset} if {' and '.join(tests)} else {check}({message}, {', '.join(indices)}))"
         args = ", ".join(self.gen(i) for i in e.indices)
         return f"{check}({message}, {args})"
 
@@ -602,6 +607,9 @@ class CodeGenerator:
         return f"(-{operand})" if e.op == "-" else f"(not {operand})"
 
     def gen_Binary(self, e: ir.Binary) -> str:
+        phase = self._phase_test(e)
+        if phase is not None:
+            return phase
         left, right = self.gen(e.left), self.gen(e.right)
         folded = _fold(e.op, left, right)
         if folded is not None:
@@ -613,6 +621,17 @@ class CodeGenerator:
         if e.op == "%":
             return f"_mod({left}, {right})"
         return f"({left} {e.op} {right})"
+
+    def _phase_test(self, e: ir.Binary) -> str | None:
+        """`phase == "play"` as a comparison of phase numbers, without the phase's name."""
+        if e.op not in ("==", "!=") or not isinstance(e.left, ir.Builtin) or e.left.name != "phase":
+            return None
+        if not isinstance(e.right, ir.Const) or not isinstance(e.right.value, str):
+            return None
+        names = [p.name for p in self.layout.r.phases]
+        if e.right.value not in names:
+            return None
+        return f"(st.phase {e.op} {names.index(e.right.value)})"
 
     def gen_Conditional(self, e: ir.Conditional) -> str:
         known, value = _literal(self.gen(e.condition))
