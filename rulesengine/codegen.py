@@ -120,6 +120,7 @@ class CodeGenerator:
         self._group_values: dict[int, str] = {}
         self._attribute_aliases: dict[tuple[int, str], str] = {}
         self._binomials: dict[int, list[int]] = {}
+        self._getters: dict[str, str] = {}  # constant table -> the constant holding its lookup function
 
     # ---- constants -------------------------------------------------------------------
 
@@ -670,6 +671,14 @@ class CodeGenerator:
             body = self.gen(e.body)
         finally:
             self._forbidden.discard(e.slot)
+        lookup = re.fullmatch(rf"(_\w+)\[{var}\]", body)
+        if e.kind in ("max", "min", "sum") and lookup and lookup[1] in self.names:
+            # An attribute of each card: the table's lookup mapped over the cards, without a generator.
+            getter = self._getters.get(lookup[1])
+            if getter is None:
+                getter = self._getters[lookup[1]] = self.constant(self.names[lookup[1]].__getitem__, "getter")
+            return f"{e.kind}(map({getter}, {items}))" if e.kind == "sum" else \
+                f"{e.kind}(map({getter}, {items}), default=0)"
         if e.kind in _MACRO_SOURCE:
             return _MACRO_SOURCE[e.kind].format(body=body, var=var, items=items)
         empty = {ir.CARD: NO_CARD, ir.PLAYER: -1, ir.SUIT: -1, ir.RANK: -1, ir.INT: 0, ir.STR: ""}.get(e.type)
