@@ -84,18 +84,17 @@ class State:
     def clone(self) -> State:
         """An independent copy: plain values are shared, lists are copied (not the log)."""
         other = object.__new__(State)
-        for name in State._SHARED:
-            setattr(other, name, getattr(self, name))
-        other.zones = [z[:] for z in self.zones]
+        _copy_shared(self, other)
+        other.zones = list(map(list.copy, self.zones))
         other.where = self.where[:]
         other.vars = self.vars[:]
         other.active = self.active[:]
         other.active_players = self.active_players[:]
         other.agenda = [
             task if task[0] != _SEGMENTS else (task[0], task[1], task[2], task[3][:]) for task in self.agenda
-        ]
+        ] if self.agenda else []
         other.chance = self.chance[:] if self.chance is not None else None
-        other.shown = [s[:] for s in self.shown]
+        other.shown = list(map(list.copy, self.shown))
         other.log = None
         return other
 
@@ -643,6 +642,18 @@ class State:
             if cards:
                 lines.append(f"  {zone}: {' '.join(cards)}")
         return "\n".join(lines)
+
+
+def _shared_copier():
+    """A function setting every shared field of one state from another, written out (one
+    assignment each) because `clone` is the hot path of search agents."""
+    lines = ["def copy(source, target):", *(f"    target.{name} = source.{name}" for name in State._SHARED)]
+    namespace: dict[str, Any] = {}
+    exec("\n".join(lines), namespace)  # field names are this module's own constants
+    return namespace["copy"]
+
+
+_copy_shared = _shared_copier()
 
 
 class Game:

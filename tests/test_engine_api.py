@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import rulesengine
-from rulesengine import IllegalActionError, OptionError
+from rulesengine import IllegalActionError, OptionError, State
 from tests.game_checks import assert_cards_conserved, play_random
 
 
@@ -42,6 +42,26 @@ def test_a_clone_is_independent(game):
     play_random(copy, 99, max_steps=50)
     assert state.zones == snapshot
     assert copy.steps == state.steps + 50 or copy.is_terminal()
+
+
+@pytest.mark.parametrize("seed", [None, 3])
+def test_a_clone_has_every_field_and_shares_no_list(game, seed):
+    state = game.new_initial_state(seed=seed)  # without a seed: a chance node, work on the agenda
+    copy = state.clone()
+    for name in State.__slots__:
+        if name == "log":
+            assert copy.log is None
+        elif name in State._COPIED:
+            assert getattr(copy, name) == getattr(state, name), name
+            if getattr(state, name) is not None:
+                assert getattr(copy, name) is not getattr(state, name), name
+        else:
+            assert getattr(copy, name) is getattr(state, name), name
+    for nested in ("zones", "shown"):
+        assert all(a is not b for a, b in zip(getattr(copy, nested), getattr(state, nested)))
+    while copy.is_chance_node():
+        copy.apply_action(copy.chance_outcomes()[0][0])
+    assert state.is_chance_node() == (seed is None)
 
 
 def test_without_a_seed_shuffles_are_chance_nodes(game):
