@@ -50,18 +50,19 @@ def hand_written(play_match: Callable[..., int], players: int, options: dict[str
 class Playouts:
     """Plays matches with seeds 0, 1, 2, ... and counts decisions and processor time."""
 
-    def __init__(self, play: Callable[[int], int]):
+    def __init__(self, play: Callable[[int], int], clock: Callable[[], float] = time.process_time):
         self.play = play
+        self.clock = clock
         self.seed = 0
 
     def rate(self, seconds: float) -> float:
         """Decisions per second over whole matches lasting together about `seconds`."""
-        start = time.process_time()
+        start = self.clock()
         decisions = 0
         while True:
             decisions += self.play(self.seed)
             self.seed += 1
-            elapsed = time.process_time() - start
+            elapsed = self.clock() - start
             if elapsed >= seconds:
                 return decisions / elapsed
 
@@ -76,12 +77,12 @@ def compare(engine: Playouts, hand: Playouts, seconds: float, rounds: int) -> tu
     return statistics.median(engine_rates), statistics.median(hand_rates), statistics.median(ratios)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", choices=sorted(GAMES), action="append", help="benchmark only this game")
     parser.add_argument("--seconds", type=float, default=4.0, help="processor time per side and game (default 4)")
     parser.add_argument("--rounds", type=int, default=8, help="alternating rounds per game (default 8)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     print(f"{'game':<16}{'engine dec/s':>14}{'hand-written dec/s':>20}{'ratio':>8}")
     for name in args.game or sorted(GAMES):
         ruleset, players, options, module = GAMES[name]

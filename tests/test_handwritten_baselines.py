@@ -108,3 +108,26 @@ def test_padvinderspel_lays_all_only_an_unbroken_reachable_run() -> None:
         padvinderspel.LAY_ALL,
     ]
     assert padvinderspel.legal_actions([(0, 9)], rows, 5, True) == [padvinderspel.PASS]
+
+
+def test_the_benchmark_compares_both_sides_in_alternating_rounds(capsys) -> None:
+    from benchmarks import run
+
+    calls: list[str] = []
+    ticks = itertools.count()  # a clock that advances one second per reading
+
+    def side(name: str, decisions: int) -> run.Playouts:
+        def play(seed: int) -> int:
+            calls.append(name)
+            return decisions
+
+        return run.Playouts(play, clock=lambda: float(next(ticks)))
+
+    engine_rate, hand_rate, ratio = run.compare(side("engine", 10), side("hand", 40), seconds=3, rounds=3)
+    assert (engine_rate, hand_rate, ratio) == (10.0, 40.0, 0.25)
+    # The sides take turns: each round plays the engine first, then the hand-written version.
+    assert [name for name, _ in itertools.groupby(calls)] == ["engine", "hand"] * 3
+
+    run.main(["--game", "pan", "--seconds", "0.02", "--rounds", "1"])
+    line = capsys.readouterr().out.splitlines()[-1].split()
+    assert line[0] == "pan" and float(line[-1]) > 0
