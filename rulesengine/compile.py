@@ -16,7 +16,7 @@ from typing import Any
 import attrs
 
 from . import ir
-from .codegen import CodeGenerator
+from .codegen_moves import MoveCodeGenerator
 
 Fn = Callable[[Any, list], Any]
 Effect = Callable[[Any, list], None]
@@ -148,7 +148,7 @@ class Compiler:
         self.options = options
         self.n = num_players
         self.suit_names = tuple(s.name for s in ruleset.suits)
-        self.codegen = CodeGenerator(self)
+        self.codegen = MoveCodeGenerator(self)
         self._sorted_tables: dict[int, list] | None = None
         self.build_cards()
         self.build_zones()
