@@ -32,7 +32,7 @@ class State:
     _SHARED = (
         "game", "program", "current", "direction", "round_number", "turns", "passes", "phase",
         "round_over", "phase_over", "game_over", "goto", "turn_set", "mover", "chance_count", "seed",
-        "history", "steps", "_legal", "round_end_kind", "truncated", "last_action", "shown_any",
+        "history", "steps", "_legal", "round_end_kind", "truncated", "last_action", "shown_any", "_seen",
     )
     _COPIED = ("zones", "where", "vars", "active", "active_players", "agenda", "chance", "shown", "log")
     __slots__ = _SHARED + _COPIED
@@ -73,6 +73,9 @@ class State:
         self.round_end_kind = _NORMAL
         self.truncated = False
         self.last_action: int | None = None  # the last player's action (made by `mover`)
+        # player -> (history cell, replay state, observations) kept by information_state;
+        # replaced, never changed in place, so clones share it
+        self._seen: dict[int, tuple] = {}
 
     # ---- start and clone -------------------------------------------------------------
 
@@ -610,13 +613,37 @@ class State:
         return out
 
     def information_state(self, player: int) -> list[dict[str, Any]]:
-        """Everything `player` has observed: its observation after every step so far."""
-        replay = self.game.new_initial_state(self.seed)
-        seen = [replay.observation(player)]
-        for value, _is_chance in self.history_list():
+        """Everything `player` has observed: its observation after every step so far.
+
+        The observations are found by replaying the match from its seed. The replay is kept
+        (by this state and its later clones), so asking again after a few more steps costs
+        only those steps. The list is new at every call; the observations in it are shared
+        between calls, so copy one before changing it.
+        """
+        cell = self.history
+        known = self._seen.get(player)
+        pending = []
+        if known is not None:
+            # Walk back to the step the kept replay reached (it is an earlier step of this match).
+            known_cell = known[0]
+            while cell is not None and cell is not known_cell:
+                cell, value, _is_chance = cell
+                pending.append(value)
+        if known is None or cell is not known[0]:
+            pending = [value for value, _is_chance in reversed(self.history_list())]
+            replay = self.game.new_initial_state(self.seed)
+            seen: tuple = (replay.observation(player),)
+        else:
+            _, replay, seen = known
+            if pending:
+                replay = replay.clone()  # the kept replay may be shared with other states
+        added = []
+        for value in reversed(pending):
             replay.apply_action(value)
-            seen.append(replay.observation(player))
-        return seen
+            added.append(replay.observation(player))
+        seen += tuple(added)
+        self._seen = {**self._seen, player: (self.history, replay, seen)}
+        return list(seen)
 
     def history_list(self) -> list[tuple[int, bool]]:
         out = []

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import rulesengine
 from rulesengine import IllegalActionError, OptionError, State
@@ -93,6 +97,39 @@ def test_information_state_is_the_history_of_observations(game):
     assert history[-1] == state.observation(1)
     assert [h["last_move"]["player"] for h in history[1:]] == [
         (state.history_list()[i][0], i) and h["last_move"]["player"] for i, h in enumerate(history[1:])]
+
+
+def replayed_information_state(state: State, player: int) -> list[dict]:
+    """The information state of a fresh state brought to the same point (nothing kept)."""
+    fresh = state.game.new_initial_state(state.seed)
+    for value, _is_chance in state.history_list():
+        fresh.apply_action(value)
+    return fresh.information_state(player)
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 10_000), seeded=st.booleans(), asks=st.lists(st.integers(0, 12), min_size=1, max_size=6))
+def test_information_state_kept_between_calls_matches_a_fresh_replay(seed, seeded, asks):
+    game = rulesengine.make_game("padan")  # reveals: what a player once saw stays known
+    rng = random.Random(seed)
+    state = game.new_initial_state(seed if seeded else None)
+    twin = None
+    for number, steps in enumerate(asks):
+        for _ in range(steps):
+            if state.is_terminal():
+                break
+            options = [c for c, _ in state.chance_outcomes()] if state.is_chance_node() else state.legal_actions()
+            state.apply_action(rng.choice(options))
+        player = number % 2
+        assert state.information_state(player) == replayed_information_state(state, player)
+        if twin is None:
+            twin = state.clone()  # shares what is kept so far, then goes its own way
+    while not twin.is_terminal() and rng.random() < 0.95:
+        options = [c for c, _ in twin.chance_outcomes()] if twin.is_chance_node() else twin.legal_actions()
+        twin.apply_action(rng.choice(options))
+    for player in (0, 1):
+        assert twin.information_state(player) == replayed_information_state(twin, player)
+        assert state.information_state(player) == replayed_information_state(state, player)
 
 
 def test_returns_are_zero_until_the_end(game):
