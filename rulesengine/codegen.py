@@ -22,6 +22,7 @@ from .diagnostics import EngineError
 
 NO_CARD = -1
 MAX_RANGE = 10_000
+MAX_UNROLLED = 8  # a macro over at most this many known values is written out value by value
 CARD_CONTEXT_SLOT = 1_000_000  # locals of card-attribute expressions are looked up by name
 
 
@@ -290,7 +291,7 @@ class CodeGenerator:
             offset = " + ".join([str(family.base), *(f"{i}{_times(stride)}" for i, stride in
                                                      zip(indices, family.strides))])
             tests = [f"0 <= {i} < {size}" for i, size, index in zip(indices, family.sizes, e.indices)
-                     if not _always_in_range(index)]
+                     if not (_always_in_range(index) or _literal_within(i, size))]
             if not tests:
                 return f"({offset})"
             return f"({offset} if {' and '.join(tests)} else {check}({message}, {', '.join(indices)}))"
@@ -374,6 +375,9 @@ class CodeGenerator:
                 return f"(lambda {var}: {self.gen(e.body)})({value})"
             finally:
                 self._forbidden.discard(e.slot)
+        unrolled = self._unrolled(e)
+        if unrolled is not None:
+            return unrolled
         items = self.collection(e.collection)
         shared = self._shared.get(e.collection.slot) if isinstance(e.collection, ir.Local) else None
         if e.kind in ("any", "all") and shared is not None and _only_through(e.body, e.slot, shared):
@@ -405,6 +409,43 @@ class CodeGenerator:
             return _MACRO_SOURCE[e.kind].format(body=body, var=var, items=items)
         empty = {ir.CARD: NO_CARD, ir.PLAYER: -1, ir.SUIT: -1, ir.RANK: -1, ir.INT: 0, ir.STR: ""}.get(e.type)
         return f"_arg_best({items}, lambda {var}: {body}, {empty!r}, {e.kind == 'argmax'})"
+
+    def _unrolled(self, e: ir.Macro) -> str | None:
+        """`any`, `all`, `count` or `sum` over a few values known when the game is compiled
+        (the seats, the suits, a range of constants) written out value by value: no generator."""
+        if e.kind not in ("any", "all", "count", "sum"):
+            return None
+        values = self._static_values(e.collection)
+        if values is None or len(values) > MAX_UNROLLED:
+            return None
+        parts = []
+        self._forbidden.add(e.slot)
+        try:
+            for value in values:
+                self._aliases[e.slot] = repr(value)
+                parts.append(self.gen(e.body))
+        finally:
+            self._aliases.pop(e.slot, None)
+            self._forbidden.discard(e.slot)
+        if e.kind == "any":
+            return f"({' or '.join(parts)})" if parts else "False"
+        if e.kind == "all":
+            return f"({' and '.join(parts)})" if parts else "True"
+        if e.kind == "count":
+            return f"({' + '.join(f'(1 if {part} else 0)' for part in parts)})" if parts else "0"
+        return f"({' + '.join(parts)})" if parts else "0"
+
+    def _static_values(self, e: ir.Expr) -> list[int] | None:
+        """The values of a collection fixed for the game setting: seats, suits, range(k)."""
+        if isinstance(e, ir.Builtin) and e.name == "players":
+            return list(range(self.layout.n))
+        if isinstance(e, ir.Builtin) and e.name == "suits":
+            return list(range(len(self.layout.suit_names)))
+        if isinstance(e, ir.Call) and e.function == "range":
+            bounds = [_literal(self.gen(a)) for a in e.args]
+            if all(known and type(value) is int for known, value in bounds):
+                return _range1(bounds[0][1]) if len(bounds) == 1 else _range2(bounds[0][1], bounds[1][1])
+        return None
 
     def gen_Call(self, e: ir.Call) -> str:
         layout = self.layout
@@ -496,6 +537,12 @@ class CodeGenerator:
         prologue = "".join(f"    v{slot} = env[{slot}]\n" for slot in sorted(slots))
         body = " + ".join(pieces) if pieces else "''"
         return self._compile(f"def _f(st, env):\n{prologue}    return {body}\n", "<label>")["_f"]
+
+
+def _literal_within(source: str, size: int) -> bool:
+    """Whether generated source is an int literal in 0..size-1 (an index known to be in range)."""
+    known, value = _literal(source)
+    return known and type(value) is int and 0 <= value < size
 
 
 def _times(stride: int) -> str:

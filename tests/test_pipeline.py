@@ -295,3 +295,31 @@ def test_the_rule_file_in_the_readme_is_valid_and_plays(tmp_path):
 
     state = play_random(rulesengine.make_game(str(path), players=3).new_initial_state(seed=1), 1)
     assert state.is_terminal() and sum(state.variables()["score"]) == 3
+
+
+def test_macros_over_values_known_when_compiling_give_the_same_values(tmp_path):
+    """any/all/count/sum over seats, suits or a constant range are written out value by value."""
+    text = MINIMAL.replace("  best: {type: player}\n", """  best: {type: player}
+  counted: {type: int}
+  one: {type: int}
+  summed: {type: int}
+  anyone: {type: bool}
+  everyone: {type: bool}
+  empty_any: {type: bool}
+""").replace("    - deal 1 of stock to hand from seat(0)\n", """    - deal 1 of stock to hand from seat(0)
+    - counted = players.count(p, p != seat(0) and size(hand[p]) == 1)
+    - one = range(1).count(i, i == 0)
+    - summed = suits.sum(s, 10 if s == "spades" else 1) + range(2, 5).sum(i, i * i)
+    - anyone = players.any(p, p == seat(num_players - 1))
+    - everyone = players.all(p, size(hand[p]) == 1) and suits.all(s, s == "hearts" or s == "spades")
+    - empty_any = range(0).any(i, i == 0)
+""")
+    assert "counted = " in text
+    assert problems(tmp_path, text) == []
+    for players in (2, 4):
+        state = rulesengine.make_game(str(write(tmp_path, text)), players=players).new_initial_state(seed=1)
+        values = state.variables()
+        assert values["counted"] == players - 1 and type(values["counted"]) is int
+        assert values["one"] == 1 and type(values["one"]) is int
+        assert values["summed"] == 11 + (4 + 9 + 16)
+        assert values["anyone"] is True and values["everyone"] is True and values["empty_any"] is False
