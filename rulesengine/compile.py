@@ -442,8 +442,8 @@ def _nothing(st, env) -> None:
 
 
 def insert_sorted(zone: list[int], card: int, table: list) -> None:
-    keys = [table[c] for c in zone]
-    zone.insert(bisect.bisect_right(keys, table[card]), card)
+    """Put `card` into a zone kept sorted by `table`, after the cards of an equal value."""
+    zone.insert(bisect.bisect_right(zone, table[card], key=table.__getitem__), card)
 
 
 def combination_unrank(index: int, size: int) -> tuple[int, ...]:

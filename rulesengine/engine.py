@@ -515,10 +515,22 @@ class State:
         """Deal from the top of zone `source`, one card at a time in seat order from `first`,
         to the zones `base + seat`: all cards, or `each` per seat while cards last."""
         n = self.num_players
-        cards = self.zones[source]
+        zones, where = self.zones, self.where
+        cards = zones[source]
         total = len(cards) if each is None else min(len(cards), max(0, each) * n)
+        if base <= source < base + n:  # dealing from one of the receiving zones
+            for k in range(total):
+                self.move_cards((cards[-1],), base + (first + k) % n, False, sorted_tables)
+            return
         for k in range(total):
-            self.move_cards((cards[-1],), base + (first + k) % n, False, sorted_tables)
+            card = cards.pop()
+            destination = base + (first + k) % n
+            table = sorted_tables.get(destination)
+            if table is None:
+                zones[destination].append(card)
+            else:
+                insert_sorted(zones[destination], card, table)
+            where[card] = destination
 
     def holder(self, card: int) -> int:
         """The player whose zone holds `card`, or -1 (a shared zone, or no card)."""
