@@ -101,6 +101,7 @@ class CodeGenerator:
         self._group_values: dict[int, str] = {}
         self._attribute_aliases: dict[tuple[int, str], str] = {}
         self._getters: dict[str, str] = {}  # constant table -> the constant holding its lookup function
+        self.real_cards: set[int] = set()  # slots holding a card of a zone (never "no card") where generated
 
     # ---- constants -------------------------------------------------------------------
 
@@ -291,12 +292,18 @@ class CodeGenerator:
             offset = " + ".join([str(family.base), *(f"{i}{_times(stride)}" for i, stride in
                                                      zip(indices, family.strides))])
             tests = [f"0 <= {i} < {size}" for i, size, index in zip(indices, family.sizes, e.indices)
-                     if not (_always_in_range(index) or _literal_within(i, size))]
+                     if not (_always_in_range(index) or self._real_suit(index) or _literal_within(i, size))]
             if not tests:
                 return f"({offset})"
             return f"({offset} if {' and '.join(tests)} else {check}({message}, {', '.join(indices)}))"
         args = ", ".join(self.gen(i) for i in e.indices)
         return f"{check}({message}, {args})"
+
+    def _real_suit(self, index: ir.Expr) -> bool:
+        """Whether `index` is the suit of a card known to be real (from a zone or an action),
+        so a zone per suit needs no range check for it."""
+        return (isinstance(index, ir.CardAttr) and index.attribute == "suit" and isinstance(index.card, ir.Local)
+                and index.card.slot in self.real_cards)
 
     def gen_Builtin(self, e: ir.Builtin) -> str:
         layout = self.layout
@@ -393,10 +400,15 @@ class CodeGenerator:
                 del self._aliases[e.slot]
                 self._attribute_aliases.pop((e.slot, shared), None)
         self._forbidden.add(e.slot)
+        real = e.collection.type == ir.ZONE and e.slot not in self.real_cards
+        if real:
+            self.real_cards.add(e.slot)
         try:
             body = self.gen(e.body)
         finally:
             self._forbidden.discard(e.slot)
+            if real:
+                self.real_cards.discard(e.slot)
         lookup = re.fullmatch(rf"(_\w+)\[{var}\]", body)
         if e.kind in ("max", "min", "sum") and lookup and lookup[1] in self.names:
             # An attribute of each card: the table's lookup mapped over the cards, without a generator.

@@ -9,6 +9,7 @@ listing the next legal actions. The expressions inside come from codegen.CodeGen
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import re
 from collections.abc import Callable
@@ -148,7 +149,8 @@ class MoveCodeGenerator(CodeGenerator):
             if kind.kind == "card":
                 self._aliases[param.slot] = "_x"
                 try:
-                    tests.append((self._legal_condition(move, hoisted), f"found.append({compiled.offset} + _x)"))
+                    with self._real_card_parameters(move):
+                        tests.append((self._legal_condition(move, hoisted), f"found.append({compiled.offset} + _x)"))
                 finally:
                     del self._aliases[param.slot]
                 continue
@@ -221,7 +223,8 @@ class MoveCodeGenerator(CodeGenerator):
             strides.append(width)
             width *= compiled.domain_size
         strides.reverse()
-        condition = self._legal_condition(move, hoisted)
+        with self._real_card_parameters(move):
+            condition = self._legal_condition(move, hoisted)
         card_test = self._card_test(move, compiled_params, hoisted, f"_c{len(params) - 1}")
         if card_test is not None:
             condition = "True"
@@ -257,6 +260,18 @@ class MoveCodeGenerator(CodeGenerator):
         if condition == "True":
             return [*lines, f"{indent}found.append({key})"]
         return [*lines, f"{indent}if {condition}:", f"{indent}    found.append({key})"]
+
+    @contextlib.contextmanager
+    def _real_card_parameters(self, move: ir.MoveDef, decoded: bool = False):
+        """While generating code for `move`: its card parameters taken from a zone (or, in a
+        step, decoded from an action id) are real cards."""
+        slots = {p.slot for p in move.params if p.type == ir.CARD and p.size is None
+                 and (decoded or p.candidates.type == ir.ZONE)} - self.real_cards
+        self.real_cards |= slots
+        try:
+            yield
+        finally:
+            self.real_cards -= slots
 
     def _set_groups(self, cards: str, compiled: Any, tag: str, indent: str) -> tuple[list[str], str, str]:
         """Lines opening the groups of `cards` equal in the set parameter's attribute that are
@@ -316,7 +331,8 @@ class MoveCodeGenerator(CodeGenerator):
         lines = ["def _step(st, v0, values):"]
         if move.params:
             lines.append("    " + "".join(f"v{p.slot}, " for p in move.params) + "= values")
-        body = self.statements(move.effects, "    ")
+        with self._real_card_parameters(move, decoded=True):
+            body = self.statements(move.effects, "    ")
         if triggers:
             body += ["    if st.game_over or st.round_over:", "        return"]
         for position, trigger in enumerate(triggers):

@@ -323,3 +323,18 @@ def test_macros_over_values_known_when_compiling_give_the_same_values(tmp_path):
         assert values["one"] == 1 and type(values["one"]) is int
         assert values["summed"] == 11 + (4 + 9 + 16)
         assert values["anyone"] is True and values["everyone"] is True and values["empty_any"] is False
+
+
+def test_a_zone_index_of_no_card_is_an_error_and_of_a_held_card_is_not(tmp_path):
+    """`row[top(table).suit]` on an empty table names the place; `row[card.suit]` of a card
+    from the hand needs no check."""
+    with_row = MINIMAL.replace("  table: {visibility: all}\n", "  table: {visibility: all}\n  row: {per: suit}\n")
+    held = with_row.replace("    params: {card: \"hand[me]\"}\n", "    params: {card: \"hand[me]\"}\n"
+                            "    legal: empty(row[card.suit])\n")
+    game = rulesengine.make_game(str(write(tmp_path, held, "held.yaml")), players=2)
+    assert game.new_initial_state(seed=1).legal_actions()
+    nothing = with_row.replace("    params: {card: \"hand[me]\"}\n", "    params: {card: \"hand[me]\"}\n"
+                               "    legal: empty(row[top(table).suit])\n")
+    assert "legal: empty(row[top(table).suit])" in nothing
+    with pytest.raises(rulesengine.RulesEngineError, match=r"nothing\.yaml:\d+:\d+: an index is outside zone 'row'"):
+        rulesengine.make_game(str(write(tmp_path, nothing, "nothing.yaml")), players=2).new_initial_state(seed=1)
