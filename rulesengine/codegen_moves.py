@@ -188,9 +188,12 @@ class MoveCodeGenerator(CodeGenerator):
             "        return",
             "    v0 = st.current",
             "    if not st.turn_set:",
-            f"        v0 = (v0 + st.direction) % {self.layout.n}",  # mostly the next seat is still in
+            # Mostly the next seat or the one after is still in the round.
+            f"        v0 = (v0 + st.direction) % {self.layout.n}",
             "        if not st.active[v0]:",
-            "            v0 = st.next_active(st.current)",
+            f"            v0 = (v0 + st.direction) % {self.layout.n}",
+            "            if not st.active[v0]:",
+            "                v0 = st.next_active(st.current)",
             "        st.current = v0",
             f"    if {due}:",
             "        st._end_if_due()",

@@ -131,6 +131,9 @@ class State:
         return sorted((card, p) for card in cards)
 
     def legal_actions(self, player: int | None = None) -> list[int]:
+        legal = self._legal  # kept only at decision nodes (and [] at the end)
+        if legal is not None and (player is None or player == self.current):
+            return legal[:]
         if self.game_over or self.chance is not None:
             return [] if self.chance is None else [c for c, _ in self.chance_outcomes()]
         if player is not None and player != self.current:
@@ -321,6 +324,7 @@ class State:
         if self.steps >= self.game.max_steps and not self.game_over:
             self.game_over = True
             self.truncated = True
+            self._legal = None
             if self.log is not None:
                 self.log.append(f"the match is stopped after {self.steps} decisions (the engine's limit): a draw")
 

@@ -158,3 +158,6 @@ def test_the_engine_limit_stops_any_match():
     state = play_random(game.new_initial_state(seed=0), 0)
     assert state.is_terminal() and state.truncated and state.steps == 500
     assert state.returns() == [0.0, 0.0, 0.0]
+    assert state.legal_actions() == [] and state.legal_actions(state.current) == []
+    with pytest.raises(IllegalActionError, match="match is over"):
+        state.apply_action(0)
