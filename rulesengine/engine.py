@@ -138,7 +138,7 @@ class State:
             return [] if self.chance is None else [c for c, _ in self.chance_outcomes()]
         if player is not None and player != self.current:
             return []
-        return list(self._legal if self._legal is not None else self._legal_ids())
+        return self._legal_ids()[:]
 
     def action_to_string(self, action: int) -> str:
         if self.chance is not None:
@@ -636,25 +636,25 @@ class State:
         only those steps. The list is new at every call; the observations in it are shared
         between calls, so copy one before changing it.
         """
-        cell = self.history
         known = self._seen.get(player)
-        pending = []
+        cell = self.history
+        later: list[int] = []  # the actions since the kept replay, newest first
         if known is not None:
-            # Walk back to the step the kept replay reached (it is an earlier step of this match).
-            known_cell = known[0]
-            while cell is not None and cell is not known_cell:
+            # The kept replay reached an earlier step of this match: walk back to it.
+            while cell is not None and cell is not known[0]:
                 cell, value, _is_chance = cell
-                pending.append(value)
+                later.append(value)
         if known is None or cell is not known[0]:
-            pending = [value for value, _is_chance in reversed(self.history_list())]
             replay = self.game.new_initial_state(self.seed)
             seen: tuple = (replay.observation(player),)
+            actions = [value for value, _is_chance in self.history_list()]
         else:
             _, replay, seen = known
-            if pending:
+            actions = later[::-1]
+            if actions:
                 replay = replay.clone()  # the kept replay may be shared with other states
         added = []
-        for value in reversed(pending):
+        for value in actions:
             replay.apply_action(value)
             added.append(replay.observation(player))
         seen += tuple(added)
