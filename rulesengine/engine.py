@@ -7,6 +7,8 @@ cloned cheaply there. The agenda is empty at every decision node.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import random
 from bisect import bisect_left
 from collections.abc import Sequence
@@ -73,7 +75,7 @@ class State:
         self.round_end_kind = _NORMAL
         self.truncated = False
         self.last_action: int | None = None  # the last player's action (made by `mover`)
-        # player -> (history cell, replay state, observations) kept by information_state;
+        # player -> (history cell, replay state, observations, key) kept by information_state;
         # replaced, never changed in place, so clones share it
         self._seen: dict[int, tuple] = {}
 
@@ -636,6 +638,15 @@ class State:
         only those steps. The list is new at every call; the observations in it are shared
         between calls, so copy one before changing it.
         """
+        return list(self._kept_information(player)[2])
+
+    def information_state_key(self, player: int) -> str:
+        """A short text standing for `information_state(player)`: two states give the same key
+        exactly when that player has observed the same (a SHA-256 chain over the observations)."""
+        return self._kept_information(player)[3]
+
+    def _kept_information(self, player: int) -> tuple:
+        """(history cell, replay state, observations, key) of `player` at this state."""
         known = self._seen.get(player)
         cell = self.history
         later: list[int] = []  # the actions since the kept replay, newest first
@@ -646,20 +657,25 @@ class State:
                 later.append(value)
         if known is None or cell is not known[0]:
             replay = self.game.new_initial_state(self.seed)
-            seen: tuple = (replay.observation(player),)
+            first = replay.observation(player)
+            seen: tuple = (first,)
+            key = _chain("", first)
             actions = [value for value, _is_chance in self.history_list()]
         else:
-            _, replay, seen = known
+            _, replay, seen, key = known
             actions = later[::-1]
-            if actions:
-                replay = replay.clone()  # the kept replay may be shared with other states
+            if not actions:
+                return known
+            replay = replay.clone()  # the kept replay may be shared with other states
         added = []
         for value in actions:
             replay.apply_action(value)
-            added.append(replay.observation(player))
-        seen += tuple(added)
-        self._seen = {**self._seen, player: (self.history, replay, seen)}
-        return list(seen)
+            observation = replay.observation(player)
+            added.append(observation)
+            key = _chain(key, observation)
+        kept = (self.history, replay, seen + tuple(added), key)
+        self._seen = {**self._seen, player: kept}
+        return kept
 
     def history_list(self) -> list[tuple[int, bool]]:
         out = []
@@ -685,6 +701,12 @@ class State:
             if cards:
                 lines.append(f"  {zone}: {' '.join(cards)}")
         return "\n".join(lines)
+
+
+def _chain(key: str, observation: dict[str, Any]) -> str:
+    """The key of an information state after one more observation."""
+    text = json.dumps(observation, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(f"{key}|{text}".encode()).hexdigest()
 
 
 def _shared_copier():

@@ -143,6 +143,8 @@ def test_openspiel_chance_observations_and_returns(pyspiel):
         player = state.current_player()
         assert list(state.observation_tensor(player)) == pytest.approx(encoder.encode(state.inner, player))
         assert json.loads(state.observation_string(player)) == json.loads(json.dumps(state.inner.observation(player)))
+        for seat in range(2):  # perfect recall: the key of the engine's information state
+            assert state.information_state_string(seat) == state.inner.information_state_key(seat)
         copy = state.clone()
         action = rng.choice(state.legal_actions())
         copy.apply_action(action)
@@ -152,6 +154,18 @@ def test_openspiel_chance_observations_and_returns(pyspiel):
     returns = state.returns()
     assert returns == state.inner.returns()
     assert sorted(returns) == [-1.0, 1.0] or returns == [0.0, 0.0]
+
+
+def test_openspiel_information_states_are_strings_only(pyspiel):
+    from rulesengine.adapters.openspiel import register
+
+    game = pyspiel.load_game(register("padan"))
+    kind = game.get_type()
+    assert kind.provides_information_state_string and not kind.provides_information_state_tensor
+    observer = game.make_py_observer(pyspiel.IIGObservationType(perfect_recall=True))
+    assert observer.tensor is None
+    state = game.new_initial_state()
+    assert observer.string_from(state, 1) == state.inner.information_state_key(1)
 
 
 def test_openspiel_missing_extra_is_explained(monkeypatch):

@@ -99,12 +99,12 @@ def test_information_state_is_the_history_of_observations(game):
         (state.history_list()[i][0], i) and h["last_move"]["player"] for i, h in enumerate(history[1:])]
 
 
-def replayed_information_state(state: State, player: int) -> list[dict]:
-    """The information state of a fresh state brought to the same point (nothing kept)."""
+def replayed(state: State) -> State:
+    """A fresh state brought to the same point (it has kept nothing yet)."""
     fresh = state.game.new_initial_state(state.seed)
     for value, _is_chance in state.history_list():
         fresh.apply_action(value)
-    return fresh.information_state(player)
+    return fresh
 
 
 @settings(max_examples=10, deadline=None)
@@ -121,15 +121,42 @@ def test_information_state_kept_between_calls_matches_a_fresh_replay(seed, seede
             options = [c for c, _ in state.chance_outcomes()] if state.is_chance_node() else state.legal_actions()
             state.apply_action(rng.choice(options))
         player = number % 2
-        assert state.information_state(player) == replayed_information_state(state, player)
+        assert state.information_state(player) == replayed(state).information_state(player)
+        assert state.information_state_key(player) == replayed(state).information_state_key(player)
         if twin is None:
             twin = state.clone()  # shares what is kept so far, then goes its own way
     while not twin.is_terminal() and rng.random() < 0.95:
         options = [c for c, _ in twin.chance_outcomes()] if twin.is_chance_node() else twin.legal_actions()
         twin.apply_action(rng.choice(options))
     for player in (0, 1):
-        assert twin.information_state(player) == replayed_information_state(twin, player)
-        assert state.information_state(player) == replayed_information_state(state, player)
+        assert twin.information_state(player) == replayed(twin).information_state(player)
+        assert twin.information_state_key(player) == replayed(twin).information_state_key(player)
+        assert state.information_state(player) == replayed(state).information_state(player)
+
+
+def test_information_state_key_tells_information_states_apart():
+    """Two deals that differ only in the order of P2's hand: P1 cannot tell them apart."""
+    game = rulesengine.make_game("pan", players=2)
+    order = list(range(24))
+    swapped = order[:]
+    swapped[1], swapped[3] = swapped[3], swapped[1]  # both dealt to P2 (every other card from the top)
+    states = []
+    for outcomes in (order, swapped):
+        state = game.new_initial_state()  # the shuffle as chance nodes, one card a position
+        for card in outcomes[:-1]:
+            state.apply_action(card)
+        states.append(state)
+    first, second = states
+    for _ in range(3):
+        assert first.information_state(0) == second.information_state(0)
+        assert first.information_state_key(0) == second.information_state_key(0)
+        assert first.information_state(1) != second.information_state(1)
+        assert first.information_state_key(1) != second.information_state_key(1)
+        assert first.information_state_key(0) != first.information_state_key(1)
+        action = first.legal_actions()[0]
+        first.apply_action(action)
+        second.apply_action(action)
+    assert len(first.information_state_key(0)) == 64
 
 
 def test_returns_are_zero_until_the_end(game):

@@ -80,7 +80,7 @@ def register(
         # The number of players is fixed when registering; register again for another.
         max_num_players=game.num_players,
         min_num_players=game.num_players,
-        provides_information_state_string=False,
+        provides_information_state_string=True,
         provides_information_state_tensor=False,
         provides_observation_string=True,
         provides_observation_tensor=True,
@@ -152,7 +152,7 @@ def _game_class(pyspiel: Any, engine_game: Game, game_type: Any, game_info: Any)
             if params:
                 raise ValueError(f"observation parameters are not supported; got {dict(params)}")
             if iig_obs_type is not None and iig_obs_type.perfect_recall:
-                raise ValueError("only observations are provided, not perfect-recall information states")
+                return InformationStateObserver()
             return Observer(self.encoder)
 
     return RulesGame
@@ -169,6 +169,21 @@ class _Holder:
 
     def __deepcopy__(self, memo: dict) -> _Holder:
         return _Holder(self.state.clone())
+
+
+class InformationStateObserver:
+    """The perfect-recall PyObserver: as a string only, the key of State.information_state
+    (equal for two states exactly when the player has observed the same); no tensor."""
+
+    def __init__(self) -> None:
+        self.tensor = None
+        self.dict: dict[str, Any] = {}
+
+    def set_from(self, state: Any, player: int) -> None:
+        raise ValueError("information states are provided as strings only, not as tensors")
+
+    def string_from(self, state: Any, player: int) -> str:
+        return state.inner.information_state_key(player)
 
 
 class Observer:
