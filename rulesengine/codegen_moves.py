@@ -33,6 +33,11 @@ def _group(cards, same: list) -> dict[object, list[int]]:
     return groups
 
 
+def _real_cards(cards) -> list[int]:
+    """The cards of a list, each once and without "no card" (-1): a parameter's candidates."""
+    return [card for card in dict.fromkeys(cards) if card >= 0]
+
+
 def _sorted_sets(cards, size: int) -> list[tuple[int, ...]]:
     """Every set of `size` cards, each sorted (sets of any cards, not of equal ones)."""
     return list(itertools.combinations(sorted(cards), size)) if len(cards) >= size else []
@@ -88,7 +93,8 @@ class MoveCodeGenerator(CodeGenerator):
 
     def __init__(self, layout: Any):
         super().__init__(layout)
-        self.names.update({"_group": _group, "_sets": _sorted_sets, "_combinations": itertools.combinations})
+        self.names.update({"_group": _group, "_sets": _sorted_sets, "_combinations": itertools.combinations,
+                           "_real_cards": _real_cards})
         self._binomials: dict[int, list[int]] = {}
 
     def enumerator(self, move: ir.MoveDef, params: tuple[Any, ...], offset: int) -> Callable[..., None]:
@@ -126,8 +132,11 @@ class MoveCodeGenerator(CodeGenerator):
 
     def _candidates(self, param: ir.Param) -> str:
         source = self.collection(param.candidates)
-        # A card is in one zone once; a list may name it twice, but an action is listed once.
-        return source if param.candidates.type == ir.ZONE else f"_unique({source})"
+        if param.candidates.type == ir.ZONE:
+            return source  # a zone holds real cards, each once
+        if param.type == ir.CARD or param.size is not None:
+            return f"_real_cards({source})"  # a list may name a card twice, or "no card"
+        return f"_unique({source})"
 
     @staticmethod
     def _card_by_card(compiled: Any) -> bool:

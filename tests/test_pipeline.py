@@ -338,3 +338,41 @@ def test_a_zone_index_of_no_card_is_an_error_and_of_a_held_card_is_not(tmp_path)
     assert "legal: empty(row[top(table).suit])" in nothing
     with pytest.raises(rulesengine.RulesEngineError, match=r"nothing\.yaml:\d+:\d+: an index is outside zone 'row'"):
         rulesengine.make_game(str(write(tmp_path, nothing, "nothing.yaml")), players=2).new_initial_state(seed=1)
+
+
+def test_a_card_parameter_never_offers_no_card(tmp_path):
+    """Candidates from a list may name "no card" (the top of an empty zone) or a card twice;
+    neither becomes an action."""
+    text = textwrap.dedent(
+        """\
+        name: Take the top
+        players: {min: 2, max: 2}
+        decks:
+          standard: {suits: [hearts, spades], ranks: ["2", "3", "4"], zone: pile}
+        zones:
+          pile: {visibility: all}
+          discard: {visibility: all}
+        round:
+          limit: {turns: 12}
+        phases:
+          play:
+            moves: [take, wait]
+            until: empty(pile)
+        moves:
+          take:
+            params: {card: "[top(discard), top(pile), top(pile)]"}
+            effects: [move card to discard]
+          wait: {pass: true}
+        match:
+          until: round == 1
+        """
+    )
+    game = rulesengine.make_game(str(write(tmp_path, text)), players=2)
+    take = next(move for move in game.program.moves if move.name == "take")
+    state = game.new_initial_state(seed=1)
+    assert state.legal_actions() == [take.offset + state.zones[0][-1]]  # the discard is empty
+    while not state.is_terminal():
+        legal = state.legal_actions()
+        tops = {zone[-1] for zone in state.zones if zone}
+        assert sorted(legal) == sorted(take.offset + card for card in tops)
+        state.apply_action(legal[-1])
