@@ -27,6 +27,7 @@ SETTINGS = [
     ("pan", 3, {}),
     ("pan", 4, {"triples": "equal_or_higher", "fours": "equal_or_higher", "reversed_spades": True}),
     ("pan", 3, {"triples": "nines_only"}),
+    ("pan-reversed-spades", 3, {}),
     ("padan", 2, {}),
     ("padan-original", 2, {}),
     ("padvinderspel", 4, {}),
@@ -35,6 +36,7 @@ SETTINGS = [
     (str(ROOT / "examples" / "ladder.yaml"), 3, {}),
     (str(ROOT / "examples" / "fishing.yaml"), 2, {}),
     (str(ROOT / "examples" / "knock-out-whist.yaml"), 4, {}),
+    (str(ROOT / "examples" / "pan-house-rules.yaml"), 3, {}),
 ]
 
 
