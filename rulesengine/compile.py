@@ -54,7 +54,6 @@ class Segment:
 @attrs.frozen
 class CompiledParam:
     slot: int
-    candidates: Fn
     size: int | None
     same: list | None  # attribute table for grouping sets
     domain: tuple | None  # static values (ints, texts, players, suits); None for cards
@@ -69,7 +68,6 @@ class CompiledMove:
     offset: int  # first action id
     width: int  # number of action ids
     params: tuple[CompiledParam, ...]
-    legal: Fn | None
     effects: tuple[Segment, ...]
     label: Callable[[Any, list], str] | None
     is_pass: bool
@@ -283,7 +281,6 @@ class Compiler:
                     offset,
                     width,
                     params,
-                    self.expr(move.legal) if move.legal is not None else None,
                     self.segments(move.effects),
                     self.template(move.label) if move.label else None,
                     move.is_pass,
@@ -353,19 +350,18 @@ class Compiler:
         return [(self.r.moves[self.move_index[m]], moves[self.move_index[m]]) for m in phase.moves]
 
     def param(self, p: ir.Param) -> CompiledParam:
-        candidates = self.expr(p.candidates)
         if p.size is not None:
             same = self.attributes[p.same] if p.same else None
-            return CompiledParam(p.slot, candidates, p.size, same, None, comb(len(self.card_names), p.size), "set")
+            return CompiledParam(p.slot, p.size, same, None, comb(len(self.card_names), p.size), "set")
         if p.type == ir.CARD:
-            return CompiledParam(p.slot, candidates, None, None, None, len(self.card_names), "card")
+            return CompiledParam(p.slot, None, None, None, len(self.card_names), "card")
         if p.type == ir.PLAYER:
-            return CompiledParam(p.slot, candidates, None, None, tuple(range(self.n)), self.n, "player")
+            return CompiledParam(p.slot, None, None, tuple(range(self.n)), self.n, "player")
         if p.type == ir.SUIT:
             domain = tuple(range(len(self.suit_names)))
-            return CompiledParam(p.slot, candidates, None, None, domain, len(domain), "suit")
-        domain = tuple(dict.fromkeys(candidates(None, [None])))  # static: checked before
-        return CompiledParam(p.slot, candidates, None, None, domain, max(1, len(domain)), "value")
+            return CompiledParam(p.slot, None, None, domain, len(domain), "suit")
+        domain = tuple(dict.fromkeys(self.expr(p.candidates)(None, [None])))  # static: checked before
+        return CompiledParam(p.slot, None, None, domain, max(1, len(domain)), "value")
 
     # ---- statements ------------------------------------------------------------------
 

@@ -177,6 +177,7 @@ class State:
         if self.chance is not None:
             self._apply_chance(action)
             return
+        # _is_legal written out: this is the hot path of every playout
         legal = self._legal
         if legal is None:
             legal = self._legal_ids()
@@ -389,11 +390,8 @@ class State:
             return
         if not self.active[self.current]:
             self.current = self.next_active(self.current)
-        legal: list[int] = []
-        phase.enumerate(self, self.current, legal)
-        legal.sort()
-        self._legal = legal
-        if not legal:
+        self._legal = None
+        if not self._legal_ids():
             # The player to move has nothing legal: they are skipped, as if they passed.
             self.passes += 1
             if self.log is not None:
