@@ -7,7 +7,7 @@ file's errors at once.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import attrs
@@ -174,6 +174,19 @@ class Checker:
                 self.error("RE201", f"unknown key '{key}' in {what}", span, hint=hint)
         return node
 
+    def entries(self, section: Map, kind: str, new_names: bool = False) -> Iterator[tuple[str, Span, Map]]:
+        """(name, span of the name, its mapping) for each entry of `section` that is a mapping;
+        its keys are checked against those allowed for `kind`. With `new_names`, each name
+        is declared, and an entry whose name clashes is left out (the clash is reported once,
+        not again at every use)."""
+        for name, node in section.items():
+            span = section.key_spans[name]
+            if new_names and not self.check_new_name(name, span):
+                continue
+            spec = self.keys(node, SECTION_KEYS[kind], f"{kind} '{name}'")
+            if spec is not None:
+                yield name, span, spec
+
     def scalar(self, node: Node | None, kinds: tuple[type, ...], what: str) -> Any:
         if node is None:
             return None
@@ -323,13 +336,7 @@ class Checker:
         section = self.mapping("options")
         if section is None:
             return
-        for name, node in section.items():
-            span = section.key_spans[name]
-            if not self.check_new_name(name, span):
-                continue  # a clash is reported once, not again at every use
-            spec = self.keys(node, SECTION_KEYS["option"], f"option '{name}'")
-            if spec is None:
-                continue
+        for name, span, spec in self.entries(section, "option", new_names=True):
             choices_node = spec.get("choices")
             choices = None
             if choices_node is not None:
@@ -375,10 +382,7 @@ class Checker:
         if section is None:
             self.error("RE206", "the rule file has no 'decks' section", self.doc.span)
             return
-        for name, node in section.items():
-            spec = self.keys(node, SECTION_KEYS["deck"], f"deck '{name}'")
-            if spec is None:
-                continue
+        for name, _span, spec in self.entries(section, "deck"):
             suits_node = spec.get("suits")
             suit_names: list[str] = []
             if isinstance(suits_node, Map):
@@ -423,13 +427,7 @@ class Checker:
         if section is None:
             self.error("RE206", "the rule file has no 'zones' section", self.doc.span)
             return
-        for name, node in section.items():
-            span = section.key_spans[name]
-            if not self.check_new_name(name, span):
-                continue  # a clash is reported once, not again at every use
-            spec = self.keys(node, SECTION_KEYS["zone"], f"zone '{name}'")
-            if spec is None:
-                continue
+        for name, span, spec in self.entries(section, "zone", new_names=True):
             per_node = spec.get("per")
             dims: list[str | int] = []
             items = per_node.items if isinstance(per_node, Seq) else ((per_node,) if per_node is not None else ())
@@ -506,13 +504,7 @@ class Checker:
         section = self.mapping("variables")
         if section is None:
             return
-        for name, node in section.items():
-            span = section.key_spans[name]
-            if not self.check_new_name(name, span):
-                continue  # a clash is reported once, not again at every use
-            spec = self.keys(node, SECTION_KEYS["variable"], f"variable '{name}'")
-            if spec is None:
-                continue
+        for name, span, spec in self.entries(section, "variable", new_names=True):
             per = self.scalar(spec.get("per"), (str,), "per")
             if per not in (None, "player"):
                 self.error("RE215", "a variable's 'per' can only be 'player'", spec.get("per").span)
@@ -711,11 +703,7 @@ class Checker:
             self.error("RE206", "the rule file has no moves", self.doc.span)
             return ()
         moves = []
-        for name, node in section.items():
-            span = section.key_spans[name]
-            spec = self.keys(node, SECTION_KEYS["move"], f"move '{name}'")
-            if spec is None:
-                continue
+        for name, span, spec in self.entries(section, "move"):
             scope = Scope(context="move")
             params = []
             params_node = spec.get("params")
@@ -831,10 +819,7 @@ class Checker:
         if section is None:
             return ()
         triggers = []
-        for name, node in section.items():
-            spec = self.keys(node, SECTION_KEYS["trigger"], f"trigger '{name}'")
-            if spec is None:
-                continue
+        for name, _span, spec in self.entries(section, "trigger"):
             scope = Scope()
             slot = each = None
             if spec.get("for") is not None:
