@@ -475,15 +475,7 @@ class State:
 
     def move_all(self, source: int, destination: int, sorted_tables) -> None:
         """`move_cards` for every card of zone `source` onto a zone not kept sorted."""
-        if source == destination:
-            self.move_cards(self.zones[source][:], destination, False, sorted_tables)
-            return
-        cards = self.zones[source]
-        self.zones[destination].extend(cards)
-        where = self.where
-        for card in cards:
-            where[card] = destination
-        cards.clear()
+        self.move_top(source, len(self.zones[source]), destination, sorted_tables)
 
     def move_top(self, source: int, count: int, destination: int, sorted_tables) -> None:
         """`move_cards` for the top `count` cards of zone `source` onto a zone not kept sorted."""
