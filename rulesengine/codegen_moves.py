@@ -103,9 +103,14 @@ class MoveCodeGenerator(CodeGenerator):
         body = self._enumeration(move, params, offset, hoisted, "    ")
         return self._enumerator_function("_enum(st, v0, found)", hoisted, body, f"<move {move.name}>")
 
-    def phase_enumerator(self, name: str, moves: list[tuple[ir.MoveDef, Any]]) -> Callable[..., None]:
-        """One function adding the ids of every legal action of a phase to a list: `enum(state, player, found)`."""
-        return self._enumerator_function("_enum(st, v0, found)", *self._phase_enumeration(moves), f"<phase {name}>")
+    def phase_functions(self, phase: ir.Phase, moves: list[tuple[ir.MoveDef, Any]],
+                        turn_limit: int | None) -> tuple[Callable[..., None], Callable[[Any], None]]:
+        """The two functions of a phase, listing its legal actions the same way:
+        `enumerate(state, player, found)` adds the ids of every legal action to a list, and
+        `settle(state)` follows a step (see `settle`)."""
+        hoisted, body = self._phase_enumeration(moves)
+        enumerate_ = self._enumerator_function("_enum(st, v0, found)", hoisted, body, f"<phase {phase.name}>")
+        return enumerate_, self.settle(phase, hoisted, body, turn_limit)
 
     def _phase_enumeration(self, moves: list[tuple[ir.MoveDef, Any]]) -> tuple[list[str], list[str]]:
         """(hoisted lines, body) listing a phase's legal actions of player `v0` into `found`.
@@ -179,12 +184,12 @@ class MoveCodeGenerator(CodeGenerator):
         return [*(f"    {line}" for line in start), f"    for _x in {candidates}:",
                 *(f"        {line}" for line in _card_tests(tests, self.names)), *after]
 
-    def settle(self, phase: ir.Phase, moves: list[tuple[ir.MoveDef, Any]], turn_limit: int | None):
+    def settle(self, phase: ir.Phase, hoisted: list[str], body: list[str], turn_limit: int | None):
         """One function for what follows a step in `phase`: `settle(state)` passes the turn and
-        lists the next player's legal actions. Whatever is rare (the round or phase ending,
-        a player with nothing legal) is left to the engine's general `_advance` and `_check`,
-        which decide the same way from the same state."""
-        hoisted, body = self._phase_enumeration(moves)
+        lists the next player's legal actions (with the phase's enumeration `hoisted` and
+        `body`). Whatever is rare (the round or phase ending, a player with nothing legal) is
+        left to the engine's general `_advance` and `_check`, which decide the same way from
+        the same state."""
         due = "st.passes and st.passes >= len(st.active_players)"
         if turn_limit is not None:
             due = f"st.turns >= {turn_limit} or ({due})"

@@ -299,8 +299,7 @@ class Compiler:
                 self.segments(p.enter),
                 self.segments(p.exit),
                 self.phase_index[p.next] if p.next is not None else None,
-                self.codegen.phase_enumerator(p.name, self.phase_moves(p, moves)),
-                self.codegen.settle(p, self.phase_moves(p, moves), r.round_limit),
+                *self.codegen.phase_functions(p, self.phase_moves(p, moves), r.round_limit),
             )
             for p in r.phases
         )
