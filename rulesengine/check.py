@@ -13,8 +13,18 @@ from typing import Any
 import attrs
 
 from . import ast, ir
-from .codegen import MAX_RANGE  # the cap the compiled range() applies
 from .diagnostics import WARNING, Diagnostic, RuleFileError, Span, did_you_mean
+from .limits import (
+    MAX_CARDS,
+    MAX_DEFINITION_DEPTH,
+    MAX_EXPANDED_DEPTH,
+    MAX_EXPANDED_SIZE,
+    MAX_EXPANSIONS,
+    MAX_PLAYERS,
+    MAX_RANGE,
+    MAX_VALUE_CHOICES,
+    MAX_ZONE_SLOTS,
+)
 from .parse import ParseFailed, parse_expression, parse_loop, parse_signature, parse_statements
 from .source import Map, Node, Scalar, Seq
 
@@ -56,13 +66,6 @@ SECTION_KEYS = {
 VISIBILITIES = ("all", "owner", "nobody")
 VARIABLE_TYPES = (ir.INT, ir.BOOL, ir.STR, ir.PLAYER, ir.SUIT, ir.CARD)
 OPTION_TYPES = (ir.INT, ir.BOOL, ir.STR)
-MAX_CARDS = 5_000  # cards of all decks and copies together
-MAX_ZONE_SLOTS = 10_000  # zones after 'per' is spelt out for the largest player count
-MAX_VALUE_CHOICES = 100_000  # combinations of a move's number, text, player and suit parameters
-MAX_DEFINITION_DEPTH = 8  # definitions used inside definitions inside ...
-MAX_EXPANDED_SIZE = 20_000  # nodes of one expression once its definitions are spelt out
-MAX_EXPANDED_DEPTH = 80  # nesting of one expression once its definitions are spelt out
-MAX_EXPANSIONS = 10_000  # uses of definitions in a whole file, counting uses inside definitions
 
 BUILTINS: dict[str, str] = {
     "current": ir.PLAYER,
@@ -326,8 +329,10 @@ class Checker:
         low = self.scalar(section.get("min"), (int,), "players.min") or 2
         high = self.scalar(section.get("max"), (int,), "players.max") or low
         default = self.scalar(section.get("default"), (int,), "players.default") or low
-        if not 1 <= low <= high <= 16:
-            self.error("RE207", f"players must satisfy 1 <= min <= max <= 16 (min {low}, max {high})", section.span)
+        if not 1 <= low <= high <= MAX_PLAYERS:
+            self.error(
+                "RE207", f"players must satisfy 1 <= min <= max <= {MAX_PLAYERS} (min {low}, max {high})", section.span
+            )
         elif not low <= default <= high:
             self.error("RE207", f"players.default {default} is outside {low}..{high}", section.get("default").span)
         return low, high, default

@@ -17,11 +17,10 @@ from typing import Any
 
 import attrs
 
-from . import ir
+from . import ir, runtime
 from .diagnostics import EngineError
+from .runtime import NO_CARD
 
-NO_CARD = -1
-MAX_RANGE = 10_000
 MAX_UNROLLED = 8  # a macro over at most this many known values is written out value by value
 CARD_CONTEXT_SLOT = 1_000_000  # locals of card-attribute expressions are looked up by name
 
@@ -40,46 +39,6 @@ def free_slots(e: ir.Expr | None, bound: frozenset[int] = frozenset()) -> set[in
     return out
 
 
-# ---- helpers the generated code calls ------------------------------------------------
-
-
-def _div(a: int, b: int) -> int:
-    return a // b if b else 0  # total: division by zero gives 0
-
-
-def _mod(a: int, b: int) -> int:
-    return a % b if b else 0
-
-
-def _top(cards: list[int], k: int) -> list[int]:
-    return cards[-k:] if k > 0 else []
-
-
-def _range1(high: int) -> list[int]:
-    return list(range(max(0, min(high, MAX_RANGE))))
-
-
-def _range2(low: int, high: int) -> list[int]:
-    return list(range(low, min(high, low + MAX_RANGE)))
-
-
-def _letter(text: str, i: int) -> str:
-    return text[i] if 0 <= i < len(text) else ""
-
-
-def _arg_best(items, key: Callable[[Any], Any], empty: Any, want_max: bool) -> Any:
-    best_item, best_value = empty, None
-    for item in items:
-        value = key(item)
-        if best_value is None or (value > best_value if want_max else value < best_value):
-            best_item, best_value = item, value
-    return best_item
-
-
-def _unique(items) -> list:
-    return list(dict.fromkeys(items))
-
-
 class CodeGenerator:
     """Turns IR expressions of one game setting into compiled Python functions."""
 
@@ -87,8 +46,9 @@ class CodeGenerator:
         # `layout` is the Compiler: zone families, attribute tables, options, players.
         self.layout = layout
         self.names: dict[str, object] = {
-            "_div": _div, "_mod": _mod, "_top": _top, "_range1": _range1, "_range2": _range2,
-            "_letter": _letter, "_arg_best": _arg_best, "_unique": _unique, "_NOC": (NO_CARD,),
+            "_div": runtime.div, "_mod": runtime.mod, "_top": runtime.top, "_range1": runtime.range1,
+            "_range2": runtime.range2, "_letter": runtime.letter, "_arg_best": runtime.arg_best,
+            "_unique": runtime.unique, "_NOC": (NO_CARD,),
             "EngineError": EngineError,
         }
         self.values: dict[int, str] = {}  # id(value) -> name, to share constant tables
@@ -456,7 +416,7 @@ class CodeGenerator:
         if isinstance(e, ir.Call) and e.function == "range":
             bounds = [_literal(self.gen(a)) for a in e.args]
             if all(known and type(value) is int for known, value in bounds):
-                return _range1(bounds[0][1]) if len(bounds) == 1 else _range2(bounds[0][1], bounds[1][1])
+                return runtime.range1(bounds[0][1]) if len(bounds) == 1 else runtime.range2(bounds[0][1], bounds[1][1])
         return None
 
     def gen_Call(self, e: ir.Call) -> str:
@@ -620,7 +580,7 @@ def _literal(source: str) -> tuple[bool, Any]:
 
 _FOLDABLE = {
     "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
-    "//": _div, "%": _mod, "==": lambda a, b: a == b, "!=": lambda a, b: a != b,
+    "//": runtime.div, "%": runtime.mod, "==": lambda a, b: a == b, "!=": lambda a, b: a != b,
     "<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
 }
 

@@ -8,7 +8,6 @@ codegen.py); nothing parses or walks a tree at run time.
 
 from __future__ import annotations
 
-import bisect
 from collections.abc import Callable
 from math import comb
 from typing import Any
@@ -434,22 +433,6 @@ class _CardEnv(list):
 
 def _nothing(st, env) -> None:
     return None
-
-
-def insert_sorted(zone: list[int], card: int, table: list) -> None:
-    """Put `card` into a zone kept sorted by `table`, after the cards of an equal value."""
-    zone.insert(bisect.bisect_right(zone, table[card], key=table.__getitem__), card)
-
-
-def combination_unrank(index: int, size: int) -> tuple[int, ...]:
-    cards = []
-    for i in range(size, 0, -1):
-        c = i - 1
-        while comb(c + 1, i) <= index:
-            c += 1
-        cards.append(c)
-        index -= comb(c, i)
-    return tuple(reversed(cards))
 
 
 def compile_program(ruleset: ir.Ruleset, options: dict[str, object], num_players: int) -> Program:

@@ -10,10 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from .diagnostics import Diagnostic, RuleFileError
+from .limits import MAX_CHAIN
 from .resources import resolve_ruleset, shipped_rulesets
 from .source import Map, Node, Scalar, Seq, load_file
-
-MAX_CHAIN = 16
 
 
 def merge(base: Node, override: Node) -> Node:

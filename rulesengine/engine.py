@@ -15,16 +15,16 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import ir
-from .compile import CompiledMove, Program, Segment, combination_unrank, insert_sorted
+from .compile import CompiledMove, Program, Segment
 from .diagnostics import EngineError, IllegalActionError
+from .limits import DEFAULT_MAX_STEPS, MAX_TASKS_PER_STEP
+from .runtime import combination_unrank, insert_sorted
 
 # agenda task kinds
 _SEGMENTS, _ROUND_START, _PHASE_START, _FIRST, _CHECK, _ROUND_END, _MATCH_CHECK, _TRIGGERS, _ADVANCE = range(9)
 # how a round ended
 _NORMAL, _LIMIT, _STUCK = range(3)
 
-DEFAULT_MAX_STEPS = 500_000
-MAX_TASKS_PER_STEP = 200_000
 
 
 class State:

@@ -16,12 +16,9 @@ from lark import Lark, Token, Tree
 
 from . import ast
 from .diagnostics import Diagnostic, Span
+from .limits import MAX_EXPRESSION_LENGTH, MAX_NESTING, MAX_STATEMENT_DEPTH
 from .resources import grammar_text
 from .source import Map, Node, Scalar, Seq
-
-MAX_EXPRESSION_LENGTH = 2_000
-MAX_NESTING = 40
-MAX_STATEMENT_DEPTH = 8
 
 _TOKEN_NAMES = {
     "NAME": "a name",

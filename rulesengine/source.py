@@ -14,10 +14,8 @@ import attrs
 import yaml
 
 from .diagnostics import Diagnostic, RuleFileError, Span
+from .limits import MAX_DEPTH, MAX_FILE_BYTES, MAX_NODES
 
-MAX_NODES = 50_000  # after alias expansion; a rule file is far smaller
-MAX_FILE_BYTES = 1_000_000
-MAX_DEPTH = 64  # nested lists and mappings; a rule file needs about a dozen
 _PLAIN_TAGS = {f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool", "null", "seq", "map", "merge")}
 
 

@@ -1,0 +1,41 @@
+"""Every limit of the rule-file language in one place.
+
+The loader, the parser, the checker, the compiler and the engine import their bounds from
+here, so a limit is stated once and the limits table of docs/language.md names it by this
+module. Each limit is checked before the work it bounds.
+"""
+
+from __future__ import annotations
+
+# ---- files ---------------------------------------------------------------------------
+MAX_FILE_BYTES = 1_000_000  # one rule file, checked before it is read
+MAX_NODES = 50_000  # YAML nodes after alias expansion; a rule file is far smaller
+MAX_DEPTH = 64  # nested lists and mappings; a rule file needs about a dozen
+MAX_CHAIN = 16  # files in one extends/include chain
+
+# ---- expressions and statements ------------------------------------------------------
+MAX_EXPRESSION_LENGTH = 2_000  # characters of one expression or effect text
+MAX_NESTING = 40  # levels of operators, calls and macros in one expression
+MAX_STATEMENT_DEPTH = 8  # nested if/for blocks
+MAX_DEFINITION_DEPTH = 8  # definitions used inside definitions inside ...
+MAX_EXPANDED_SIZE = 20_000  # nodes of one expression once its definitions are spelt out
+MAX_EXPANDED_DEPTH = 80  # nesting of one expression once its definitions are spelt out
+MAX_EXPANSIONS = 10_000  # uses of definitions in a whole file, counting uses inside definitions
+
+# ---- the game's size -----------------------------------------------------------------
+MAX_PLAYERS = 16
+MAX_CARDS = 5_000  # cards of all decks and copies together
+MAX_ZONE_SLOTS = 10_000  # zones after 'per' is spelt out for the largest player count
+MAX_VALUE_CHOICES = 100_000  # combinations of a move's number, text, player and suit parameters
+MAX_RANGE = 10_000  # elements of one range()
+
+# ---- running -------------------------------------------------------------------------
+DEFAULT_MAX_STEPS = 500_000  # decisions per match before the engine stops it (a draw)
+MAX_TASKS_PER_STEP = 200_000  # internal steps between two decisions
+
+# ---- values --------------------------------------------------------------------------
+# A rule file's integers and texts stay small: a literal, a folded constant or a value
+# computed while a match runs that passes one of these is an error naming the rule
+# position, never a Python failure or a runaway allocation.
+MAX_INTEGER = 2**63 - 1  # magnitude of any integer, as in CEL's int64
+MAX_TEXT_LENGTH = 10_000  # characters of any text value
