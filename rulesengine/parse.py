@@ -14,7 +14,7 @@ import attrs
 import lark
 from lark import Lark, Token, Tree
 
-from . import ast
+from . import syntax as ast
 from .diagnostics import Diagnostic, Span
 from .limits import MAX_EXPRESSION_LENGTH, MAX_NESTING, MAX_STATEMENT_DEPTH
 from .resources import grammar_text

@@ -1,0 +1,157 @@
+"""What every part of the checker shares: the names the language reserves, the scope of an
+expression, the checker's state and how problems are reported.
+
+The checker is split by job into mixins over this base: check_sections.py reads the
+sections and declares names, check_expressions.py types and expands expressions and
+effects, check_lints.py runs whole-file checks; check.py joins them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, NoReturn
+
+from . import ir, syntax
+from .diagnostics import WARNING, Diagnostic, Span, did_you_mean
+from .source import Map, Node, Scalar, Seq
+
+BUILTINS: dict[str, str] = {
+    "current": ir.PLAYER,
+    "players": ir.list_of(ir.PLAYER),
+    "active": ir.list_of(ir.PLAYER),
+    "direction": ir.INT,
+    "round": ir.INT,
+    "turn": ir.INT,
+    "num_players": ir.INT,
+    "passes": ir.INT,
+    "phase": ir.STR,
+    "suits": ir.list_of(ir.SUIT),
+}
+RESERVED = set(BUILTINS) | {"me", "true", "false", "and", "or", "not", "in", "if", "else"}
+
+
+class Failed(Exception):
+    """An expression could not be checked; its diagnostic is already recorded."""
+
+
+class Scope:
+    """Names bound around an expression: locals (with slots) and definition arguments."""
+
+    def __init__(self, names: dict[str, ir.Expr] | None = None, context: str = "rule"):
+        self.names = dict(names or {})
+        self.context = context
+
+    def bind(self, name: str, value: ir.Expr) -> Scope:
+        child = Scope(self.names, self.context)
+        child.names[name] = value
+        return child
+
+
+class CheckerBase:
+    """The checker's state and reporting; the mixins add the jobs."""
+
+    def __init__(self, document: Map, file: str):
+        self.doc = document
+        self.file = file
+        self.problems: list[Diagnostic] = []
+        self.slots = 1  # slot 0 is `me`
+        self.options: dict[str, ir.Option] = {}
+        self.suits: dict[str, ir.Suit] = {}
+        self.ranks: list[str] = []
+        self.decks: list[ir.Deck] = []
+        self.card_attrs: dict[str, ir.CardAttribute] = {}
+        self.zones: dict[str, ir.Zone] = {}
+        self.variables: dict[str, ir.Variable] = {}
+        self.definitions: dict[str, tuple[tuple[str, ...], Node]] = {}
+        self.expanding: list[str] = []
+        self.phase_names: list[str] = []
+        self.goto_targets: list[str] = []  # phases some effect says 'goto' to
+        self.move_names: list[str] = []
+        self.used: set[str] = set()
+        self.statements_seen: list[ir.Stmt] = []  # every checked effect, nested ones too, for whole-file checks
+        self.expansions = 0
+        self.parsed_definitions: dict[str, syntax.Expr] = {}
+
+    # ---- reporting and reading scalars -----------------------------------------------
+
+    def error(self, code: str, message: str, span: Span, hint: str | None = None) -> None:
+        self.problems.append(Diagnostic(code, message, span, hint=hint))
+
+    def warn(self, code: str, message: str, span: Span, hint: str | None = None) -> None:
+        self.problems.append(Diagnostic(code, message, span, severity=WARNING, hint=hint))
+
+    def fail(self, code: str, message: str, span: Span, hint: str | None = None) -> NoReturn:
+        self.error(code, message, span, hint)
+        raise Failed()
+
+    def keys(self, node: Node, allowed: Iterable[str], what: str) -> Map | None:
+        if not isinstance(node, Map):
+            self.error("RE204", f"{what} must be a mapping", node.span)
+            return None
+        allowed = set(allowed)
+        for key, span in node.key_spans.items():
+            if key not in allowed:
+                hint = did_you_mean(key, allowed) or f"allowed keys: {', '.join(sorted(allowed))}"
+                self.error("RE201", f"unknown key '{key}' in {what}", span, hint=hint)
+        return node
+
+    def scalar(self, node: Node | None, kinds: tuple[type, ...], what: str) -> Any:
+        if node is None:
+            return None
+        if (
+            isinstance(node, Scalar)
+            and isinstance(node.value, kinds)
+            and not (isinstance(node.value, bool) and bool not in kinds)
+        ):
+            return node.value
+        names = {int: "a whole number", str: "a text", bool: "true or false"}
+        expected = " or ".join(names.get(k, k.__name__) for k in kinds)
+        self.error("RE205", f"{what} must be {expected}", node.span)
+        return None
+
+    def name_list(self, node: Node | None, what: str) -> list[tuple[str, Span]]:
+        if node is None:
+            return []
+        if not isinstance(node, Seq):
+            self.error("RE205", f"{what} must be a list", node.span)
+            return []
+        out = []
+        for item in node.items:
+            if isinstance(item, Scalar) and isinstance(item.value, (str, int)) and not isinstance(item.value, bool):
+                out.append((str(item.value), item.span))
+            else:
+                self.error("RE205", f"each entry of {what} must be a name", item.span)
+        return out
+
+    def mapping(self, key: str) -> Map | None:
+        node = self.doc.get(key)
+        if node is None:
+            return None
+        if not isinstance(node, Map):
+            self.error("RE204", f"'{key}' must be a mapping", node.span)
+            return None
+        return node
+
+    def new_slot(self) -> int:
+        self.slots += 1
+        return self.slots - 1
+
+    # ---- provided by the expression mixin, used by the others ---------------------------
+
+    def expr(self, e: syntax.Expr, scope: Scope) -> ir.Expr:
+        raise NotImplementedError
+
+    def expr_node(self, node: Node, scope: Scope) -> ir.Expr:
+        raise NotImplementedError
+
+    def optional_expr(self, node: Node | None, scope: Scope, type_: str) -> ir.Expr | None:
+        raise NotImplementedError
+
+    def effects(self, node: Node | None, scope: Scope) -> tuple[ir.Stmt, ...]:
+        raise NotImplementedError
+
+    def template(self, node: Node, scope: Scope) -> tuple[str | ir.Expr, ...]:
+        raise NotImplementedError
+
+    def coerce(self, expr: ir.Expr, type_: str, span: Span) -> ir.Expr:
+        raise NotImplementedError

@@ -1,0 +1,137 @@
+"""Static evaluation for the checker's whole-file checks: walking typed expressions and
+folding what constants and option values decide.
+
+Nothing here runs a game; a value that needs a game state folds to UNKNOWN.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import attrs
+
+from . import ir, syntax
+
+UNKNOWN = object()
+
+
+def walk(expr: ir.Expr) -> Iterable[ir.Expr]:
+    """`expr` and every expression inside it."""
+    waiting = [expr]
+    while waiting:
+        current = waiting.pop()
+        yield current
+        waiting.extend(ir.children(current))
+
+
+def size_and_depth(expr: ir.Expr, memo: dict[int, tuple[int, int]]) -> tuple[int, int]:
+    """Nodes and depth of `expr` as a tree (shared parts counted at each use), without recursion."""
+    stack: list[tuple[ir.Expr, bool]] = [(expr, False)]
+    while stack:
+        current, children_done = stack.pop()
+        if id(current) in memo:
+            continue
+        kids = ir.children(current)
+        if children_done:
+            sizes = [memo[id(k)] for k in kids]
+            memo[id(current)] = (1 + sum(s for s, _ in sizes), 1 + max((d for _, d in sizes), default=0))
+        else:
+            stack.append((current, True))
+            stack.extend((k, False) for k in kids if id(k) not in memo)
+    return memo[id(expr)]
+
+
+def option_values(option: ir.Option) -> tuple[object, ...] | None:
+    """Every value an option can take, when there are few enough to try them all."""
+    if option.choices is not None:
+        return option.choices
+    if option.type == ir.BOOL:
+        return (False, True)
+    if option.type == ir.INT and option.minimum is not None and option.maximum is not None:
+        if option.maximum - option.minimum <= 64:
+            return tuple(range(option.minimum, option.maximum + 1))
+    return None
+
+
+def fold(expr: ir.Expr, options: dict[str, object], players: int | None) -> object:
+    """The value of `expr` if constants and these option values decide it, else UNKNOWN."""
+    try:
+        return _fold_inner(expr, options, players)
+    except (ArithmeticError, TypeError, ValueError):
+        return UNKNOWN
+
+
+def _fold_inner(expr: ir.Expr, options: dict[str, object], players: int | None) -> object:
+    fold = lambda e: _fold_inner(e, options, players)  # noqa: E731
+    if isinstance(expr, ir.Const):
+        return expr.value
+    if isinstance(expr, ir.OptionRef):
+        return options.get(expr.name, UNKNOWN)
+    if isinstance(expr, ir.Builtin) and expr.name == "num_players" and players is not None:
+        return players
+    if isinstance(expr, ir.Unary):
+        value = fold(expr.operand)
+        if value is UNKNOWN:
+            return UNKNOWN
+        return (not value) if expr.op == "not" else -value
+    if isinstance(expr, ir.Conditional):
+        condition = fold(expr.condition)
+        if condition is UNKNOWN:
+            return UNKNOWN
+        return fold(expr.then if condition else expr.otherwise)
+    if isinstance(expr, ir.Binary):
+        return _fold_binary(expr.op, fold(expr.left), lambda: fold(expr.right))
+    if isinstance(expr, ir.Call) and expr.function in ("min", "max", "abs"):
+        args = [fold(a) for a in expr.args]
+        if any(a is UNKNOWN for a in args):
+            return UNKNOWN
+        return {"min": min, "max": max, "abs": abs}[expr.function](*args)
+    return UNKNOWN
+
+
+def _fold_binary(op: str, left: object, right_of: Callable[[], object]) -> object:
+    if op == "and" and left is False:
+        return False
+    if op == "or" and left is True:
+        return True
+    right = right_of()
+    if op == "and":
+        return False if right is False else (True if left is True and right is True else UNKNOWN)
+    if op == "or":
+        return True if right is True else (False if left is False and right is False else UNKNOWN)
+    if left is UNKNOWN or right is UNKNOWN:
+        return UNKNOWN
+    operations: dict[str, Callable[[Any, Any], object]] = {
+        "+": lambda a, b: a + b,
+        "-": lambda a, b: a - b,
+        "*": lambda a, b: a * b,
+        "//": lambda a, b: a // b,
+        "%": lambda a, b: a % b,
+        "==": lambda a, b: a == b,
+        "!=": lambda a, b: a != b,
+        "<": lambda a, b: a < b,
+        "<=": lambda a, b: a <= b,
+        ">": lambda a, b: a > b,
+        ">=": lambda a, b: a >= b,
+    }
+    return operations[op](left, right) if op in operations else UNKNOWN
+
+
+def names_in(expr: syntax.Expr) -> set[str]:
+    """Every name and function name written in a syntax tree."""
+    names: set[str] = set()
+    waiting: list[object] = [expr]
+    while waiting:
+        node = waiting.pop()
+        if isinstance(node, syntax.Name):
+            names.add(node.id)
+        elif isinstance(node, syntax.Call):
+            names.add(node.name)
+        for field in attrs.fields(type(node)):
+            value = getattr(node, field.name)
+            if isinstance(value, syntax.Expr):
+                waiting.append(value)
+            elif isinstance(value, tuple):
+                waiting.extend(v for v in value if isinstance(v, syntax.Expr))
+    return names

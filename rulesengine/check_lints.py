@@ -1,0 +1,278 @@
+"""Whole-file checks that need every section read: sizes of decks and zones, deals that
+need more cards than there are, unreachable phases, moves that are never legal or ask
+themselves, too many parameter values, and names defined but never used.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from . import ir
+from .check_base import CheckerBase
+from .check_fold import fold, names_in, option_values, walk
+from .diagnostics import did_you_mean
+from .limits import MAX_CARDS, MAX_RANGE, MAX_VALUE_CHOICES, MAX_ZONE_SLOTS
+from .parse import ParseFailed, parse_expression
+from .source import Map, Scalar
+
+
+class FileLints(CheckerBase):
+    """Checks across sections, run once every section is read."""
+
+    def check_card_count(self) -> None:
+        """Copies must be positive and all decks together small enough to build."""
+        section = self.mapping("decks")
+        for name, spec in section.items() if section is not None else ():
+            copies = spec.get("copies") if isinstance(spec, Map) else None
+            if isinstance(copies, Scalar) and type(copies.value) is int and copies.value < 1:
+                self.error("RE237", f"deck '{name}' must have at least 1 copy, not {copies.value}", copies.span)
+        total = sum(self.deck_cards(d) for d in self.decks)
+        if total > MAX_CARDS and section is not None:
+            self.error(
+                "RE237",
+                f"the decks hold {total} cards; a rule file may use at most {MAX_CARDS}",
+                self.doc.key_spans.get("decks", section.span),
+                hint="fewer suits, ranks or copies",
+            )
+
+    def deck_cards(self, deck: ir.Deck) -> int:
+        return len(deck.suits) * len(deck.ranks) * max(deck.copies, 1)  # copies < 1 is reported apart
+
+    def check_zone_count(self, max_players: int) -> None:
+        """Zones spelt out per player, suit and count must stay a manageable number."""
+        total = 0
+        for zone in self.zones.values():
+            count = 1
+            for dimension in zone.dimensions:
+                count *= max_players if dimension == "player" else len(self.suits) if dimension == "suit" else dimension
+            total += count
+            if total > MAX_ZONE_SLOTS:
+                self.error(
+                    "RE238",
+                    f"the zones come to more than {MAX_ZONE_SLOTS} piles with {max_players} players",
+                    zone.span,
+                    hint="use fewer or smaller counts in 'per'",
+                )
+                return
+
+    def check_sorted_by(self) -> None:
+        """'sorted_by' must name a card attribute (compiling it needs the attribute's table)."""
+        known = ("suit", "rank", "order", "id", *self.card_attrs)
+        section = self.mapping("zones")
+        for zone in self.zones.values():
+            if zone.sorted_by is None or zone.sorted_by in known:
+                continue
+            spec = section.get(zone.name) if section is not None else None
+            where = spec.get("sorted_by").span if isinstance(spec, Map) and "sorted_by" in spec else zone.span
+            self.error(
+                "RE230",
+                f"unknown card attribute '{zone.sorted_by}'",
+                where,
+                hint=did_you_mean(zone.sorted_by, known) or f"card attributes: {', '.join(known)}",
+            )
+
+    def check_reachable(self, phases: tuple[ir.Phase, ...]) -> None:
+        """Warn of phases that neither the first phase's chain of 'next' nor a 'goto' leads to."""
+        section = self.mapping("phases")
+        if not phases or section is None:
+            return
+        by_name = {p.name: p for p in phases}
+        waiting = [phases[0].name, *self.goto_targets]
+        reached: set[str] = set()
+        while waiting:
+            name = waiting.pop()
+            if name in reached or name not in by_name:
+                continue
+            reached.add(name)
+            if by_name[name].next is not None:
+                waiting.append(by_name[name].next)
+        for phase in phases:
+            if phase.name not in reached:
+                self.warn(
+                    "RE224",
+                    f"phase '{phase.name}' can never be reached",
+                    section.key_spans[phase.name],
+                    hint="no reachable phase leads to it with 'next' and no effect says 'goto'",
+                )
+
+    def check_deals(self, effect_lists: Iterable[tuple[ir.Stmt, ...]], min_players: int, max_players: int) -> None:
+        """Error when the 'deal N of Z' effects of a setup need more cards than zone Z can ever hold."""
+        if any(p.code in ("RE212", "RE213", "RE218", "RE219", "RE237") for p in self.problems):
+            return  # the decks themselves are wrong; counting their cards would only repeat that
+        reported: set[int] = set()
+        for players in range(max_players, min_players - 1, -1):  # the largest count first
+            for statements in effect_lists:
+                dealt: dict[str, int] = {}  # cards dealt so far from each zone in this effect list
+                for statement in statements:
+                    if isinstance(statement, ir.Move) and isinstance(statement.destination, ir.ZoneRef):
+                        dealt.pop(statement.destination.zone, None)  # cards put back: count afresh
+                    if id(statement) in reported or not self.static_deal(statement):
+                        continue
+                    each = fold(statement.count, self.default_options(), players)
+                    if not isinstance(each, int) or isinstance(each, bool) or each < 0:
+                        continue
+                    zone = statement.source.zone
+                    before = dealt.get(zone, 0)
+                    dealt[zone] = before + each * players
+                    if dealt[zone] > self.zone_capacity(zone):
+                        reported.add(id(statement))
+                        self.deck_too_small(statement, zone, each, players, before)
+
+    @staticmethod
+    def static_deal(statement: ir.Stmt) -> bool:
+        """A 'deal N of Z' from a single shared zone, the kind whose needs can be counted."""
+        return (
+            isinstance(statement, ir.Deal)
+            and statement.count is not None
+            and isinstance(statement.source, ir.ZoneRef)
+            and not statement.source.indices
+        )
+
+    def deck_too_small(self, deal: ir.Deal, zone: str, each: int, players: int, before: int) -> None:
+        earlier = f" after {before} dealt before it" if before else ""
+        self.error(
+            "RE236",
+            f"the deck is too small: dealing {each} to each of {players} players takes {each * players} cards"
+            f"{earlier}, but '{zone}' can hold only {self.zone_capacity(zone)}",
+            deal.count.span,
+            hint="deal fewer cards, lower players.max, or add cards (more ranks, suits or copies)",
+        )
+
+    def default_options(self) -> dict[str, object]:
+        return {name: option.default for name, option in self.options.items()}
+
+    def zone_capacity(self, zone: str) -> int:
+        """How many cards a shared zone can hold: its decks', or every card if any effect moves cards in."""
+        moved_in = any(
+            isinstance(s, ir.Move) and isinstance(s.destination, ir.ZoneRef) and s.destination.zone == zone
+            for s in self.statements_seen
+        )
+        # a deck whose own zone is unknown (reported apart) might have been meant for this one
+        decks = self.decks if moved_in else [d for d in self.decks if d.zone == zone or d.zone not in self.zones]
+        return sum(self.deck_cards(d) for d in decks)
+
+    def check_never_legal(self, moves: tuple[ir.MoveDef, ...]) -> None:
+        """Warn of a move whose legality is false for every value of the options it reads."""
+        section = self.mapping("moves")
+        for move in moves:
+            spec = section.get(move.name) if section is not None else None
+            if not isinstance(spec, Map):
+                continue
+            empty = next(
+                (p for p in move.params if isinstance(p.candidates, ir.ListExpr) and not p.candidates.items), None
+            )
+            if empty is not None:
+                self.warn(
+                    "RE226",
+                    f"move '{move.name}' can never be legal: parameter '{empty.name}' has no candidates",
+                    spec.get("params").span if "params" in spec else move.span,
+                )
+                continue
+            if move.legal is None or (isinstance(move.legal, ir.Const) and move.legal.value is False):
+                continue  # the plain 'false' case is reported where the move is read
+            settings = self.option_settings(move.legal)
+            if settings and all(fold(move.legal, values, None) is False for values in settings):
+                read = sorted({e.name for e in walk(move.legal) if isinstance(e, ir.OptionRef)})
+                why = f"false for every value of {', '.join(read)}" if read else "always false"
+                self.warn(
+                    "RE226",
+                    f"move '{move.name}' can never be legal: its 'legal' is {why}",
+                    spec.get("legal").span,
+                    hint="an option takes the values of its choices, true and false, or min..max",
+                )
+
+    def check_circular_legality(self, moves: tuple[ir.MoveDef, ...]) -> None:
+        """'can_move' lists every legal move, so inside a move's own test it would ask itself forever."""
+        for move in moves:
+            tests = [move.legal, *(p.candidates for p in move.params)]
+            for test in (t for t in tests if t is not None):
+                call = next((e for e in walk(test) if isinstance(e, ir.Call) and e.function == "can_move"), None)
+                if call is not None:
+                    self.error(
+                        "RE321",
+                        f"move '{move.name}' uses can_move(...) to decide whether it is legal, which asks it again",
+                        call.span,
+                        hint="test the cards or zones directly, e.g. hand[me].any(c, c.rank >= top(pile).rank)",
+                    )
+                    break
+
+    def option_settings(self, expr: ir.Expr) -> list[dict[str, object]]:
+        """Every combination of values of the options `expr` reads; [] if one has too many."""
+        names = sorted({e.name for e in walk(expr) if isinstance(e, ir.OptionRef)})
+        settings: list[dict[str, object]] = [self.default_options()]
+        for name in names:
+            values = option_values(self.options[name])
+            if values is None or len(settings) * len(values) > 256:
+                return []
+            settings = [{**s, name: v} for s in settings for v in values]
+        return settings
+
+    def check_value_choices(self, moves: tuple[ir.MoveDef, ...], max_players: int) -> None:
+        """Error when a move's number, text, player and suit parameters combine into too many actions."""
+        for move in moves:
+            combinations = 1
+            for param in move.params:
+                combinations *= self.domain_size(param, max_players)
+            if combinations > MAX_VALUE_CHOICES:
+                self.error(
+                    "RE239",
+                    f"move '{move.name}' has {combinations} combinations of parameter values; "
+                    f"at most {MAX_VALUE_CHOICES}",
+                    move.span,
+                    hint="use fewer or smaller ranges; choose cards with card parameters instead",
+                )
+
+    def domain_size(self, param: ir.Param, max_players: int) -> int:
+        if param.size is not None or param.type == ir.CARD:
+            return 1  # bounded at run time by the cards in the candidate zone
+        if param.type == ir.PLAYER:
+            return max_players
+        if param.type == ir.SUIT:
+            return max(1, len(self.suits))
+        candidates = param.candidates
+        if isinstance(candidates, ir.ListExpr):
+            return max(1, len(candidates.items))
+        if isinstance(candidates, ir.Call) and candidates.function == "range":
+            bounds = [fold(a, self.default_options(), max_players) for a in candidates.args]
+            if all(isinstance(b, int) for b in bounds):
+                low, high = (0, bounds[0]) if len(bounds) == 1 else bounds
+                return max(1, min(high - low, MAX_RANGE))
+        return 1
+
+    def report_unused(self, moves: tuple[ir.MoveDef, ...]) -> None:
+        self.mark_names_in_used_definitions()
+        for kind, names in (("variable", self.variables), ("zone", self.zones), ("option", self.options)):
+            for name in names:
+                if name not in self.used:
+                    section = self.mapping(kind + "s" if kind != "option" else "options")
+                    span = (
+                        section.key_spans[name] if section is not None and name in section.key_spans else self.doc.span
+                    )
+                    self.warn("RE240", f"{kind} '{name}' is defined but never used", span)
+        heads = self.mapping("define")
+        for name, (_, node) in self.definitions.items():
+            if name not in self.used:
+                # point at the name as written ('name' or 'name(a, b)'), where it is defined
+                span = next((s for k, s in heads.key_spans.items() if k.split("(")[0].strip() == name), node.span)
+                self.warn("RE240", f"definition '{name}' is defined but never used", span)
+
+    def mark_names_in_used_definitions(self) -> None:
+        """A name written in the body of a used definition is used, even where checking stopped early.
+
+        Bodies of unused definitions are never expanded, so their syntax is checked here.
+        """
+        bodies: dict[str, set[str]] = {}
+        for name, (_, node) in self.definitions.items():
+            try:
+                bodies[name] = names_in(parse_expression(node))
+            except ParseFailed as failure:
+                bodies[name] = set()
+                if name not in self.used:
+                    self.problems.append(failure.diagnostic)
+        waiting = [name for name in self.definitions if name in self.used]
+        while waiting:
+            for name in bodies[waiting.pop()]:
+                if name in self.definitions and name not in self.used:
+                    waiting.append(name)
+                if name in (*self.definitions, *self.variables, *self.zones, *self.options):
+                    self.used.add(name)

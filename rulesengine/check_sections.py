@@ -1,0 +1,652 @@
+"""Reading a rule file's sections: players, options, decks, cards, zones, variables,
+definitions, round, phases, moves, triggers and match; declaring their names.
+
+Each section's keys are checked against the table of the rule-file shape; values are read
+as the language defines them and expressions are handed to the expression mixin.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from . import ir
+from .check_base import RESERVED, CheckerBase, Failed, Scope
+from .diagnostics import Span, did_you_mean
+from .limits import MAX_PLAYERS
+from .parse import ParseFailed, parse_loop, parse_signature
+from .source import Map, Node, Scalar, Seq
+
+TOP_KEYS = {
+    "name": "the game's name",
+    "description": "a short description of the game",
+    "players": "how many players: min, max and default",
+    "options": "named, typed variant options with defaults",
+    "decks": "the decks: suits, ranks and the zone where the cards start",
+    "cards": "card attributes and how a card is shown",
+    "zones": "where cards lie: shared, per player or per suit; who sees them",
+    "variables": "named values: scores, trump, dealer...",
+    "define": "named helper expressions, optionally with parameters",
+    "setup": "effects run once when a match starts",
+    "round": "effects when a round starts and ends; limits",
+    "phases": "the phases of a round, in order",
+    "moves": "what a player may do: parameters, legality and effects",
+    "triggers": "effects that fire when a condition becomes true after a move",
+    "match": "when the match ends and who wins",
+    "block": "true marks a partial file for `include` (e.g. blocks/tricks), not a game",
+}
+SECTION_KEYS = {
+    "players": {"min", "max", "default"},
+    "option": {"type", "default", "choices", "min", "max", "description"},
+    "deck": {"suits", "ranks", "zone", "copies"},
+    "cards": {"attributes", "label"},
+    "zone": {"per", "visibility", "sorted_by", "description"},
+    "variable": {"type", "per", "default", "description"},
+    "round": {"setup", "end", "limit", "stuck"},
+    "limit": {"turns", "effects"},
+    "phase": {"moves", "first", "until", "enter", "exit", "next", "description"},
+    "move": {"params", "legal", "effects", "label", "pass", "hidden", "description"},
+    "param": {"from", "size", "same"},
+    "trigger": {"for", "when", "effects", "description"},
+    "match": {"until", "winners", "losers"},
+}
+VISIBILITIES = ("all", "owner", "nobody")
+VARIABLE_TYPES = (ir.INT, ir.BOOL, ir.STR, ir.PLAYER, ir.SUIT, ir.CARD)
+OPTION_TYPES = (ir.INT, ir.BOOL, ir.STR)
+
+
+class SectionReader(CheckerBase):
+    """Reads the sections of a rule file into the checker's tables."""
+
+    def entries(self, section: Map, kind: str, new_names: bool = False) -> Iterator[tuple[str, Span, Map]]:
+        """(name, span of the name, its mapping) for each entry of `section` that is a mapping;
+        its keys are checked against those allowed for `kind`. With `new_names`, each name
+        is declared, and an entry whose name clashes is left out (the clash is reported once,
+        not again at every use)."""
+        for name, node in section.items():
+            span = section.key_spans[name]
+            if new_names and not self.check_new_name(name, span):
+                continue
+            spec = self.keys(node, SECTION_KEYS[kind], f"{kind} '{name}'")
+            if spec is not None:
+                yield name, span, spec
+
+    def read_players(self) -> tuple[int, int, int]:
+        node = self.doc.get("players")
+        if node is None:
+            self.error(
+                "RE206", "the rule file has no 'players' section", self.doc.span, hint="e.g. players: {min: 2, max: 4}"
+            )
+            return 2, 2, 2
+        section = self.keys(node, SECTION_KEYS["players"], "'players'")
+        if section is None:
+            return 2, 2, 2
+        low = self.scalar(section.get("min"), (int,), "players.min") or 2
+        high = self.scalar(section.get("max"), (int,), "players.max") or low
+        default = self.scalar(section.get("default"), (int,), "players.default") or low
+        if not 1 <= low <= high <= MAX_PLAYERS:
+            self.error(
+                "RE207", f"players must satisfy 1 <= min <= max <= {MAX_PLAYERS} (min {low}, max {high})", section.span
+            )
+        elif not low <= default <= high:
+            self.error("RE207", f"players.default {default} is outside {low}..{high}", section.get("default").span)
+        return low, high, default
+
+    def read_options(self) -> None:
+        section = self.mapping("options")
+        if section is None:
+            return
+        for name, span, spec in self.entries(section, "option", new_names=True):
+            choices_node = spec.get("choices")
+            choices = None
+            if choices_node is not None:
+                if isinstance(choices_node, Seq) and choices_node.items:
+                    choices = tuple(self.scalar(c, (str, int), "a choice") for c in choices_node.items)
+                else:
+                    self.error("RE205", "choices must be a non-empty list", choices_node.span)
+            if "default" not in spec:
+                self.error("RE208", f"option '{name}' has no default", span)
+                continue
+            default = self.scalar(spec.get("default"), (str, int, bool), f"the default of '{name}'")
+            declared = self.scalar(spec.get("type"), (str,), f"the type of '{name}'")
+            type_ = declared or (
+                ir.BOOL if isinstance(default, bool) else ir.INT if isinstance(default, int) else ir.STR
+            )
+            if type_ not in OPTION_TYPES:
+                self.error(
+                    "RE209",
+                    f"unknown option type '{type_}'",
+                    spec.get("type").span,
+                    hint=f"option types: {', '.join(OPTION_TYPES)}",
+                )
+                continue
+            python_type = {ir.INT: int, ir.BOOL: bool, ir.STR: str}[type_]
+            if default is not None and (type(default) is not python_type):
+                self.error("RE210", f"the default of option '{name}' is not of type {type_}", spec.get("default").span)
+                continue
+            if choices is not None and None not in choices and default not in choices:
+                self.error(
+                    "RE211",
+                    f"the default '{default}' of option '{name}' is not one of its choices",
+                    spec.get("default").span,
+                    hint=f"choices: {', '.join(map(str, choices))}",
+                )
+            minimum = self.scalar(spec.get("min"), (int,), "an option's min")
+            maximum = self.scalar(spec.get("max"), (int,), "an option's max")
+            self.check_option_range(name, spec, default, minimum, maximum)
+            description = self.scalar(spec.get("description"), (str,), "a description") or ""
+            self.options[name] = ir.Option(name, type_, default, choices, minimum, maximum, description, span)
+
+    def check_option_range(
+        self, name: str, spec: Map, default: object, minimum: int | None, maximum: int | None
+    ) -> None:
+        """An option's default must respect its own 'min' and 'max'."""
+        if minimum is not None and maximum is not None and minimum > maximum:
+            self.error("RE211", f"option '{name}' has min {minimum} above max {maximum}", spec.get("min").span)
+        elif isinstance(default, int) and not isinstance(default, bool):
+            if (minimum is not None and default < minimum) or (maximum is not None and default > maximum):
+                bounds = f"{'' if minimum is None else minimum}..{'' if maximum is None else maximum}"
+                self.error(
+                    "RE211",
+                    f"the default {default} of option '{name}' is outside its range {bounds}",
+                    spec.get("default").span,
+                )
+
+    def read_decks(self) -> None:
+        section = self.mapping("decks")
+        if section is None:
+            self.error("RE206", "the rule file has no 'decks' section", self.doc.span)
+            return
+        for name, _span, spec in self.entries(section, "deck"):
+            suits_node = spec.get("suits")
+            suit_names: list[str] = []
+            if isinstance(suits_node, Map):
+                for suit, attrs_node in suits_node.items():
+                    attributes = {}
+                    if isinstance(attrs_node, Map):
+                        attributes = self.suit_attributes(suit, attrs_node)
+                    elif not (isinstance(attrs_node, Scalar) and attrs_node.value is None):
+                        self.error("RE204", f"the attributes of suit '{suit}' must be a mapping", attrs_node.span)
+                    suit_names.append(suit)
+                    self.add_suit(suit, attributes, suits_node.key_spans[suit])
+            else:
+                for suit, span in self.name_list(suits_node, f"the suits of deck '{name}'"):
+                    suit_names.append(suit)
+                    self.add_suit(suit, {}, span)
+            ranks = [r for r, _ in self.name_list(spec.get("ranks"), f"the ranks of deck '{name}'")]
+            if not suit_names or not ranks:
+                self.error("RE212", f"deck '{name}' needs suits and ranks", section.key_spans[name])
+            for rank in ranks:
+                if rank not in self.ranks:
+                    self.ranks.append(rank)
+            copies = self.scalar(spec.get("copies"), (int,), "copies") or 1
+            zone = self.scalar(spec.get("zone"), (str,), f"the zone of deck '{name}'") or ""
+            if not zone:
+                self.error(
+                    "RE213",
+                    f"deck '{name}' does not say in which zone its cards start",
+                    section.key_spans[name],
+                    hint="add e.g. 'zone: stock'",
+                )
+            self.decks.append(ir.Deck(name, tuple(suit_names), tuple(ranks), zone, copies))
+
+    def add_suit(self, name: str, attributes: dict[str, object], span: Span) -> None:
+        known = self.suits.get(name)
+        if known is not None and attributes and known.attributes and known.attributes != attributes:
+            self.error("RE214", f"suit '{name}' has different attributes in two decks", span)
+        if known is None or (attributes and not known.attributes):
+            self.suits[name] = ir.Suit(name, attributes)
+
+    def suit_attributes(self, suit: str, node: Map) -> dict[str, object]:
+        """A suit's attribute table; each value must be a number, a text or true/false."""
+        attributes: dict[str, object] = {}
+        for key, value in node.items():
+            if isinstance(value, Scalar) and isinstance(value.value, (int, str, bool)):
+                attributes[key] = value.value
+            else:
+                self.error(
+                    "RE205", f"attribute '{key}' of suit '{suit}' must be a number, a text or true/false", value.span
+                )
+        return attributes
+
+    def read_zones(self) -> None:
+        section = self.mapping("zones")
+        if section is None:
+            self.error("RE206", "the rule file has no 'zones' section", self.doc.span)
+            return
+        for name, span, spec in self.entries(section, "zone", new_names=True):
+            per_node = spec.get("per")
+            dims: list[str | int] = []
+            items = per_node.items if isinstance(per_node, Seq) else ((per_node,) if per_node is not None else ())
+            for item in items:
+                value = item.value if isinstance(item, Scalar) else None
+                if value in ("player", "suit") or (
+                    isinstance(value, int) and not isinstance(value, bool) and 0 < value <= 64
+                ):
+                    dims.append(value)
+                else:
+                    self.error(
+                        "RE215", "'per' takes 'player', 'suit' or a count (1 to 64), or a list of them", item.span
+                    )
+            visibility = self.scalar(spec.get("visibility"), (str,), "visibility") or "all"
+            if visibility not in VISIBILITIES:
+                self.error(
+                    "RE216",
+                    f"unknown visibility '{visibility}'",
+                    spec.get("visibility").span,
+                    hint=did_you_mean(visibility, VISIBILITIES) or "visibility is all, owner or nobody",
+                )
+            if visibility == "owner" and (not dims or dims[0] != "player"):
+                self.error(
+                    "RE217",
+                    f"zone '{name}' is seen by its owner but belongs to no player",
+                    spec.get("visibility").span,
+                    hint="add 'per: player'",
+                )
+            sorted_by = self.scalar(spec.get("sorted_by"), (str,), "sorted_by")
+            self.zones[name] = ir.Zone(name, tuple(dims), visibility, sorted_by, span)
+
+    def read_deck_zones(self) -> None:
+        for deck in self.decks:
+            zone = self.zones.get(deck.zone)
+            if deck.zone and zone is None:
+                self.error(
+                    "RE218",
+                    f"deck '{deck.name}' starts in unknown zone '{deck.zone}'",
+                    self.deck_zone_span(deck.name),
+                    hint=did_you_mean(deck.zone, self.zones),
+                )
+            elif zone is not None and zone.dimensions:
+                self.error(
+                    "RE219",
+                    f"deck '{deck.name}' must start in a shared zone, not '{deck.zone}'",
+                    self.deck_zone_span(deck.name),
+                    hint=f"'{deck.zone}' has one pile per {zone.dimensions[0]}; start in e.g. a 'stock' and deal",
+                )
+            self.used.add(deck.zone)
+
+    def deck_zone_span(self, deck: str) -> Span:
+        """Where a deck's 'zone' is written (the file's start if it cannot be found)."""
+        section = self.mapping("decks")
+        spec = section.get(deck) if section is not None else None
+        if isinstance(spec, Map) and "zone" in spec:
+            return spec.entries["zone"].span
+        return self.doc.span
+
+    def read_definitions(self) -> None:
+        section = self.mapping("define")
+        if section is None:
+            return
+        for key, node in section.items():
+            span = section.key_spans[key]
+            try:
+                name, params = parse_signature(Scalar(key, span))
+            except ParseFailed as failure:
+                self.problems.append(failure.diagnostic)
+                continue
+            if self.check_new_name(name, span):
+                self.definitions[name] = (params, node)
+
+    def read_variables(self) -> None:
+        section = self.mapping("variables")
+        if section is None:
+            return
+        for name, span, spec in self.entries(section, "variable", new_names=True):
+            per = self.scalar(spec.get("per"), (str,), "per")
+            if per not in (None, "player"):
+                self.error("RE215", "a variable's 'per' can only be 'player'", spec.get("per").span)
+            declared = self.scalar(spec.get("type"), (str,), "type")
+            if declared is not None and declared not in VARIABLE_TYPES:
+                self.error(
+                    "RE209",
+                    f"unknown variable type '{declared}'",
+                    spec.get("type").span,
+                    hint=did_you_mean(declared, VARIABLE_TYPES) or f"types: {', '.join(VARIABLE_TYPES)}",
+                )
+                continue
+            default = self.default_of(name, declared, spec, span)
+            if default is None:
+                if declared is not None:  # still known by its type: no follow-on errors at its uses
+                    self.variables[name] = ir.Variable(name, declared, per == "player", ir.Const(declared, span, 0))
+                    self.used.add(name)
+                continue
+            type_ = declared or default.type
+            if type_ not in VARIABLE_TYPES:
+                self.error(
+                    "RE209",
+                    f"variable '{name}' would hold a {ir.type_name(type_)}",
+                    spec.get("default").span,
+                    hint=f"variables hold one of: {', '.join(VARIABLE_TYPES)}",
+                )
+                continue
+            self.variables[name] = ir.Variable(name, type_, per == "player", default)
+
+    def default_of(self, name: str, declared: str | None, spec: Map, span: Span) -> ir.Expr | None:
+        node = spec.get("default")
+        if node is None:
+            zero = {ir.INT: 0, ir.BOOL: False, ir.STR: "", ir.PLAYER: 0, None: 0}
+            if declared in zero:
+                return ir.Const(declared or ir.INT, span, zero[declared])
+            if declared == ir.SUIT and self.suits:
+                return ir.Const(ir.SUIT, span, 0)
+            if declared == ir.CARD:
+                return ir.Const(ir.CARD, span, -1)
+            self.error("RE208", f"variable '{name}' needs a default", span)
+            return None
+        try:
+            value = self.expr_node(node, Scope(context="default"))
+        except Failed:
+            return None
+        if declared is not None:
+            value = self.coerce(value, declared, node.span)
+        return value
+
+    def read_cards(self) -> tuple[tuple[ir.CardAttribute, ...], tuple[str | ir.Expr, ...] | None]:
+        attributes: list[ir.CardAttribute] = []
+        for suit_attr in sorted({k for s in self.suits.values() for k in s.attributes}):
+            values = [s.attributes.get(suit_attr) for s in self.suits.values()]
+            kinds = {type(v) for v in values if v is not None}
+            type_ = ir.INT if kinds == {int} else ir.BOOL if kinds == {bool} else ir.STR
+            attributes.append(ir.CardAttribute(suit_attr, type_, None))
+        self.card_attrs = {a.name: a for a in attributes}
+        section = self.doc.get("cards")
+        label = None
+        if section is None:
+            return tuple(attributes), None
+        spec = self.keys(section, SECTION_KEYS["cards"], "'cards'")
+        if spec is None:
+            return tuple(attributes), None
+        card_scope = self.card_scope()
+        attrs_node = spec.get("attributes")
+        if isinstance(attrs_node, Map):
+            for name, node in attrs_node.items():
+                if name in ("suit", "rank", "order", "deck"):
+                    self.error("RE220", f"'{name}' is a built-in card attribute", attrs_node.key_spans[name])
+                    continue
+                try:
+                    value = self.expr_node(node, card_scope)
+                except Failed:
+                    continue
+                if value.type not in (ir.INT, ir.BOOL, ir.STR):
+                    self.error("RE301", f"card attribute '{name}' must be a number, text or truth value", node.span)
+                    continue
+                attribute = ir.CardAttribute(name, value.type, value)
+                attributes.append(attribute)
+                self.card_attrs[name] = attribute
+                # later attributes and the label may use this one
+                card_scope = self.card_scope()
+        elif attrs_node is not None:
+            self.error("RE204", "cards.attributes must be a mapping", attrs_node.span)
+        label_node = spec.get("label")
+        if label_node is not None:
+            label = self.template(label_node, card_scope)
+        return tuple(attributes), label
+
+    def card_scope(self) -> Scope:
+        """Names an attribute expression sees: the card's own suit, rank and order."""
+        span = self.doc.span
+        names: dict[str, ir.Expr] = {
+            "suit": ir.Local(ir.SUIT, span, "suit", 1_000_001),
+            "rank": ir.Local(ir.RANK, span, "rank", 1_000_002),
+            "order": ir.Local(ir.INT, span, "order", 1_000_003),
+        }
+        for attribute in self.card_attrs.values():
+            names[attribute.name] = ir.Local(attribute.type, span, attribute.name, 1_000_000)
+        return Scope(names, context="card")
+
+    def read_round(self):
+        node = self.doc.get("round")
+        empty: tuple = ()
+        if node is None:
+            return empty, empty, None, empty, empty
+        spec = self.keys(node, SECTION_KEYS["round"], "'round'")
+        if spec is None:
+            return empty, empty, None, empty, empty
+        setup = self.effects(spec.get("setup"), Scope())
+        end = self.effects(spec.get("end"), Scope())
+        stuck = self.effects(spec.get("stuck"), Scope())
+        limit = None
+        limit_effects: tuple = ()
+        limit_node = spec.get("limit")
+        if limit_node is not None:
+            limit_spec = self.keys(limit_node, SECTION_KEYS["limit"], "round.limit")
+            if limit_spec is not None:
+                limit = self.scalar(limit_spec.get("turns"), (int,), "round.limit.turns")
+                if limit is not None and limit < 1:
+                    self.error("RE207", "round.limit.turns must be at least 1", limit_spec.get("turns").span)
+                limit_effects = self.effects(limit_spec.get("effects"), Scope())
+        return setup, end, limit, limit_effects, stuck
+
+    def read_phases(self) -> tuple[ir.Phase, ...]:
+        section = self.mapping("phases")
+        if section is None or not section.entries:
+            self.error("RE206", "the rule file has no phases", self.doc.span, hint="add a 'phases' section")
+            return ()
+        phases = []
+        names = list(section.entries)
+        for position, (name, node) in enumerate(section.items()):
+            spec = self.keys(node, SECTION_KEYS["phase"], f"phase '{name}'")
+            if spec is None:
+                continue
+            moves = []
+            for move, span in self.name_list(spec.get("moves"), f"the moves of phase '{name}'"):
+                if move not in self.move_names:
+                    self.error(
+                        "RE221",
+                        f"phase '{name}' lists unknown move '{move}'",
+                        span,
+                        hint=did_you_mean(move, self.move_names),
+                    )
+                moves.append(move)
+            if not moves:
+                self.error("RE222", f"phase '{name}' allows no moves", section.key_spans[name])
+            first = self.optional_expr(spec.get("first"), Scope(), ir.PLAYER)
+            until = self.optional_expr(spec.get("until"), Scope(), ir.BOOL)
+            next_name = self.scalar(spec.get("next"), (str,), "next")
+            if next_name is not None and next_name != "end" and next_name not in names:
+                self.error(
+                    "RE223", f"unknown phase '{next_name}'", spec.get("next").span, hint=did_you_mean(next_name, names)
+                )
+            if next_name is None:
+                next_name = names[position + 1] if position + 1 < len(names) else None
+            elif next_name == "end":
+                next_name = None
+            phases.append(
+                ir.Phase(
+                    name,
+                    tuple(moves),
+                    first,
+                    until,
+                    self.effects(spec.get("enter"), Scope()),
+                    self.effects(spec.get("exit"), Scope()),
+                    next_name,
+                )
+            )
+        return tuple(phases)
+
+    def read_moves(self) -> tuple[ir.MoveDef, ...]:
+        section = self.mapping("moves")
+        if section is None or not section.entries:
+            self.error("RE206", "the rule file has no moves", self.doc.span)
+            return ()
+        moves = []
+        for name, span, spec in self.entries(section, "move"):
+            scope = Scope(context="move")
+            params = []
+            params_node = spec.get("params")
+            if params_node is not None and not isinstance(params_node, Map):
+                self.error("RE204", "params must be a mapping of name: candidates", params_node.span)
+            elif params_node is not None:
+                for param_name, param_node in params_node.items():
+                    param = self.read_param(param_name, param_node, params_node.key_spans[param_name], scope)
+                    if param is not None:
+                        params.append(param)
+                        scope = scope.bind(param_name, ir.Local(param.type, span, param_name, param.slot))
+            legal = self.optional_expr(spec.get("legal"), scope, ir.BOOL)
+            effects = self.effects(spec.get("effects"), scope)
+            label = self.template(spec.get("label"), scope) if spec.get("label") is not None else None
+            is_pass = bool(self.scalar(spec.get("pass"), (bool,), "pass"))
+            hidden = bool(self.scalar(spec.get("hidden"), (bool,), "hidden"))
+            if is_pass and params:
+                self.error("RE225", f"pass move '{name}' cannot take parameters", span)
+            if legal is not None and isinstance(legal, ir.Const) and legal.value is False:
+                self.warn("RE226", f"move '{name}' can never be legal", spec.get("legal").span)
+            moves.append(ir.MoveDef(name, tuple(params), legal, effects, label, is_pass, hidden, span))
+        listed = {
+            m
+            for phase_node in (self.mapping("phases") or Map({}, {}, self.doc.span)).entries.values()
+            if isinstance(phase_node, Map)
+            for m, _ in self._quiet_names(phase_node.get("moves"))
+        }
+        for move in moves:
+            if move.name not in listed:
+                self.warn(
+                    "RE227",
+                    f"move '{move.name}' is not allowed in any phase",
+                    move.span,
+                    hint="list it under 'moves' of a phase",
+                )
+        return tuple(moves)
+
+    @staticmethod
+    def _quiet_names(node: Node | None) -> list[tuple[str, Span]]:
+        if isinstance(node, Seq):
+            return [(str(i.value), i.span) for i in node.items if isinstance(i, Scalar)]
+        return []
+
+    def read_param(self, name: str, node: Node, span: Span, scope: Scope) -> ir.Param | None:
+        self.check_new_name(name, span, local=True)
+        size = same = None
+        source = node
+        if isinstance(node, Map):
+            spec = self.keys(node, SECTION_KEYS["param"], f"parameter '{name}'")
+            if spec is None or "from" not in spec:
+                self.error("RE228", f"parameter '{name}' needs 'from'", span)
+                return None
+            source = spec.entries["from"]
+            size = self.scalar(spec.get("size"), (int,), "size")
+            same = self.scalar(spec.get("same"), (str,), "same")
+            if size is None or not 1 <= size <= 8:
+                self.error(
+                    "RE229",
+                    "a set parameter needs 'size' from 1 to 8",
+                    spec.get(
+                        "size",
+                    ).span
+                    if spec.get("size") is not None
+                    else span,
+                )
+                return None
+            if same is not None and same not in ("suit", "rank", *self.card_attrs):
+                self.error(
+                    "RE230",
+                    f"unknown card attribute '{same}'",
+                    spec.get("same").span,
+                    hint=did_you_mean(same, ("suit", "rank", *self.card_attrs)),
+                )
+        try:
+            candidates = self.expr_node(source, scope)
+        except Failed:
+            return None
+        element = ir.element_of(candidates.type)
+        if element is None:
+            self.error(
+                "RE231",
+                f"the candidates of '{name}' must be a zone or a list, not {ir.type_name(candidates.type)}",
+                source.span,
+            )
+            return None
+        if size is not None and element != ir.CARD:
+            self.error("RE231", "a set parameter must choose cards", source.span)
+            return None
+        if element in (ir.INT, ir.STR) and not self.is_static(candidates):
+            self.error(
+                "RE232",
+                f"the candidates of '{name}' must be known before the game starts",
+                source.span,
+                hint="use a list of constants or range(N) with N a number or option",
+            )
+            return None
+        type_ = ir.list_of(ir.CARD) if size is not None else element
+        return ir.Param(name, self.new_slot(), type_, candidates, size, same)
+
+    def is_static(self, expr: ir.Expr) -> bool:
+        if isinstance(expr, (ir.Const, ir.OptionRef)):
+            return True
+        if isinstance(expr, ir.ListExpr):
+            return all(self.is_static(i) for i in expr.items)
+        if isinstance(expr, ir.Call) and expr.function == "range":
+            return all(self.is_static(a) for a in expr.args)
+        if isinstance(expr, ir.Binary):
+            return self.is_static(expr.left) and self.is_static(expr.right)
+        return False
+
+    def read_triggers(self) -> tuple[ir.Trigger, ...]:
+        section = self.mapping("triggers")
+        if section is None:
+            return ()
+        triggers = []
+        for name, _span, spec in self.entries(section, "trigger"):
+            scope = Scope()
+            slot = each = None
+            if spec.get("for") is not None:
+                try:
+                    variable, variable_span, collection = parse_loop(spec.entries["for"])
+                    each = self.expr(collection, scope)
+                    element = ir.element_of(each.type)
+                    if element is None:
+                        self.error("RE231", "a trigger's 'for' must go over a list or zone", collection.span)
+                        continue
+                    slot = self.new_slot()
+                    scope = scope.bind(variable, ir.Local(element, variable_span, variable, slot))
+                except ParseFailed as failure:
+                    self.problems.append(failure.diagnostic)
+                    continue
+                except Failed:
+                    continue
+            if spec.get("when") is None:
+                self.error("RE233", f"trigger '{name}' needs 'when'", section.key_spans[name])
+                continue
+            when = self.optional_expr(spec.get("when"), scope, ir.BOOL)
+            effects = self.effects(spec.get("effects"), scope)
+            if when is not None:
+                triggers.append(ir.Trigger(name, slot, each, when, effects))
+        return tuple(triggers)
+
+    def read_match(self) -> tuple[ir.Expr, ir.Expr | None, ir.Expr | None]:
+        node = self.doc.get("match")
+        fallback = ir.Const(ir.BOOL, self.doc.span, True)
+        if node is None:
+            self.error(
+                "RE206",
+                "the rule file has no 'match' section",
+                self.doc.span,
+                hint="say when the match ends: match: {until: ...}",
+            )
+            return fallback, None, None
+        spec = self.keys(node, SECTION_KEYS["match"], "'match'")
+        if spec is None:
+            return fallback, None, None
+        until = self.optional_expr(spec.get("until"), Scope(), ir.BOOL) or fallback
+        winners = self.optional_expr(spec.get("winners"), Scope(), ir.list_of(ir.PLAYER))
+        losers = self.optional_expr(spec.get("losers"), Scope(), ir.list_of(ir.PLAYER))
+        if winners is not None and losers is not None:
+            self.error("RE234", "give either 'winners' or 'losers', not both", spec.span)
+        return until, winners, losers
+
+    def check_new_name(self, name: str, span: Span, local: bool = False) -> bool:
+        """Whether `name` may be defined here; reports the clash if not."""
+        if name in RESERVED:
+            self.error("RE241", f"'{name}' is a built-in name and cannot be redefined", span)
+            return False
+        if local:
+            return True
+        for kind, table in (
+            ("option", self.options),
+            ("zone", self.zones),
+            ("variable", self.variables),
+            ("definition", self.definitions),
+        ):
+            if name in table:
+                self.error("RE242", f"'{name}' is already defined as a {kind}", span)
+                return False
+        return True
