@@ -15,7 +15,7 @@ from pathlib import Path
 
 import yaml
 
-from . import ir
+from . import ir, shape
 from .describe import allowed_values
 
 SCHEMA_FILE = "rule-file.schema.json"
@@ -24,8 +24,9 @@ _MODELINE = "# yaml-language-server: $schema="
 
 
 def schema_text() -> str:
-    """The JSON Schema (draft-07) of rule files, as shipped inside the package."""
-    return resources.files(__package__).joinpath(SCHEMA_FILE).read_text(encoding="utf-8")
+    """The JSON Schema (draft-07) of rule files, built from the table of keys the checker
+    accepts; the package ships the same text as rule-file.schema.json."""
+    return shape.schema_text()
 
 
 def schema_comment(folder: Path) -> str:

@@ -16,9 +16,10 @@ from . import ir
 from .check_base import BUILTINS, RESERVED, Failed, Scope
 from .check_expressions import FUNCTIONS, MACROS, ExpressionChecker
 from .check_lints import FileLints
-from .check_sections import OPTION_TYPES, SECTION_KEYS, TOP_KEYS, VARIABLE_TYPES, VISIBILITIES, SectionReader
+from .check_sections import SectionReader
 from .diagnostics import WARNING, Diagnostic, RuleFileError, did_you_mean
 from .parse import ParseFailed, parse_expression, parse_loop, parse_signature, parse_statements
+from .shape import OPTION_TYPES, SECTION_KEYS, TOP_KEYS, VARIABLE_TYPES, VISIBILITIES
 from .source import Map, Scalar
 
 __all__ = [

@@ -12,46 +12,10 @@ from collections.abc import Iterator
 from . import ir
 from .check_base import RESERVED, CheckerBase, Failed, Scope
 from .diagnostics import Span, did_you_mean
-from .limits import MAX_PLAYERS
+from .limits import MAX_PLAYERS, MAX_SET_SIZE, MAX_ZONE_DIMENSION
 from .parse import ParseFailed, parse_loop, parse_signature
+from .shape import OPTION_TYPES, SECTION_KEYS, VARIABLE_TYPES, VISIBILITIES
 from .source import Map, Node, Scalar, Seq
-
-TOP_KEYS = {
-    "name": "the game's name",
-    "description": "a short description of the game",
-    "players": "how many players: min, max and default",
-    "options": "named, typed variant options with defaults",
-    "decks": "the decks: suits, ranks and the zone where the cards start",
-    "cards": "card attributes and how a card is shown",
-    "zones": "where cards lie: shared, per player or per suit; who sees them",
-    "variables": "named values: scores, trump, dealer...",
-    "define": "named helper expressions, optionally with parameters",
-    "setup": "effects run once when a match starts",
-    "round": "effects when a round starts and ends; limits",
-    "phases": "the phases of a round, in order",
-    "moves": "what a player may do: parameters, legality and effects",
-    "triggers": "effects that fire when a condition becomes true after a move",
-    "match": "when the match ends and who wins",
-    "block": "true marks a partial file for `include` (e.g. blocks/tricks), not a game",
-}
-SECTION_KEYS = {
-    "players": {"min", "max", "default"},
-    "option": {"type", "default", "choices", "min", "max", "description"},
-    "deck": {"suits", "ranks", "zone", "copies"},
-    "cards": {"attributes", "label"},
-    "zone": {"per", "visibility", "sorted_by", "description"},
-    "variable": {"type", "per", "default", "description"},
-    "round": {"setup", "end", "limit", "stuck"},
-    "limit": {"turns", "effects"},
-    "phase": {"moves", "first", "until", "enter", "exit", "next", "description"},
-    "move": {"params", "legal", "effects", "label", "pass", "hidden", "description"},
-    "param": {"from", "size", "same"},
-    "trigger": {"for", "when", "effects", "description"},
-    "match": {"until", "winners", "losers"},
-}
-VISIBILITIES = ("all", "owner", "nobody")
-VARIABLE_TYPES = (ir.INT, ir.BOOL, ir.STR, ir.PLAYER, ir.SUIT, ir.CARD)
-OPTION_TYPES = (ir.INT, ir.BOOL, ir.STR)
 
 
 class SectionReader(CheckerBase):
@@ -220,12 +184,14 @@ class SectionReader(CheckerBase):
             for item in items:
                 value = item.value if isinstance(item, Scalar) else None
                 if value in ("player", "suit") or (
-                    isinstance(value, int) and not isinstance(value, bool) and 0 < value <= 64
+                    isinstance(value, int) and not isinstance(value, bool) and 0 < value <= MAX_ZONE_DIMENSION
                 ):
                     dims.append(value)
                 else:
                     self.error(
-                        "RE215", "'per' takes 'player', 'suit' or a count (1 to 64), or a list of them", item.span
+                        "RE215",
+                        f"'per' takes 'player', 'suit' or a count (1 to {MAX_ZONE_DIMENSION}), or a list of them",
+                        item.span,
                     )
             visibility = self.scalar(spec.get("visibility"), (str,), "visibility") or "all"
             if visibility not in VISIBILITIES:
@@ -525,10 +491,10 @@ class SectionReader(CheckerBase):
             source = spec.entries["from"]
             size = self.scalar(spec.get("size"), (int,), "size")
             same = self.scalar(spec.get("same"), (str,), "same")
-            if size is None or not 1 <= size <= 8:
+            if size is None or not 1 <= size <= MAX_SET_SIZE:
                 self.error(
                     "RE229",
-                    "a set parameter needs 'size' from 1 to 8",
+                    f"a set parameter needs 'size' from 1 to {MAX_SET_SIZE}",
                     spec.get(
                         "size",
                     ).span
