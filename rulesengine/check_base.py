@@ -12,7 +12,10 @@ from collections.abc import Iterable
 from typing import Any, NoReturn
 
 from . import ir, syntax
+from .check_fold import TooLarge
 from .diagnostics import WARNING, Diagnostic, Span, did_you_mean
+from .limits import MAX_INTEGER
+from .resources import grammar_text
 from .source import Map, Node, Scalar, Seq
 
 BUILTINS: dict[str, str] = {
@@ -28,6 +31,22 @@ BUILTINS: dict[str, str] = {
     "suits": ir.list_of(ir.SUIT),
 }
 RESERVED = set(BUILTINS) | {"me", "true", "false", "and", "or", "not", "in", "if", "else"}
+
+
+def _grammar_words() -> frozenset[str]:
+    """Every word the grammar spells out in quotes ("move", "to", "out", "top", ...)."""
+    words = set()
+    for line in grammar_text().splitlines():
+        line = line.split("//", 1)[0]
+        for piece in line.split('"')[1::2]:  # the quoted parts of the line
+            if piece.isidentifier():
+                words.add(piece)
+    return frozenset(words)
+
+
+# The words of the effect grammar that are not built-in names already: a variable, zone,
+# move, phase, definition or parameter named so would make a statement ambiguous.
+STATEMENT_KEYWORDS = _grammar_words() - RESERVED
 
 
 class Failed(Exception):
@@ -57,6 +76,7 @@ class CheckerBase:
         self.slots = 1  # slot 0 is `me`
         self.options: dict[str, ir.Option] = {}
         self.suits: dict[str, ir.Suit] = {}
+        self.suit_spans: dict[str, Span] = {}  # each suit ("hearts") and its attribute values ("hearts.colour")
         self.ranks: list[str] = []
         self.decks: list[ir.Deck] = []
         self.card_attrs: dict[str, ir.CardAttribute] = {}
@@ -95,6 +115,20 @@ class CheckerBase:
                 self.error("RE201", f"unknown key '{key}' in {what}", span, hint=hint)
         return node
 
+    def too_large(self, large: TooLarge) -> None:
+        self.error(
+            "RE247",
+            f"this number ({_digits(large.value)}) passes the language's bound of ±{MAX_INTEGER}",
+            large.expr.span,
+            hint="integers are 64-bit, as in CEL",
+        )
+
+    def value_or(self, node: Node | None, kinds: tuple[type, ...], what: str, default: Any) -> Any:
+        """The value of an optional scalar key; `default` only when the key is missing (or its
+        value is wrong, which is reported): a given 0, false or "" is kept and checked."""
+        value = self.scalar(node, kinds, what)
+        return default if value is None else value
+
     def scalar(self, node: Node | None, kinds: tuple[type, ...], what: str) -> Any:
         if node is None:
             return None
@@ -103,6 +137,9 @@ class CheckerBase:
             and isinstance(node.value, kinds)
             and not (isinstance(node.value, bool) and bool not in kinds)
         ):
+            if type(node.value) is int and abs(node.value) > MAX_INTEGER:
+                self.too_large(TooLarge(ir.Const(ir.INT, node.span, 0), node.value))
+                return None
             return node.value
         names = {int: "a whole number", str: "a text", bool: "true or false"}
         expected = " or ".join(names.get(k, k.__name__) for k in kinds)
@@ -155,3 +192,11 @@ class CheckerBase:
 
     def coerce(self, expr: ir.Expr, type_: str, span: Span) -> ir.Expr:
         raise NotImplementedError
+
+
+def _digits(value: int) -> str:
+    """A number as shown in a message: whole if short, else its sign and digit count."""
+    if abs(value) < 10**30:
+        return str(value)
+    digits = len(str(abs(value))) if abs(value) < 10**4000 else "thousands of"
+    return f"{'-' if value < 0 else ''}a number of {digits} digits"

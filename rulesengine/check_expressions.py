@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable
 
 from . import ir, syntax
 from .check_base import BUILTINS, CheckerBase, Failed, Scope
-from .check_fold import size_and_depth
+from .check_fold import TooLarge, fold, size_and_depth
 from .diagnostics import Span, did_you_mean
 from .limits import MAX_DEFINITION_DEPTH, MAX_EXPANDED_DEPTH, MAX_EXPANDED_SIZE, MAX_EXPANSIONS
 from .parse import ParseFailed, parse_expression, parse_statements
@@ -234,7 +234,7 @@ class ExpressionChecker(CheckerBase):
     def expr(self, e: syntax.Expr, scope: Scope) -> ir.Expr:
         span = e.span
         if isinstance(e, syntax.IntLit):
-            return ir.Const(ir.INT, span, e.value)
+            return self.folds_within_bound(ir.Const(ir.INT, span, e.value))
         if isinstance(e, syntax.StrLit):
             return ir.Const(ir.STR, span, e.value)
         if isinstance(e, syntax.BoolLit):
@@ -534,6 +534,15 @@ class ExpressionChecker(CheckerBase):
         body = self.expr(e.args[1], scope.bind(variable, ir.Local(value.type, e.args[0].span, variable, slot)))
         return ir.Macro(body.type, e.span, "bind", value, slot, body)
 
+    def folds_within_bound(self, expr: ir.Expr) -> ir.Expr:
+        """`expr`, unless constants alone make it an integer beyond limits.MAX_INTEGER."""
+        try:
+            fold(expr, {}, None)
+        except TooLarge as large:
+            self.too_large(large)
+            raise Failed() from None
+        return expr
+
     def binary(self, e: syntax.Binary, scope: Scope) -> ir.Expr:
         left = self.expr(e.left, scope)
         right = self.expr(e.right, scope)
@@ -545,9 +554,10 @@ class ExpressionChecker(CheckerBase):
         if op in ("+", "-", "*", "//", "%"):
             if op == "+" and left.type == ir.STR and right.type == ir.STR:
                 return ir.Binary(ir.STR, e.span, op, left, right)
-            return ir.Binary(
+            arithmetic = ir.Binary(
                 ir.INT, e.span, op, self.expect(left, ir.INT, e.left.span), self.expect(right, ir.INT, e.right.span)
             )
+            return self.folds_within_bound(arithmetic)
         if op == "in":
             element = ir.element_of(right.type)
             if element is None:

@@ -12,6 +12,7 @@ from typing import Any
 import attrs
 
 from . import ir, syntax
+from .limits import MAX_INTEGER
 
 UNKNOWN = object()
 
@@ -54,8 +55,28 @@ def option_values(option: ir.Option) -> tuple[object, ...] | None:
     return None
 
 
+class TooLarge(Exception):
+    """A folded integer passes limits.MAX_INTEGER; `expr` is where it is computed."""
+
+    def __init__(self, expr: ir.Expr, value: int):
+        super().__init__(expr.span)
+        self.expr = expr
+        self.value = value
+
+
+def bounded(value: object, expr: ir.Expr) -> object:
+    """`value`, unless it is an integer beyond the language's bound (then TooLarge)."""
+    if type(value) is int and not -MAX_INTEGER <= value <= MAX_INTEGER:
+        raise TooLarge(expr, value)
+    return value
+
+
 def fold(expr: ir.Expr, options: dict[str, object], players: int | None) -> object:
-    """The value of `expr` if constants and these option values decide it, else UNKNOWN."""
+    """The value of `expr` if constants and these option values decide it, else UNKNOWN.
+
+    An integer passing limits.MAX_INTEGER on the way raises TooLarge, so no fold ever
+    works with a number much larger than the bound.
+    """
     try:
         return _fold_inner(expr, options, players)
     except (ArithmeticError, TypeError, ValueError):
@@ -65,7 +86,7 @@ def fold(expr: ir.Expr, options: dict[str, object], players: int | None) -> obje
 def _fold_inner(expr: ir.Expr, options: dict[str, object], players: int | None) -> object:
     fold = lambda e: _fold_inner(e, options, players)  # noqa: E731
     if isinstance(expr, ir.Const):
-        return expr.value
+        return bounded(expr.value, expr)
     if isinstance(expr, ir.OptionRef):
         return options.get(expr.name, UNKNOWN)
     if isinstance(expr, ir.Builtin) and expr.name == "num_players" and players is not None:
@@ -74,19 +95,19 @@ def _fold_inner(expr: ir.Expr, options: dict[str, object], players: int | None) 
         value = fold(expr.operand)
         if value is UNKNOWN:
             return UNKNOWN
-        return (not value) if expr.op == "not" else -value
+        return (not value) if expr.op == "not" else bounded(-value, expr)
     if isinstance(expr, ir.Conditional):
         condition = fold(expr.condition)
         if condition is UNKNOWN:
             return UNKNOWN
         return fold(expr.then if condition else expr.otherwise)
     if isinstance(expr, ir.Binary):
-        return _fold_binary(expr.op, fold(expr.left), lambda: fold(expr.right))
+        return bounded(_fold_binary(expr.op, fold(expr.left), lambda: fold(expr.right)), expr)
     if isinstance(expr, ir.Call) and expr.function in ("min", "max", "abs"):
         args = [fold(a) for a in expr.args]
         if any(a is UNKNOWN for a in args):
             return UNKNOWN
-        return {"min": min, "max": max, "abs": abs}[expr.function](*args)
+        return bounded({"min": min, "max": max, "abs": abs}[expr.function](*args), expr)
     return UNKNOWN
 
 

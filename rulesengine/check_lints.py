@@ -9,7 +9,7 @@ from collections.abc import Iterable
 
 from . import ir
 from .check_base import CheckerBase
-from .check_fold import fold, names_in, option_values, walk
+from .check_fold import UNKNOWN, TooLarge, fold, names_in, option_values, walk
 from .diagnostics import did_you_mean
 from .limits import MAX_CARDS, MAX_RANGE, MAX_VALUE_CHOICES, MAX_ZONE_SLOTS
 from .parse import ParseFailed, parse_expression
@@ -18,6 +18,14 @@ from .source import Map, Scalar
 
 class FileLints(CheckerBase):
     """Checks across sections, run once every section is read."""
+
+    def folded(self, expr: ir.Expr, options: dict[str, object], players: int | None) -> object:
+        """`fold`, reporting a value beyond the integer bound where it is computed."""
+        try:
+            return fold(expr, options, players)
+        except TooLarge as large:
+            self.too_large(large)
+            return UNKNOWN
 
     def check_card_count(self) -> None:
         """Copies must be positive and all decks together small enough to build."""
@@ -108,7 +116,7 @@ class FileLints(CheckerBase):
                         dealt.pop(statement.destination.zone, None)  # cards put back: count afresh
                     if id(statement) in reported or not self.static_deal(statement):
                         continue
-                    each = fold(statement.count, self.default_options(), players)
+                    each = self.folded(statement.count, self.default_options(), players)
                     if not isinstance(each, int) or isinstance(each, bool) or each < 0:
                         continue
                     zone = statement.source.zone
@@ -171,7 +179,7 @@ class FileLints(CheckerBase):
             if move.legal is None or (isinstance(move.legal, ir.Const) and move.legal.value is False):
                 continue  # the plain 'false' case is reported where the move is read
             settings = self.option_settings(move.legal)
-            if settings and all(fold(move.legal, values, None) is False for values in settings):
+            if settings and all(self.folded(move.legal, values, None) is False for values in settings):
                 read = sorted({e.name for e in walk(move.legal) if isinstance(e, ir.OptionRef)})
                 why = f"false for every value of {', '.join(read)}" if read else "always false"
                 self.warn(
@@ -233,7 +241,7 @@ class FileLints(CheckerBase):
         if isinstance(candidates, ir.ListExpr):
             return max(1, len(candidates.items))
         if isinstance(candidates, ir.Call) and candidates.function == "range":
-            bounds = [fold(a, self.default_options(), max_players) for a in candidates.args]
+            bounds = [self.folded(a, self.default_options(), max_players) for a in candidates.args]
             if all(isinstance(b, int) for b in bounds):
                 low, high = (0, bounds[0]) if len(bounds) == 1 else bounds
                 return max(1, min(high - low, MAX_RANGE))

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from . import ir
-from .check_base import RESERVED, CheckerBase, Failed, Scope
+from .check_base import RESERVED, STATEMENT_KEYWORDS, CheckerBase, Failed, Scope
 from .diagnostics import Span, did_you_mean
 from .limits import MAX_PLAYERS, MAX_SET_SIZE, MAX_ZONE_DIMENSION
 from .parse import ParseFailed, parse_loop, parse_signature
@@ -44,16 +44,24 @@ class SectionReader(CheckerBase):
         section = self.keys(node, SECTION_KEYS["players"], "'players'")
         if section is None:
             return 2, 2, 2
-        low = self.scalar(section.get("min"), (int,), "players.min") or 2
-        high = self.scalar(section.get("max"), (int,), "players.max") or low
-        default = self.scalar(section.get("default"), (int,), "players.default") or low
-        if not 1 <= low <= high <= MAX_PLAYERS:
+        # a value given, even 0, is checked; only a missing one takes the default
+        reported = len(self.problems)
+        low = self.value_or(section.get("min"), (int,), "players.min", 2)
+        high = self.value_or(section.get("max"), (int,), "players.max", low)
+        default = self.value_or(section.get("default"), (int,), "players.default", low)
+        if len(self.problems) > reported:
+            pass  # a value that is not a small whole number is reported already
+        elif not 1 <= low <= high <= MAX_PLAYERS:
             self.error(
                 "RE207", f"players must satisfy 1 <= min <= max <= {MAX_PLAYERS} (min {low}, max {high})", section.span
             )
         elif not low <= default <= high:
             self.error("RE207", f"players.default {default} is outside {low}..{high}", section.get("default").span)
-        return low, high, default
+        # what the other checks go on with: always within 1..MAX_PLAYERS, so no loop over
+        # player counts can run long whatever the file says
+        low = min(max(low, 1), MAX_PLAYERS)
+        high = min(max(high, low), MAX_PLAYERS)
+        return low, high, min(max(default, low), high)
 
     def read_options(self) -> None:
         section = self.mapping("options")
@@ -142,7 +150,7 @@ class SectionReader(CheckerBase):
             for rank in ranks:
                 if rank not in self.ranks:
                     self.ranks.append(rank)
-            copies = self.scalar(spec.get("copies"), (int,), "copies") or 1
+            copies = self.value_or(spec.get("copies"), (int,), "copies", 1)
             zone = self.scalar(spec.get("zone"), (str,), f"the zone of deck '{name}'") or ""
             if not zone:
                 self.error(
@@ -159,6 +167,7 @@ class SectionReader(CheckerBase):
             self.error("RE214", f"suit '{name}' has different attributes in two decks", span)
         if known is None or (attributes and not known.attributes):
             self.suits[name] = ir.Suit(name, attributes)
+            self.suit_spans[name] = span
 
     def suit_attributes(self, suit: str, node: Map) -> dict[str, object]:
         """A suit's attribute table; each value must be a number, a text or true/false."""
@@ -166,6 +175,7 @@ class SectionReader(CheckerBase):
         for key, value in node.items():
             if isinstance(value, Scalar) and isinstance(value.value, (int, str, bool)):
                 attributes[key] = value.value
+                self.suit_spans.setdefault(f"{suit}.{key}", value.span)
             else:
                 self.error(
                     "RE205", f"attribute '{key}' of suit '{suit}' must be a number, a text or true/false", value.span
@@ -193,7 +203,7 @@ class SectionReader(CheckerBase):
                         f"'per' takes 'player', 'suit' or a count (1 to {MAX_ZONE_DIMENSION}), or a list of them",
                         item.span,
                     )
-            visibility = self.scalar(spec.get("visibility"), (str,), "visibility") or "all"
+            visibility = self.value_or(spec.get("visibility"), (str,), "visibility", "all")
             if visibility not in VISIBILITIES:
                 self.error(
                     "RE216",
@@ -309,10 +319,7 @@ class SectionReader(CheckerBase):
     def read_cards(self) -> tuple[tuple[ir.CardAttribute, ...], tuple[str | ir.Expr, ...] | None]:
         attributes: list[ir.CardAttribute] = []
         for suit_attr in sorted({k for s in self.suits.values() for k in s.attributes}):
-            values = [s.attributes.get(suit_attr) for s in self.suits.values()]
-            kinds = {type(v) for v in values if v is not None}
-            type_ = ir.INT if kinds == {int} else ir.BOOL if kinds == {bool} else ir.STR
-            attributes.append(ir.CardAttribute(suit_attr, type_, None))
+            attributes.append(ir.CardAttribute(suit_attr, self.suit_attribute_type(suit_attr), None))
         self.card_attrs = {a.name: a for a in attributes}
         section = self.doc.get("cards")
         label = None
@@ -346,6 +353,30 @@ class SectionReader(CheckerBase):
         if label_node is not None:
             label = self.template(label_node, card_scope)
         return tuple(attributes), label
+
+    def suit_attribute_type(self, name: str) -> str:
+        """The type of a suit attribute, which every suit must give, all with one type, so a
+        card never reads a missing or mistyped value. A file where one does not is reported
+        (and never compiled); its uses are still typed, to report nothing twice."""
+        given = {suit: s.attributes[name] for suit, s in self.suits.items() if name in s.attributes}
+        missing = [suit for suit in self.suits if suit not in given]
+        if missing:
+            self.error(
+                "RE245",
+                f"suit attribute '{name}' is given for {_listed(list(given))} but not for {_listed(missing)}",
+                self.suit_spans[missing[0]],
+                hint=f"give '{name}' for every suit, or compute it under cards.attributes",
+            )
+        kinds = {_TYPE_OF[type(v)]: suit for suit, v in given.items()}
+        if len(kinds) > 1:
+            (first, one), (second, other) = list(kinds.items())[:2]
+            self.error(
+                "RE246",
+                f"suit attribute '{name}' is {_KIND_NAMES[first]} for {one} but {_KIND_NAMES[second]} for {other}",
+                self.suit_spans.get(f"{other}.{name}", self.suit_spans[other]),
+                hint="give it values of one type: all numbers, all texts or all true/false",
+            )
+        return next(iter(kinds))
 
     def card_scope(self) -> Scope:
         """Names an attribute expression sees: the card's own suit, rank and order."""
@@ -390,6 +421,7 @@ class SectionReader(CheckerBase):
         phases = []
         names = list(section.entries)
         for position, (name, node) in enumerate(section.items()):
+            self.check_not_keyword(name, section.key_spans[name], "the name of a phase")
             spec = self.keys(node, SECTION_KEYS["phase"], f"phase '{name}'")
             if spec is None:
                 continue
@@ -436,6 +468,7 @@ class SectionReader(CheckerBase):
             return ()
         moves = []
         for name, span, spec in self.entries(section, "move"):
+            self.check_not_keyword(name, span, "the name of a move")
             scope = Scope(context="move")
             params = []
             params_node = spec.get("params")
@@ -599,10 +632,25 @@ class SectionReader(CheckerBase):
             self.error("RE234", "give either 'winners' or 'losers', not both", spec.span)
         return until, winners, losers
 
+    def check_not_keyword(self, name: str, span: Span, what: str) -> bool:
+        """A word of the effect language ('out', 'log', 'move', ...) names nothing: `out = 1`
+        or `move x to to` would read as a different statement or not at all."""
+        if name in STATEMENT_KEYWORDS:
+            self.error(
+                "RE243",
+                f"'{name}' is a keyword of the effect language and cannot be {what}",
+                span,
+                hint=f"choose another name, e.g. '{name}_'",
+            )
+            return False
+        return True
+
     def check_new_name(self, name: str, span: Span, local: bool = False) -> bool:
         """Whether `name` may be defined here; reports the clash if not."""
         if name in RESERVED:
             self.error("RE241", f"'{name}' is a built-in name and cannot be redefined", span)
+            return False
+        if not self.check_not_keyword(name, span, "a name"):
             return False
         if local:
             return True
@@ -616,3 +664,13 @@ class SectionReader(CheckerBase):
                 self.error("RE242", f"'{name}' is already defined as a {kind}", span)
                 return False
         return True
+
+
+_TYPE_OF = {int: ir.INT, bool: ir.BOOL, str: ir.STR}
+_KIND_NAMES = {ir.INT: "a number", ir.BOOL: "true or false", ir.STR: "a text"}
+
+
+def _listed(names: list[str]) -> str:
+    """'a', 'a and b', 'a, b and c' (at most a few, then 'and N more')."""
+    shown = names[:5] + ([f"{len(names) - 5} more"] if len(names) > 5 else [])
+    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
