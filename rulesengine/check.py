@@ -92,11 +92,7 @@ class Checker(SectionReader, ExpressionChecker, FileLints):
         self.check_circular_legality(moves)
         self.check_value_choices(moves, max_p)
         self.report_unused(moves)
-        self.problems = _unique(self.problems)
-        errors = [p for p in self.problems if p.severity != WARNING]
-        if errors:
-            raise RuleFileError(self.problems)
-        return ir.Ruleset(
+        ruleset = ir.Ruleset(
             name=name,
             description=description,
             file=self.file,
@@ -125,6 +121,12 @@ class Checker(SectionReader, ExpressionChecker, FileLints):
             losers=losers,
             slots=self.slots,
         )
+        if not any(p.severity != WARNING for p in self.problems):
+            self.check_costs(ruleset)  # bounds on a decision's work, for a file otherwise sound
+        self.problems = _unique(self.problems)
+        if any(p.severity != WARNING for p in self.problems):
+            raise RuleFileError(self.problems)
+        return ruleset
 
 
 def _unique(problems: list[Diagnostic]) -> list[Diagnostic]:

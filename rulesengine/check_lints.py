@@ -9,9 +9,10 @@ from collections.abc import Iterable
 
 from . import ir
 from .check_base import CheckerBase
+from .check_cost import Costs, GameSize, Part, add, hottest_statement, mul
 from .check_fold import UNKNOWN, TooLarge, fold, names_in, option_values, walk
 from .diagnostics import did_you_mean
-from .limits import MAX_CARDS, MAX_RANGE, MAX_VALUE_CHOICES, MAX_ZONE_SLOTS
+from .limits import MAX_ACTIONS, MAX_CARDS, MAX_DECISION_COST, MAX_RANGE, MAX_VALUE_CHOICES, MAX_ZONE_SLOTS
 from .parse import ParseFailed, parse_expression
 from .source import Map, Scalar
 
@@ -284,3 +285,120 @@ class FileLints(CheckerBase):
                     waiting.append(name)
                 if name in (*self.definitions, *self.variables, *self.zones, *self.options):
                     self.used.add(name)
+
+    # ---- static cost -------------------------------------------------------------------
+
+    def check_costs(self, ruleset: ir.Ruleset) -> None:
+        """Bound each move's actions (RE249) and the work of one decision (RE248) before anything runs."""
+        game = GameSize.of(self.decks, list(self.suits), self.ranks, ruleset.max_players)
+        costs = Costs(game, lambda call: self.range_length(call, ruleset))
+        costs.set_sizes = {p.slot: p.size for move in ruleset.moves for p in move.params if p.size is not None}
+        by_name = {move.name: move for move in ruleset.moves}
+        counts = {move.name: self.action_counts(move, costs, ruleset.max_players) for move in ruleset.moves}
+        listing = {move.name: costs.enumeration(move, counts[move.name]) for move in ruleset.moves}
+        phase_listing = [sum(listing.get(m, 0) for m in phase.moves) for phase in ruleset.phases]
+        costs.can_move_cost = max(phase_listing, default=0)
+        for phase in ruleset.phases:
+            moves = [by_name[m] for m in dict.fromkeys(phase.moves) if m in by_name]
+            parts = [
+                Part(
+                    listing[m.name],
+                    m.legal.span if m.legal is not None else m.span,
+                    f"listing the actions of move '{m.name}'",
+                    m.legal,
+                )
+                for m in moves
+            ]
+            if moves:
+                heaviest = max(moves, key=lambda m: costs.statements(m.effects))
+                parts.append(
+                    Part(
+                        costs.statements(heaviest.effects),
+                        heaviest.span,
+                        f"the effects of move '{heaviest.name}'",
+                        None,
+                        heaviest.effects,
+                    )
+                )
+            for trigger in ruleset.triggers:
+                each = costs.length(trigger.each) if trigger.each is not None else 1
+                when = mul(each, add(costs.cost(trigger.when), costs.statements(trigger.effects)))
+                parts.append(Part(when, trigger.when.span, f"trigger '{trigger.name}'", trigger.when, trigger.effects))
+            parts += [Part(costs.cost(e), e.span, f"phase '{phase.name}'", e) for e in (phase.until, phase.first) if e]
+            self.report_cost(costs, parts, f"one decision in phase '{phase.name}'")
+        lists = {
+            "the setup": ruleset.setup,
+            "the round setup": ruleset.round_setup,
+            "the round end": ruleset.round_end,
+            **{f"entering phase '{p.name}'": p.enter for p in ruleset.phases},
+            **{f"leaving phase '{p.name}'": p.exit for p in ruleset.phases},
+        }
+        for what, statements in lists.items():
+            if statements:
+                cost = costs.statements(statements)
+                self.report_cost(costs, [Part(cost, statements[0].span, what, None, statements)], what)
+        self.report_cost(
+            costs,
+            [Part(costs.cost(ruleset.match_until), ruleset.match_until.span, "match.until", ruleset.match_until)],
+            "match.until",
+        )
+
+    def report_cost(self, costs: Costs, parts: list[Part], what: str) -> None:
+        total = add(0, *(p.cost for p in parts))
+        if total <= MAX_DECISION_COST:
+            return
+        worst = max(parts, key=lambda p: p.cost)
+        span = worst.span
+        if worst.expr is not None and costs.cost(worst.expr) * 10 >= worst.cost * 9:
+            span = costs.hottest(worst.expr).span
+        elif worst.statements:
+            span = hottest_statement(costs, worst.statements) or span
+        share = "" if len(parts) == 1 else f"; {worst.what} alone is {_figure(worst.cost)}"
+        self.error(
+            "RE248",
+            f"{what} may take up to {_figure(total)} steps{share}; at most {_figure(MAX_DECISION_COST)}",
+            span,
+            hint="every zone counts as holding all the cards and nested list functions multiply: "
+            "filter the candidates, or use fewer nested any/all/count over zones and ranges",
+        )
+
+    def action_counts(self, move: ir.MoveDef, costs: Costs, max_players: int) -> list[int]:
+        """How many values each parameter can take; reports a move with too many actions (RE249)."""
+        counts = [costs.choices(p, lambda p: self.domain_size(p, max_players)) for p in move.params]
+        actions = mul(*counts)
+        chooses_cards = any(p.size is not None or p.type == ir.CARD for p in move.params)
+        if chooses_cards and actions > MAX_ACTIONS:
+            widest = max(range(len(counts)), key=counts.__getitem__)
+            param = move.params[widest]
+            how = f"C({costs.length(param.candidates)}, {param.size})" if param.size is not None else "cards"
+            self.error(
+                "RE249",
+                f"move '{move.name}' can have up to {_figure(actions)} actions ({_figure(counts[widest])} for "
+                f"'{param.name}', {how}); at most {_figure(MAX_ACTIONS)}",
+                param.candidates.span,
+                hint="choose fewer cards at once, require 'same', or take the candidates from a smaller zone",
+            )
+        return counts
+
+    def range_length(self, call: ir.Call | None, ruleset: ir.Ruleset) -> int:
+        """The most elements a range() call can have, over the options' values and player counts."""
+        if call is None:
+            return MAX_RANGE
+        longest = 0
+        for options in self.option_settings(call) or [None]:
+            for players in {ruleset.min_players, ruleset.max_players}:
+                if options is None:
+                    return MAX_RANGE  # an option with too many values to try: assume the largest range
+                bounds = [self.folded(a, options, players) for a in call.args]
+                if not all(type(b) is int for b in bounds):
+                    return MAX_RANGE
+                low, high = (0, bounds[0]) if len(bounds) == 1 else bounds
+                longest = max(longest, min(max(high - low, 0), MAX_RANGE))
+        return longest
+
+
+def _figure(value: int) -> str:
+    """A count as a reader takes it in: exact up to a billion, else in powers of ten."""
+    if value < 10**9:
+        return f"{value:,}"
+    return f"about {value:.1e}".replace("e+", "e")

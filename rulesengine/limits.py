@@ -28,6 +28,8 @@ MAX_CARDS = 5_000  # cards of all decks and copies together
 MAX_ZONE_SLOTS = 10_000  # zones after 'per' is spelt out for the largest player count
 MAX_VALUE_CHOICES = 100_000  # combinations of a move's number, text, player and suit parameters
 MAX_RANGE = 10_000  # elements of one range()
+MAX_ACTIONS = 1_000_000  # actions one move can have, sets counted as C(cards, size) (check_cost.py)
+MAX_DECISION_COST = 100_000_000  # static cost bound of one decision's work (check_cost.py)
 MAX_ZONE_DIMENSION = 64  # piles of one counted 'per' dimension of a zone
 MAX_SET_SIZE = 8  # cards a set parameter chooses at once
 

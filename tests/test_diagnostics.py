@@ -23,7 +23,8 @@ from rulesengine.diagnostics import Diagnostic, render_github, render_json, rend
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = Path(__file__).resolve().parent / "corpus" / "broken"
-FILES = sorted(CORPUS.glob("*.yaml"))
+HOSTILE = CORPUS.parent / "hostile"  # files that attack the checker or the loader, run the same way
+FILES = sorted(CORPUS.glob("*.yaml")) + sorted(HOSTILE.glob("*.yaml"))
 EXPECT = re.compile(r"#\s*expect:\s*(RE\d{3})\s+(\d+):(\d+)(?:\s+(\S+))?\s*$")
 CARET = re.compile(r"^\s*\^+$", re.M)
 
@@ -55,7 +56,7 @@ def test_the_corpus_is_large_and_every_file_announces_its_diagnostics():
         assert expectations(path), f"{path.name} has no '# expect:' line"
 
 
-@pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
+@pytest.mark.parametrize("path", FILES, ids=[f"{p.parent.name}/{p.stem}" for p in FILES])
 def test_a_broken_file_reports_exactly_what_it_announces(path: Path):
     ruleset, diagnostics = validate_file(path)
     assert reported(diagnostics) == expectations(path), render_text(diagnostics, {})
@@ -63,7 +64,7 @@ def test_a_broken_file_reports_exactly_what_it_announces(path: Path):
         assert ruleset is None
 
 
-@pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
+@pytest.mark.parametrize("path", FILES, ids=[f"{p.parent.name}/{p.stem}" for p in FILES])
 def test_every_diagnostic_has_a_message_a_place_and_a_caret(path: Path):
     _, diagnostics = validate_file(path)
     rendered = render_text(diagnostics, {})
