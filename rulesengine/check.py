@@ -123,6 +123,7 @@ class Checker(SectionReader, ExpressionChecker, FileLints):
         )
         if not any(p.severity != WARNING for p in self.problems):
             self.check_costs(ruleset)  # bounds on a decision's work, for a file otherwise sound
+            self.check_certainly_nobody(ruleset)
         self.problems = _unique(self.problems)
         if any(p.severity != WARNING for p in self.problems):
             raise RuleFileError(self.problems)

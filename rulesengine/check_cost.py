@@ -145,7 +145,7 @@ class Costs:
         return add(0, *(self.statement(s) for s in statements))
 
     def statement(self, s: ir.Stmt) -> int:
-        inside = add(1, *(self.cost(e) for e in _expressions_of(s)))
+        inside = add(1, *(self.cost(e) for e in expressions_of(s)))
         if isinstance(s, ir.If):
             return add(inside, max(self.statements(s.then), self.statements(s.otherwise)))
         if isinstance(s, ir.For):
@@ -193,7 +193,7 @@ class Costs:
             expr = heavy[0]
 
 
-def _expressions_of(s: ir.Stmt) -> list[ir.Expr]:
+def expressions_of(s: ir.Stmt) -> list[ir.Expr]:
     """The expressions a statement evaluates itself (not those of the statements inside it)."""
     if isinstance(s, ir.Log):
         return [p for p in s.parts if isinstance(p, ir.Expr)]
@@ -218,6 +218,6 @@ def hottest_statement(costs: Costs, statements: Iterable[ir.Stmt]) -> Span | Non
     for inner in (getattr(worst, "body", ()), getattr(worst, "then", ()), getattr(worst, "otherwise", ())):
         if inner and costs.statements(inner) * 10 >= total * 9:
             return hottest_statement(costs, inner)
-    expressions = _expressions_of(worst)
+    expressions = expressions_of(worst)
     heavy = [e for e in expressions if costs.cost(e) * 10 >= total * 9]
     return costs.hottest(heavy[0]).span if heavy else worst.span

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from . import ir
 from .check_base import CheckerBase
 from .check_cost import Costs, GameSize, Part, add, hottest_statement, mul
+from .check_cost import expressions_of as _statement_expressions
 from .check_fold import UNKNOWN, TooLarge, fold, names_in, option_values, walk
 from .diagnostics import did_you_mean
 from .limits import MAX_ACTIONS, MAX_CARDS, MAX_DECISION_COST, MAX_RANGE, MAX_VALUE_CHOICES, MAX_ZONE_SLOTS
@@ -295,7 +296,11 @@ class FileLints(CheckerBase):
         costs.set_sizes = {p.slot: p.size for move in ruleset.moves for p in move.params if p.size is not None}
         by_name = {move.name: move for move in ruleset.moves}
         counts = {move.name: self.action_counts(move, costs, ruleset.max_players) for move in ruleset.moves}
-        listing = {move.name: costs.enumeration(move, counts[move.name]) for move in ruleset.moves}
+        # a move with too many actions is reported as such (RE249), not again as too costly
+        listing = {
+            move.name: costs.enumeration(move, counts[move.name]) if mul(*counts[move.name]) <= MAX_ACTIONS else 0
+            for move in ruleset.moves
+        }
         phase_listing = [sum(listing.get(m, 0) for m in phase.moves) for phase in ruleset.phases]
         costs.can_move_cost = max(phase_listing, default=0)
         for phase in ruleset.phases:
@@ -353,7 +358,7 @@ class FileLints(CheckerBase):
             span = costs.hottest(worst.expr).span
         elif worst.statements:
             span = hottest_statement(costs, worst.statements) or span
-        share = "" if len(parts) == 1 else f"; {worst.what} alone is {_figure(worst.cost)}"
+        share = "" if len(parts) == 1 else f" ({worst.what} alone: {_figure(worst.cost)})"
         self.error(
             "RE248",
             f"{what} may take up to {_figure(total)} steps{share}; at most {_figure(MAX_DECISION_COST)}",
@@ -395,6 +400,88 @@ class FileLints(CheckerBase):
                 low, high = (0, bounds[0]) if len(bounds) == 1 else bounds
                 longest = max(longest, min(max(high - low, 0), MAX_RANGE))
         return longest
+
+    # ---- nobody and no card ------------------------------------------------------------
+
+    def check_certainly_nobody(self, ruleset: ir.Ruleset) -> None:
+        """Warn where a player that is certainly nobody picks a pile, a value or a seat: the
+        match would stop there with an error (docs/language.md, "No card, nobody")."""
+        assigned = {s.variable for s in self.statements_seen if isinstance(s, ir.Assign)}
+        absent = _Absence({v.name for v in ruleset.variables if v.name not in assigned and _is_absent_const(v.default)})
+        sites: list[tuple[ir.Expr, str]] = []
+        for expr in _expressions_of_ruleset(ruleset, self.statements_seen):
+            for node in walk(expr):
+                if isinstance(node, ir.ZoneRef):
+                    dims = self.zones[node.zone].dimensions if node.zone in self.zones else ()
+                    sites += [
+                        (i, f"indexing zone '{node.zone}' with it") for d, i in zip(dims, node.indices) if d == "player"
+                    ]
+                elif isinstance(node, ir.VarRef) and node.indices:
+                    sites.append((node.indices[0], f"indexing variable '{node.variable}' with it"))
+                elif isinstance(node, ir.Call) and node.function in _TAKES_A_SEAT:
+                    sites.append((node.args[0], f"{node.function}() of it"))
+        for s in self.statements_seen:
+            if isinstance(s, ir.Assign) and s.indices:
+                sites.append((s.indices[0], f"setting variable '{s.variable}' of it"))
+            for player, what in ((getattr(s, "player", None), type(s).__name__), (getattr(s, "start", None), "deal")):
+                if isinstance(player, ir.Expr) and player.type == ir.PLAYER:
+                    sites.append((player, _SEAT_STATEMENTS.get(what, what)))
+        for index, what in sites:
+            if index.type == ir.PLAYER and absent(index):
+                self.warn(
+                    "RE244",
+                    f"this player is always nobody; {what} stops the match with an error",
+                    index.span,
+                    hint="nobody holds the card or no value is ever set: test first, e.g. 'if x != holder(...)'",
+                )
+
+
+_SEAT_STATEMENTS = {"TurnTo": "'turn to' it", "Out": "'out' it", "Reveal": "revealing to it", "deal": "dealing from it"}
+_TAKES_A_SEAT = ("left", "right", "next", "opponent", "others", "is_active", "can_move")
+
+
+def _is_absent_const(expr: ir.Expr) -> bool:
+    """No card (a card variable's default when none is given)."""
+    return isinstance(expr, ir.Const) and expr.type == ir.CARD and expr.value == -1
+
+
+class _Absence:
+    """Whether a player or card expression is certainly nobody or no card, wherever it is
+    evaluated: no card, a card variable nothing ever assigns, holder() of such a card, an
+    argmax or argmin over an empty list. Anything less certain is left to the run-time error."""
+
+    def __init__(self, unset_cards: set[str]):
+        self.unset_cards = unset_cards
+
+    def __call__(self, expr: ir.Expr) -> bool:
+        if _is_absent_const(expr):
+            return True
+        if isinstance(expr, ir.VarRef):
+            return expr.variable in self.unset_cards
+        if isinstance(expr, ir.Call) and expr.function == "holder":
+            return self(expr.args[0])
+        if isinstance(expr, ir.Conditional):
+            return self(expr.then) and self(expr.otherwise)
+        if isinstance(expr, ir.Macro) and expr.kind in ("argmax", "argmin"):
+            return isinstance(expr.collection, ir.ListExpr) and not expr.collection.items
+        if isinstance(expr, ir.Macro) and expr.kind == "bind" and expr.body is not None:
+            return self(expr.body)
+        return False
+
+
+def _expressions_of_ruleset(ruleset: ir.Ruleset, statements: Iterable[ir.Stmt]) -> Iterable[ir.Expr]:
+    """Every top-level expression of a file: sections and every effect, nested ones included."""
+    for move in ruleset.moves:
+        yield from (p.candidates for p in move.params)
+        yield from (e for e in (move.legal,) if e is not None)
+        yield from (e for e in move.label or () if isinstance(e, ir.Expr))
+    for phase in ruleset.phases:
+        yield from (e for e in (phase.first, phase.until) if e is not None)
+    for trigger in ruleset.triggers:
+        yield from (e for e in (trigger.each, trigger.when) if e is not None)
+    yield from (e for e in (ruleset.match_until, ruleset.winners, ruleset.losers) if e is not None)
+    for s in statements:
+        yield from _statement_expressions(s)
 
 
 def _figure(value: int) -> str:

@@ -60,7 +60,7 @@ class SectionReader(CheckerBase):
         # what the other checks go on with: always within 1..MAX_PLAYERS, so no loop over
         # player counts can run long whatever the file says
         low = min(max(low, 1), MAX_PLAYERS)
-        high = min(max(high, low), MAX_PLAYERS)
+        high = high if low <= high <= MAX_PLAYERS else low  # a wrong max: go on with the fewest players
         return low, high, min(max(default, low), high)
 
     def read_options(self) -> None:
@@ -80,8 +80,10 @@ class SectionReader(CheckerBase):
                 continue
             default = self.scalar(spec.get("default"), (str, int, bool), f"the default of '{name}'")
             declared = self.scalar(spec.get("type"), (str,), f"the type of '{name}'")
+            given = spec.get("default")
+            written = given.value if isinstance(given, Scalar) else default  # typed even when out of bounds
             type_ = declared or (
-                ir.BOOL if isinstance(default, bool) else ir.INT if isinstance(default, int) else ir.STR
+                ir.BOOL if isinstance(written, bool) else ir.INT if isinstance(written, int) else ir.STR
             )
             if type_ not in OPTION_TYPES:
                 self.error(
@@ -650,8 +652,7 @@ class SectionReader(CheckerBase):
         if name in RESERVED:
             self.error("RE241", f"'{name}' is a built-in name and cannot be redefined", span)
             return False
-        if not self.check_not_keyword(name, span, "a name"):
-            return False
+        self.check_not_keyword(name, span, "a name")  # reported; still declared, so its uses say nothing more
         if local:
             return True
         for kind, table in (
