@@ -156,3 +156,48 @@ def names_in(expr: syntax.Expr) -> set[str]:
             elif isinstance(value, tuple):
                 waiting.extend(v for v in value if isinstance(v, syntax.Expr))
     return names
+
+
+def interval(expr: ir.Expr, options: dict[str, ir.Option], players: tuple[int, int]) -> tuple[int, int] | None:
+    """Bounds (low, high) of an integer expression over every value its options and the
+    player count can take, or None if they are unknown; sound for + - * min max abs.
+    Bounds beyond the integer bound are unknown, so no product grows large."""
+    found = _interval(expr, options, players)
+    if found is None or max(abs(found[0]), abs(found[1])) > MAX_INTEGER:
+        return None
+    return found
+
+
+def _interval(expr: ir.Expr, options: dict[str, ir.Option], players: tuple[int, int]) -> tuple[int, int] | None:
+    if isinstance(expr, ir.Const) and type(expr.value) is int:
+        return expr.value, expr.value
+    if isinstance(expr, ir.OptionRef) and expr.name in options:
+        option = options[expr.name]
+        if option.choices is not None and all(type(c) is int for c in option.choices):
+            return min(option.choices), max(option.choices)  # type: ignore[type-var]
+        if option.minimum is not None and option.maximum is not None:
+            return option.minimum, option.maximum
+        return None
+    if isinstance(expr, ir.Builtin) and expr.name == "num_players":
+        return players
+    parts = [interval(e, options, players) for e in ir.children(expr)]  # each within the bound
+    if any(p is None for p in parts):
+        return None
+    bounds = [p for p in parts if p is not None]
+    if isinstance(expr, ir.Unary) and expr.op == "-":
+        return -bounds[0][1], -bounds[0][0]
+    if isinstance(expr, ir.Binary) and expr.op in ("+", "-", "*"):
+        (a, b), (c, d) = bounds
+        if expr.op == "+":
+            return a + c, b + d
+        if expr.op == "-":
+            return a - d, b - c
+        corners = (a * c, a * d, b * c, b * d)
+        return min(corners), max(corners)
+    if isinstance(expr, ir.Call) and expr.function in ("min", "max"):
+        pick = min if expr.function == "min" else max
+        return pick(p[0] for p in bounds), pick(p[1] for p in bounds)
+    if isinstance(expr, ir.Call) and expr.function == "abs":
+        ((a, b),) = bounds
+        return (0 if a <= 0 <= b else min(abs(a), abs(b))), max(abs(a), abs(b))
+    return None

@@ -11,7 +11,7 @@ from . import ir
 from .check_base import CheckerBase
 from .check_cost import Costs, GameSize, Part, add, hottest_statement, mul
 from .check_cost import expressions_of as _statement_expressions
-from .check_fold import UNKNOWN, TooLarge, fold, names_in, option_values, walk
+from .check_fold import UNKNOWN, TooLarge, fold, interval, names_in, option_values, walk
 from .diagnostics import did_you_mean
 from .limits import MAX_ACTIONS, MAX_CARDS, MAX_DECISION_COST, MAX_RANGE, MAX_VALUE_CHOICES, MAX_ZONE_SLOTS
 from .parse import ParseFailed, parse_expression
@@ -354,7 +354,7 @@ class FileLints(CheckerBase):
             return
         worst = max(parts, key=lambda p: p.cost)
         span = worst.span
-        if worst.expr is not None and costs.cost(worst.expr) * 10 >= worst.cost * 9:
+        if worst.expr is not None:  # the expression evaluated (maybe many times) in this part
             span = costs.hottest(worst.expr).span
         elif worst.statements:
             span = hottest_statement(costs, worst.statements) or span
@@ -386,20 +386,17 @@ class FileLints(CheckerBase):
         return counts
 
     def range_length(self, call: ir.Call | None, ruleset: ir.Ruleset) -> int:
-        """The most elements a range() call can have, over the options' values and player counts."""
+        """The most elements a range() call can have, over every value of the options and
+        player counts it reads (limits.MAX_RANGE when they are not bounded)."""
         if call is None:
             return MAX_RANGE
-        longest = 0
-        for options in self.option_settings(call) or [None]:
-            for players in {ruleset.min_players, ruleset.max_players}:
-                if options is None:
-                    return MAX_RANGE  # an option with too many values to try: assume the largest range
-                bounds = [self.folded(a, options, players) for a in call.args]
-                if not all(type(b) is int for b in bounds):
-                    return MAX_RANGE
-                low, high = (0, bounds[0]) if len(bounds) == 1 else bounds
-                longest = max(longest, min(max(high - low, 0), MAX_RANGE))
-        return longest
+        players = (ruleset.min_players, ruleset.max_players)
+        bounds = [interval(a, self.options, players) for a in call.args]
+        if any(b is None for b in bounds):
+            return MAX_RANGE
+        known = [b for b in bounds if b is not None]
+        low, high = (0, known[0][1]) if len(known) == 1 else (known[0][0], known[1][1])
+        return min(max(high - low, 0), MAX_RANGE)
 
     # ---- nobody and no card ------------------------------------------------------------
 

@@ -1,0 +1,367 @@
+"""The checker: its split by job, the shape table behind the schema, explicit values,
+reserved keywords, integer bounds, suit attributes, static cost bounds and nobody."""
+
+from __future__ import annotations
+
+import glob
+import importlib
+import json
+import math
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from rulesengine import authoring, limits, shape
+from rulesengine.api import validate_file
+from rulesengine.check_base import STATEMENT_KEYWORDS
+from rulesengine.check_cost import Costs, GameSize
+
+ROOT = Path(__file__).resolve().parent.parent
+SHIPPED = sorted(glob.glob(str(ROOT / "rulesets" / "*.yaml"))) + sorted(glob.glob(str(ROOT / "examples" / "*.yaml")))
+
+BASE = """\
+name: Checker game
+players: {min: 2, max: 4}
+decks:
+  standard:
+    suits: [hearts, spades]
+    ranks: ["1", "2", "3", "4", "5", "6"]
+    zone: stock
+zones:
+  stock: {visibility: nobody}
+  hand: {per: player, visibility: owner}
+  pile: {visibility: all}
+variables:
+  score: {type: int, per: player}
+round:
+  setup:
+    - move pile to stock
+    - shuffle stock
+    - deal 3 of stock to hand from seat(0)
+phases:
+  play:
+    moves: [lay]
+moves:
+  lay:
+    params: {card: "hand[me]"}
+    legal: score[me] >= 0
+    effects:
+      - move card to pile
+      - score[me] += 1
+triggers:
+  done:
+    for: p in players
+    when: empty(hand[p])
+    effects: [end round]
+match:
+  until: round >= 1
+"""
+
+
+def diagnose(tmp_path: Path, text: str, *changes: tuple[str, str]) -> list[tuple[str, str]]:
+    """(code, message) of every diagnostic of BASE (or `text`) with `changes` applied."""
+    for old, new in changes:
+        assert old in text, old
+        text = text.replace(old, new, 1)
+    path = tmp_path / "game.yaml"
+    path.write_text(text, encoding="utf-8")
+    _, diagnostics = validate_file(path)
+    return [(d.code, d.message) for d in diagnostics]
+
+
+def codes(found: list[tuple[str, str]]) -> set[str]:
+    return {code for code, _ in found}
+
+
+def test_the_base_game_is_valid(tmp_path):
+    assert diagnose(tmp_path, BASE) == []
+
+
+# ---- the split and the rename ---------------------------------------------------------------
+
+
+def test_the_checker_keeps_its_entry_points_and_is_split_by_job():
+    check = importlib.import_module("rulesengine.check")
+    for name in ("check", "check_block", "check_with_warnings", "is_block", "BUILTINS", "FUNCTIONS", "MACROS"):
+        assert hasattr(check, name), name
+    for module in ("check_base", "check_sections", "check_expressions", "check_lints", "check_fold", "check_cost"):
+        importlib.import_module(f"rulesengine.{module}")
+    assert not (ROOT / "rulesengine" / "ast.py").exists()  # the syntax trees live in syntax.py
+    assert importlib.import_module("rulesengine.syntax").Expr
+
+
+# ---- one table for the section keys and the JSON Schema --------------------------------------
+
+
+def test_the_shipped_schema_file_is_generated_from_the_table():
+    shipped = (ROOT / "rulesengine" / authoring.SCHEMA_FILE).read_text(encoding="utf-8")
+    assert shipped == shape.schema_text() == authoring.schema_text()
+
+
+# Where each kind of section sits in BASE, to give it an unknown key.
+PLACES = {
+    "players": ("players: {min: 2, max: 4}", "players: {min: 2, max: 4, zz: 1}"),
+    "deck": ("    zone: stock\n", "    zone: stock\n    zz: 1\n"),
+    "zone": ("pile: {visibility: all}", "pile: {visibility: all, zz: 1}"),
+    "variable": ("score: {type: int, per: player}", "score: {type: int, per: player, zz: 1}"),
+    "phase": ("    moves: [lay]\n", "    moves: [lay]\n    zz: 1\n"),
+    "move": ("    legal: score[me] >= 0\n", "    legal: score[me] >= 0\n    zz: 1\n"),
+    "trigger": ("    when: empty(hand[p])\n", "    when: empty(hand[p])\n    zz: 1\n"),
+    "match": ("  until: round >= 1\n", "  until: round >= 1\n  zz: 1\n"),
+    "round": ("round:\n", "round:\n  zz: 1\n"),
+    "cards": ("zones:\n", "cards: {zz: 1}\nzones:\n"),
+    "option": ("zones:\n", "options: {o: {default: 1, zz: 1}}\nzones:\n"),
+    "limit": ("round:\n", "round:\n  limit: {turns: 5, zz: 1}\n"),
+    "param": ('params: {card: "hand[me]"}', 'params: {card: {from: "hand[me]", size: 1, zz: 1}}'),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(PLACES))
+def test_the_checker_accepts_exactly_the_keys_of_the_schema(tmp_path, kind):
+    text = BASE.replace(*PLACES[kind], 1)
+    path = tmp_path / "game.yaml"
+    path.write_text(text, encoding="utf-8")
+    _, diagnostics = validate_file(path)
+    (unknown,) = [d for d in diagnostics if d.code == "RE201"]
+    allowed = set(unknown.hint.removeprefix("allowed keys: ").split(", "))
+    assert allowed == set(shape.json_schema()["definitions"][kind]["properties"])
+
+
+def test_every_section_kind_is_tried():
+    assert set(PLACES) == set(shape.SECTIONS)
+
+
+# ---- explicit values are never replaced by a default --------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "change, code",
+    [
+        (("players: {min: 2, max: 4}", "players: {min: 0, max: 4}"), "RE207"),
+        (("players: {min: 2, max: 4}", "players: {min: 2, max: 0}"), "RE207"),
+        (("players: {min: 2, max: 4}", "players: {min: 2, max: 4, default: 0}"), "RE207"),
+        (("    zone: stock\n", "    zone: stock\n    copies: 0\n"), "RE237"),
+        (("pile: {visibility: all}", 'pile: {visibility: ""}'), "RE216"),
+    ],
+)
+def test_an_explicit_zero_or_empty_value_is_checked_as_written(tmp_path, change, code):
+    assert code in codes(diagnose(tmp_path, BASE, change))
+
+
+@pytest.mark.parametrize("maximum", ["1000000000000000000", "9" * 400])
+def test_a_huge_players_max_is_refused_at_once(tmp_path, maximum):
+    start = time.perf_counter()
+    found = diagnose(tmp_path, BASE, ("players: {min: 2, max: 4}", f"players: {{min: 2, max: {maximum}}}"))
+    assert time.perf_counter() - start < 2.0
+    assert codes(found) & {"RE207", "RE247"} and codes(found) <= {"RE207", "RE247"}
+
+
+# ---- keywords of the effect language ------------------------------------------------------------
+
+
+def test_the_keywords_are_read_from_the_grammar():
+    assert {"out", "log", "move", "shuffle", "deal", "reveal", "goto", "end", "to", "from"} <= STATEMENT_KEYWORDS
+    grammar = (ROOT / "grammar" / "rules.lark").read_text(encoding="utf-8")
+    assert all(f'"{word}"' in grammar for word in STATEMENT_KEYWORDS)
+
+
+@pytest.mark.parametrize("word", sorted(STATEMENT_KEYWORDS))
+def test_a_keyword_names_no_variable_zone_move_or_parameter(tmp_path, word):
+    places = [
+        ("  score: {type: int, per: player}", f"  score: {{type: int, per: player}}\n  {word}: {{type: int}}"),
+        ("  pile: {visibility: all}", f"  pile: {{visibility: all}}\n  {word}: {{visibility: all}}"),
+        ("moves:\n  lay:", f"moves:\n  {word}:\n    pass: true\n  lay:"),
+        ('params: {card: "hand[me]"}', f'params: {{card: "hand[me]", {word}: "players"}}'),
+    ]
+    for place in places:
+        assert "RE243" in codes(diagnose(tmp_path, BASE, place)), place
+
+
+# ---- integers -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "legal, bad",
+    [
+        ("score[me] >= 9223372036854775807", False),
+        ("score[me] >= 9223372036854775808", True),
+        ("score[me] >= 9223372036854775807 + 1", True),
+        ("score[me] >= 3037000500 * 3037000500", True),
+        ("score[me] >= 3037000499 * 3037000499", False),
+        ("score[me] >= -9223372036854775807 - 1", True),
+    ],
+)
+def test_integers_beyond_64_bits_are_refused_where_the_checker_folds_them(tmp_path, legal, bad):
+    found = codes(diagnose(tmp_path, BASE, ("legal: score[me] >= 0", f"legal: {legal}")))
+    assert ("RE247" in found) == bad
+
+
+def test_a_yaml_number_beyond_64_bits_is_refused(tmp_path):
+    found = diagnose(tmp_path, BASE, ("zones:\n", "options: {o: {default: 1, max: 99999999999999999999}}\nzones:\n"))
+    assert "RE247" in codes(found)
+
+
+# ---- suit attributes ----------------------------------------------------------------------------
+
+
+def test_a_suit_attribute_must_be_given_for_every_suit_with_one_type(tmp_path):
+    partial = ("suits: [hearts, spades]", "suits:\n      hearts: {colour: red}\n      spades: {}")
+    mixed = ("suits: [hearts, spades]", "suits:\n      hearts: {colour: red}\n      spades: {colour: 2}")
+    full = ("suits: [hearts, spades]", "suits:\n      hearts: {colour: red}\n      spades: {colour: black}")
+    use = ("legal: score[me] >= 0", 'legal: card.colour == "red"')
+    assert codes(diagnose(tmp_path, BASE, partial, use)) == {"RE245"}
+    assert codes(diagnose(tmp_path, BASE, mixed, use)) == {"RE246"}
+    assert diagnose(tmp_path, BASE, full, use) == []
+
+
+# ---- static cost --------------------------------------------------------------------------------
+
+
+def deck_game(suits: int, ranks: int, size: int, same: str | None) -> str:
+    suit_names = ", ".join(f"s{i}" for i in range(suits))
+    rank_names = ", ".join(f'"{i}"' for i in range(ranks))
+    same_text = f", same: {same}" if same else ""
+    return (
+        BASE.replace("suits: [hearts, spades]", f"suits: [{suit_names}]", 1)
+        .replace('ranks: ["1", "2", "3", "4", "5", "6"]', f"ranks: [{rank_names}]", 1)
+        .replace('params: {card: "hand[me]"}', f'params: {{cards: {{from: "hand[me]", size: {size}{same_text}}}}}', 1)
+        .replace("move card to pile", "move cards to pile", 1)
+        .replace("deal 3 of", "deal 1 of", 1)
+    )
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    suits=st.integers(2, 8),
+    ranks=st.integers(2, 13),
+    size=st.integers(1, limits.MAX_SET_SIZE),
+    same=st.sampled_from([None, "rank", "suit"]),
+)
+def test_a_move_s_actions_are_counted_exactly_before_any_is_built(tmp_path, suits, ranks, size, same):
+    cards = suits * ranks
+    if same is None:
+        actions = math.comb(cards, size)
+    elif same == "rank":
+        actions = ranks * math.comb(suits, size)
+    else:
+        actions = suits * math.comb(ranks, size)
+    found = diagnose(tmp_path, deck_game(suits, ranks, size, same))
+    too_many = [message for code, message in found if code == "RE249"]
+    assert bool(too_many) == (actions > limits.MAX_ACTIONS)
+    if too_many:
+        assert f"{actions:,}" in too_many[0] or "e" in too_many[0].split("actions")[0]
+
+
+def test_fifty_two_choose_eight_is_refused_without_building_a_set(tmp_path):
+    start = time.perf_counter()
+    found = diagnose(tmp_path, deck_game(4, 13, 8, None))
+    assert time.perf_counter() - start < 2.0
+    assert [code for code, _ in found] == ["RE249"]
+    assert "752,538,150" in found[0][1]
+
+
+@pytest.mark.parametrize(
+    "levels, bad",
+    [(1, False), (2, True), (3, True)],
+)
+def test_nested_list_functions_over_long_ranges_multiply(tmp_path, levels, bad):
+    body = "i0 == score[me]"
+    for level in range(levels):
+        body = f"range(10000).any(i{level}, {body})"
+    found = codes(diagnose(tmp_path, BASE, ("legal: score[me] >= 0", f"legal: {body}")))
+    assert ("RE248" in found) == bad
+
+
+def test_the_cost_report_points_at_the_multiplying_expression(tmp_path):
+    legal = "score[me] >= 0 and players.all(p, range(10000).any(i, range(10000).any(j, i == j)))"
+    path = tmp_path / "game.yaml"
+    path.write_text(BASE.replace("legal: score[me] >= 0", f"legal: {legal}"), encoding="utf-8")
+    _, diagnostics = validate_file(path)
+    (cost,) = [d for d in diagnostics if d.code == "RE248"]
+    line = path.read_text().splitlines()[cost.span.line - 1]
+    assert line[cost.span.column - 1 :].startswith("players.all(")
+
+
+def test_a_range_bounded_by_an_option_counts_the_option_s_largest_value(tmp_path):
+    option = ("zones:\n", "options: {n: {default: 10, min: 1, max: LIMIT}}\nzones:\n")
+    legal = ("legal: score[me] >= 0", "legal: range(n).any(i, range(n).any(j, i == score[me]))")
+    small = codes(diagnose(tmp_path, BASE, (option[0], option[1].replace("LIMIT", "100")), legal))
+    large = codes(diagnose(tmp_path, BASE, (option[0], option[1].replace("LIMIT", "10000")), legal))
+    assert "RE248" not in small and "RE248" in large
+
+
+def test_cost_bounds_saturate_instead_of_growing():
+    game = GameSize(5000, 16, 4, 13, (4,) * 13, (13,) * 4)
+    costs = Costs(game, lambda call: limits.MAX_RANGE)
+    from rulesengine import ir
+    from rulesengine.diagnostics import Span
+
+    span = Span("f", 1, 1, 1, 2)
+    expr: ir.Expr = ir.Const(ir.BOOL, span, True)
+    for slot in range(200):
+        expr = ir.Macro(ir.BOOL, span, "any", ir.Call(ir.list_of(ir.INT), span, "range", ()), slot, expr)
+    assert costs.cost(expr) <= 10**30
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: Path(p).name)
+def test_shipped_games_stay_far_below_the_cost_limits(path, monkeypatch):
+    from rulesengine import check_lints
+
+    decisions: list[int] = []
+    actions: list[int] = []
+    report, count = check_lints.FileLints.report_cost, check_lints.FileLints.action_counts
+
+    def spy_report(self, costs, parts, what):
+        decisions.append(sum(p.cost for p in parts))
+        return report(self, costs, parts, what)
+
+    def spy_count(self, move, costs, players):
+        found = count(self, move, costs, players)
+        actions.append(math.prod(found))
+        return found
+
+    monkeypatch.setattr(check_lints.FileLints, "report_cost", spy_report)
+    monkeypatch.setattr(check_lints.FileLints, "action_counts", spy_count)
+    ruleset, diagnostics = validate_file(Path(path))
+    assert ruleset is not None and diagnostics == []
+    assert decisions and max(decisions) * 100 <= limits.MAX_DECISION_COST  # headroom documented in language.md
+    assert actions and max(actions) * 10 <= limits.MAX_ACTIONS
+
+
+# ---- nobody --------------------------------------------------------------------------------------
+
+CARD_VARIABLE = ("  score: {type: int, per: player}", "  score: {type: int, per: player}\n  lead: {type: card}")
+
+
+@pytest.mark.parametrize(
+    "legal",
+    ["score[holder(lead)] >= 0", "size(hand[holder(lead)]) >= 0", "is_active(holder(lead))"],
+)
+def test_an_index_that_is_certainly_nobody_is_a_warning(tmp_path, legal):
+    found = diagnose(tmp_path, BASE, CARD_VARIABLE, ("legal: score[me] >= 0", f"legal: {legal}"))
+    assert codes(found) == {"RE244"}
+
+
+def test_a_card_variable_that_is_set_somewhere_may_hold_a_card(tmp_path):
+    found = diagnose(
+        tmp_path,
+        BASE,
+        CARD_VARIABLE,
+        ("legal: score[me] >= 0", "legal: score[holder(lead)] >= 0"),
+        ("      - move card to pile\n", "      - move card to pile\n      - lead = card\n"),
+    )
+    assert found == []
+
+
+def test_every_new_code_is_in_the_hostile_corpus():
+    announced = set()
+    for path in (ROOT / "tests" / "corpus" / "hostile").glob("*.yaml"):
+        announced |= {line.split()[2] for line in path.read_text().splitlines() if line.startswith("# expect:")}
+    assert {f"RE{n}" for n in range(243, 250)} <= announced
+
+
+def test_json_schema_is_plain_json():
+    assert json.loads(shape.schema_text()) == shape.json_schema()
