@@ -78,18 +78,21 @@ class CheckerBase:
         self.suits: dict[str, ir.Suit] = {}
         self.suit_spans: dict[str, Span] = {}  # each suit ("hearts") and its attribute values ("hearts.colour")
         self.ranks: list[str] = []
+        self.rank_index: dict[str, int] = {}  # each rank's place in self.ranks
+        self.suit_index: dict[str, int] = {}  # each suit's place in self.suits
         self.decks: list[ir.Deck] = []
         self.card_attrs: dict[str, ir.CardAttribute] = {}
         self.zones: dict[str, ir.Zone] = {}
         self.variables: dict[str, ir.Variable] = {}
         self.definitions: dict[str, tuple[tuple[str, ...], Node]] = {}
         self.expanding: list[str] = []
-        self.phase_names: list[str] = []
+        self.phase_names: dict[str, None] = {}  # in file order
         self.goto_targets: list[str] = []  # phases some effect says 'goto' to
-        self.move_names: list[str] = []
+        self.move_names: dict[str, None] = {}  # in file order
         self.used: set[str] = set()
         self.statements_seen: list[ir.Stmt] = []  # every checked effect, nested ones too, for whole-file checks
         self.expansions = 0
+        self._moved_into: set[str] | None = None  # zones some effect moves cards into, once every effect is read
         self.parsed_definitions: dict[str, syntax.Expr] = {}
 
     # ---- reporting and reading scalars -----------------------------------------------

@@ -50,11 +50,16 @@ class GameSize:
 
     @staticmethod
     def of(decks: Iterable[ir.Deck], suits: list[str], ranks: list[str], players: int) -> GameSize:
-        decks = list(decks)
-        by_rank = [sum(len(d.suits) * d.copies for d in decks if rank in d.ranks) for rank in ranks]
-        by_suit = [sum(len(d.ranks) * d.copies for d in decks if suit in d.suits) for suit in suits]
-        total = sum(len(d.suits) * len(d.ranks) * d.copies for d in decks)
-        return GameSize(total, players, len(suits), len(ranks), tuple(by_rank), tuple(by_suit))
+        by_rank = dict.fromkeys(ranks, 0)
+        by_suit = dict.fromkeys(suits, 0)
+        total = 0
+        for deck in decks:  # one pass over each deck's suits and ranks
+            total += len(deck.suits) * len(deck.ranks) * deck.copies
+            for rank in deck.ranks:
+                by_rank[rank] = by_rank.get(rank, 0) + len(deck.suits) * deck.copies
+            for suit in deck.suits:
+                by_suit[suit] = by_suit.get(suit, 0) + len(deck.ranks) * deck.copies
+        return GameSize(total, players, len(suits), len(ranks), tuple(by_rank.values()), tuple(by_suit.values()))
 
 
 @attrs.frozen

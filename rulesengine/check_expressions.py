@@ -217,15 +217,13 @@ class ExpressionChecker(CheckerBase):
         if type_ == ir.list_of(ir.CARD) and expr.type == ir.ZONE:
             return expr
         if type_ in (ir.RANK, ir.SUIT) and isinstance(expr, ir.Const) and expr.type in (ir.INT, ir.STR):
-            names = self.ranks if type_ == ir.RANK else list(self.suits)
+            places = self.rank_index if type_ == ir.RANK else self.suit_index
             text = str(expr.value)
-            if text in names:
-                return ir.Const(type_, expr.span, names.index(text))
+            if text in places:
+                return ir.Const(type_, expr.span, places[text])
+            shown = ", ".join(list(places)[:20]) + (", ..." if len(places) > 20 else "")
             self.fail(
-                "RE308",
-                f"there is no {type_} '{text}'",
-                expr.span,
-                did_you_mean(text, names) or f"{type_}s: {', '.join(names)}",
+                "RE308", f"there is no {type_} '{text}'", expr.span, did_you_mean(text, places) or f"{type_}s: {shown}"
             )
         if type_.startswith("list:") and isinstance(expr, ir.ListExpr) and not expr.items:
             return ir.ListExpr(type_, expr.span, ())

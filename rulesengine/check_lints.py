@@ -13,7 +13,15 @@ from .check_cost import Costs, GameSize, Part, add, hottest_statement, mul
 from .check_cost import expressions_of as _statement_expressions
 from .check_fold import UNKNOWN, TooLarge, fold, interval, names_in, option_values, walk
 from .diagnostics import did_you_mean
-from .limits import MAX_ACTIONS, MAX_CARDS, MAX_DECISION_COST, MAX_RANGE, MAX_VALUE_CHOICES, MAX_ZONE_SLOTS
+from .limits import (
+    MAX_ACTIONS,
+    MAX_CARDS,
+    MAX_DECISION_COST,
+    MAX_PLAYERS,
+    MAX_RANGE,
+    MAX_VALUE_CHOICES,
+    MAX_ZONE_SLOTS,
+)
 from .parse import ParseFailed, parse_expression
 from .source import Map, Scalar
 
@@ -110,7 +118,7 @@ class FileLints(CheckerBase):
         if any(p.code in ("RE212", "RE213", "RE218", "RE219", "RE237") for p in self.problems):
             return  # the decks themselves are wrong; counting their cards would only repeat that
         reported: set[int] = set()
-        for players in range(max_players, min_players - 1, -1):  # the largest count first
+        for players in range(min(max_players, MAX_PLAYERS), min_players - 1, -1):  # the largest count first
             for statements in effect_lists:
                 dealt: dict[str, int] = {}  # cards dealt so far from each zone in this effect list
                 for statement in statements:
@@ -153,13 +161,20 @@ class FileLints(CheckerBase):
 
     def zone_capacity(self, zone: str) -> int:
         """How many cards a shared zone can hold: its decks', or every card if any effect moves cards in."""
-        moved_in = any(
-            isinstance(s, ir.Move) and isinstance(s.destination, ir.ZoneRef) and s.destination.zone == zone
-            for s in self.statements_seen
-        )
+        moved_in = zone in self.zones_moved_into()
         # a deck whose own zone is unknown (reported apart) might have been meant for this one
         decks = self.decks if moved_in else [d for d in self.decks if d.zone == zone or d.zone not in self.zones]
         return sum(self.deck_cards(d) for d in decks)
+
+    def zones_moved_into(self) -> set[str]:
+        """Zones some 'move' effect puts cards into (computed once: every effect is read by now)."""
+        if self._moved_into is None:
+            self._moved_into = {
+                s.destination.zone
+                for s in self.statements_seen
+                if isinstance(s, ir.Move) and isinstance(s.destination, ir.ZoneRef)
+            }
+        return self._moved_into
 
     def check_never_legal(self, moves: tuple[ir.MoveDef, ...]) -> None:
         """Warn of a move whose legality is false for every value of the options it reads."""
@@ -260,10 +275,11 @@ class FileLints(CheckerBase):
                     )
                     self.warn("RE240", f"{kind} '{name}' is defined but never used", span)
         heads = self.mapping("define")
+        written = {k.split("(")[0].strip(): s for k, s in reversed(heads.key_spans.items())} if heads else {}
         for name, (_, node) in self.definitions.items():
             if name not in self.used:
                 # point at the name as written ('name' or 'name(a, b)'), where it is defined
-                span = next((s for k, s in heads.key_spans.items() if k.split("(")[0].strip() == name), node.span)
+                span = written.get(name, node.span)
                 self.warn("RE240", f"definition '{name}' is defined but never used", span)
 
     def mark_names_in_used_definitions(self) -> None:
@@ -284,7 +300,7 @@ class FileLints(CheckerBase):
             for name in bodies[waiting.pop()]:
                 if name in self.definitions and name not in self.used:
                     waiting.append(name)
-                if name in (*self.definitions, *self.variables, *self.zones, *self.options):
+                if name in self.definitions or name in self.variables or name in self.zones or name in self.options:
                     self.used.add(name)
 
     # ---- static cost -------------------------------------------------------------------

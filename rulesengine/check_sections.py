@@ -7,6 +7,7 @@ as the language defines them and expressions are handed to the expression mixin.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 
 from . import ir
@@ -150,7 +151,8 @@ class SectionReader(CheckerBase):
             if not suit_names or not ranks:
                 self.error("RE212", f"deck '{name}' needs suits and ranks", section.key_spans[name])
             for rank in ranks:
-                if rank not in self.ranks:
+                if rank not in self.rank_index:
+                    self.rank_index[rank] = len(self.ranks)
                     self.ranks.append(rank)
             copies = self.value_or(spec.get("copies"), (int,), "copies", 1)
             zone = self.scalar(spec.get("zone"), (str,), f"the zone of deck '{name}'") or ""
@@ -167,6 +169,8 @@ class SectionReader(CheckerBase):
         known = self.suits.get(name)
         if known is not None and attributes and known.attributes and known.attributes != attributes:
             self.error("RE214", f"suit '{name}' has different attributes in two decks", span)
+        if known is None:
+            self.suit_index[name] = len(self.suit_index)
         if known is None or (attributes and not known.attributes):
             self.suits[name] = ir.Suit(name, attributes)
             self.suit_spans[name] = span
@@ -320,8 +324,12 @@ class SectionReader(CheckerBase):
 
     def read_cards(self) -> tuple[tuple[ir.CardAttribute, ...], tuple[str | ir.Expr, ...] | None]:
         attributes: list[ir.CardAttribute] = []
-        for suit_attr in sorted({k for s in self.suits.values() for k in s.attributes}):
-            attributes.append(ir.CardAttribute(suit_attr, self.suit_attribute_type(suit_attr), None))
+        given: dict[str, dict[str, object]] = {}  # attribute: {suit: value}, in one pass over the suits
+        for suit in self.suits.values():
+            for key, value in suit.attributes.items():
+                given.setdefault(key, {})[suit.name] = value
+        for suit_attr in sorted(given):
+            attributes.append(ir.CardAttribute(suit_attr, self.suit_attribute_type(suit_attr, given[suit_attr]), None))
         self.card_attrs = {a.name: a for a in attributes}
         section = self.doc.get("cards")
         label = None
@@ -356,13 +364,12 @@ class SectionReader(CheckerBase):
             label = self.template(label_node, card_scope)
         return tuple(attributes), label
 
-    def suit_attribute_type(self, name: str) -> str:
+    def suit_attribute_type(self, name: str, given: dict[str, object]) -> str:
         """The type of a suit attribute, which every suit must give, all with one type, so a
         card never reads a missing or mistyped value. A file where one does not is reported
         (and never compiled); its uses are still typed, to report nothing twice."""
-        given = {suit: s.attributes[name] for suit, s in self.suits.items() if name in s.attributes}
-        missing = [suit for suit in self.suits if suit not in given]
-        if missing:
+        if len(given) < len(self.suits):
+            missing = [suit for suit in itertools.islice(self.suits, len(given) + 5) if suit not in given][:5]
             self.error(
                 "RE245",
                 f"suit attribute '{name}' is given for {_listed(list(given))} but not for {_listed(missing)}",
@@ -421,7 +428,8 @@ class SectionReader(CheckerBase):
             self.error("RE206", "the rule file has no phases", self.doc.span, hint="add a 'phases' section")
             return ()
         phases = []
-        names = list(section.entries)
+        names = section.entries
+        order = list(names)
         for position, (name, node) in enumerate(section.items()):
             self.check_not_keyword(name, section.key_spans[name], "the name of a phase")
             spec = self.keys(node, SECTION_KEYS["phase"], f"phase '{name}'")
@@ -447,7 +455,7 @@ class SectionReader(CheckerBase):
                     "RE223", f"unknown phase '{next_name}'", spec.get("next").span, hint=did_you_mean(next_name, names)
                 )
             if next_name is None:
-                next_name = names[position + 1] if position + 1 < len(names) else None
+                next_name = order[position + 1] if position + 1 < len(order) else None
             elif next_name == "end":
                 next_name = None
             phases.append(
