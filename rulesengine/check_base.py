@@ -118,6 +118,11 @@ class CheckerBase:
                 self.error("RE201", f"unknown key '{key}' in {what}", span, hint=hint)
         return node
 
+    def at(self, spec: Map, key: str) -> Span:
+        """Where `key` of `spec` is written (the mapping itself if it is not)."""
+        node = spec.get(key)
+        return node.span if node is not None else spec.span
+
     def too_large(self, large: TooLarge) -> None:
         self.error(
             "RE247",

@@ -76,7 +76,7 @@ class Part:
 class Costs:
     """Cost and length bounds of the typed expressions and statements of one file."""
 
-    def __init__(self, game: GameSize, range_length: Callable[[ir.Call], int], can_move_cost: int = 1):
+    def __init__(self, game: GameSize, range_length: Callable[[ir.Call | None], int], can_move_cost: int = 1):
         self.game = game
         self.range_length = range_length  # bound on the length of a range(...) call
         self.can_move_cost = can_move_cost  # enumerating one player's actions

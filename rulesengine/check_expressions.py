@@ -452,12 +452,12 @@ class ExpressionChecker(CheckerBase):
             "bottom",
         ):
             self.fail("RE309", f"'{e.name}' is not known before the game starts", e.span)
-        args = [self.expr(a, scope) for a in e.args]
+        values = [self.expr(a, scope) for a in e.args]
         for signature in signatures:
-            if len(signature) != len(args):
+            if len(signature) != len(values):
                 continue
             try:
-                converted = [self.fit(a, t) for a, t in zip(args, signature)]
+                converted = [self.fit(a, t) for a, t in zip(values, signature)]
             except _Mismatch:
                 continue
             type_ = result(list(signature)) if callable(result) else result
@@ -467,8 +467,8 @@ class ExpressionChecker(CheckerBase):
         shown = " or ".join(
             "(" + ", ".join(ir.type_name(t) if t != "list" else "list" for t in s) + ")" for s in signatures
         )
-        given = "(" + ", ".join(ir.type_name(a.type) for a in args) + ")"
-        code = "RE311" if all(len(s) != len(args) for s in signatures) else "RE301"
+        given = "(" + ", ".join(ir.type_name(a.type) for a in values) + ")"
+        code = "RE311" if all(len(s) != len(values) for s in signatures) else "RE301"
         self.fail(code, f"'{e.name}' takes {shown}, given {given}", e.span)
 
     def fit(self, arg: ir.Expr, type_: str) -> ir.Expr:
@@ -483,9 +483,10 @@ class ExpressionChecker(CheckerBase):
         raise _Mismatch()
 
     def card_literal(self, args: list[ir.Expr], e: syntax.Call) -> ir.Expr:
-        if not all(isinstance(a, ir.Const) for a in args):
+        literals = [a.value for a in args if isinstance(a, ir.Const) and isinstance(a.value, int)]
+        if len(literals) != 2:
             self.fail("RE316", "card(rank, suit) takes a literal rank and suit", e.span)
-        rank, suit = self.ranks[args[0].value], list(self.suits)[args[1].value]
+        rank, suit = self.ranks[literals[0]], list(self.suits)[literals[1]]
         for deck_index, deck in enumerate(self.decks):
             if rank in deck.ranks and suit in deck.suits:
                 return ir.Const(ir.CARD, e.span, ("card", deck_index, suit, rank))

@@ -92,7 +92,7 @@ def _fold_inner(expr: ir.Expr, options: dict[str, object], players: int | None) 
     if isinstance(expr, ir.Builtin) and expr.name == "num_players" and players is not None:
         return players
     if isinstance(expr, ir.Unary):
-        value = fold(expr.operand)
+        value: Any = fold(expr.operand)
         if value is UNKNOWN:
             return UNKNOWN
         return (not value) if expr.op == "not" else bounded(-value, expr)
@@ -107,7 +107,8 @@ def _fold_inner(expr: ir.Expr, options: dict[str, object], players: int | None) 
         args = [fold(a) for a in expr.args]
         if any(a is UNKNOWN for a in args):
             return UNKNOWN
-        return bounded({"min": min, "max": max, "abs": abs}[expr.function](*args), expr)
+        functions: dict[str, Callable[..., Any]] = {"min": min, "max": max, "abs": abs}
+        return bounded(functions[expr.function](*args), expr)
     return UNKNOWN
 
 
@@ -142,7 +143,7 @@ def _fold_binary(op: str, left: object, right_of: Callable[[], object]) -> objec
 def names_in(expr: syntax.Expr) -> set[str]:
     """Every name and function name written in a syntax tree."""
     names: set[str] = set()
-    waiting: list[object] = [expr]
+    waiting: list[syntax.Expr] = [expr]
     while waiting:
         node = waiting.pop()
         if isinstance(node, syntax.Name):
@@ -173,8 +174,9 @@ def _interval(expr: ir.Expr, options: dict[str, ir.Option], players: tuple[int, 
         return expr.value, expr.value
     if isinstance(expr, ir.OptionRef) and expr.name in options:
         option = options[expr.name]
-        if option.choices is not None and all(type(c) is int for c in option.choices):
-            return min(option.choices), max(option.choices)  # type: ignore[type-var]
+        numbers = [c for c in option.choices or () if isinstance(c, int) and not isinstance(c, bool)]
+        if option.choices is not None and len(numbers) == len(option.choices):
+            return min(numbers), max(numbers)
         if option.minimum is not None and option.maximum is not None:
             return option.minimum, option.maximum
         return None

@@ -62,7 +62,12 @@ class FileLints(CheckerBase):
         for zone in self.zones.values():
             count = 1
             for dimension in zone.dimensions:
-                count *= max_players if dimension == "player" else len(self.suits) if dimension == "suit" else dimension
+                if dimension == "player":
+                    count *= max_players
+                elif dimension == "suit":
+                    count *= len(self.suits)
+                elif isinstance(dimension, int):
+                    count *= dimension
             total += count
             if total > MAX_ZONE_SLOTS:
                 self.error(
@@ -81,7 +86,7 @@ class FileLints(CheckerBase):
             if zone.sorted_by is None or zone.sorted_by in known:
                 continue
             spec = section.get(zone.name) if section is not None else None
-            where = spec.get("sorted_by").span if isinstance(spec, Map) and "sorted_by" in spec else zone.span
+            where = self.at(spec, "sorted_by") if isinstance(spec, Map) and "sorted_by" in spec else zone.span
             self.error(
                 "RE230",
                 f"unknown card attribute '{zone.sorted_by}'",
@@ -102,8 +107,9 @@ class FileLints(CheckerBase):
             if name in reached or name not in by_name:
                 continue
             reached.add(name)
-            if by_name[name].next is not None:
-                waiting.append(by_name[name].next)
+            following = by_name[name].next
+            if following is not None:
+                waiting.append(following)
         for phase in phases:
             if phase.name not in reached:
                 self.warn(
@@ -126,6 +132,8 @@ class FileLints(CheckerBase):
                         dealt.pop(statement.destination.zone, None)  # cards put back: count afresh
                     if id(statement) in reported or not self.static_deal(statement):
                         continue
+                    assert isinstance(statement, ir.Deal) and statement.count is not None  # as static_deal says
+                    assert isinstance(statement.source, ir.ZoneRef)
                     each = self.folded(statement.count, self.default_options(), players)
                     if not isinstance(each, int) or isinstance(each, bool) or each < 0:
                         continue
@@ -152,7 +160,7 @@ class FileLints(CheckerBase):
             "RE236",
             f"the deck is too small: dealing {each} to each of {players} players takes {each * players} cards"
             f"{earlier}, but '{zone}' can hold only {self.zone_capacity(zone)}",
-            deal.count.span,
+            (deal.count or deal.source).span,
             hint="deal fewer cards, lower players.max, or add cards (more ranks, suits or copies)",
         )
 
@@ -190,7 +198,7 @@ class FileLints(CheckerBase):
                 self.warn(
                     "RE226",
                     f"move '{move.name}' can never be legal: parameter '{empty.name}' has no candidates",
-                    spec.get("params").span if "params" in spec else move.span,
+                    self.at(spec, "params") if "params" in spec else move.span,
                 )
                 continue
             if move.legal is None or (isinstance(move.legal, ir.Const) and move.legal.value is False):
@@ -202,7 +210,7 @@ class FileLints(CheckerBase):
                 self.warn(
                     "RE226",
                     f"move '{move.name}' can never be legal: its 'legal' is {why}",
-                    spec.get("legal").span,
+                    self.at(spec, "legal"),
                     hint="an option takes the values of its choices, true and false, or min..max",
                 )
 
@@ -258,9 +266,10 @@ class FileLints(CheckerBase):
         if isinstance(candidates, ir.ListExpr):
             return max(1, len(candidates.items))
         if isinstance(candidates, ir.Call) and candidates.function == "range":
-            bounds = [self.folded(a, self.default_options(), max_players) for a in candidates.args]
-            if all(isinstance(b, int) for b in bounds):
-                low, high = (0, bounds[0]) if len(bounds) == 1 else bounds
+            folded = [self.folded(a, self.default_options(), max_players) for a in candidates.args]
+            bounds = [b for b in folded if isinstance(b, int) and not isinstance(b, bool)]
+            if len(bounds) == len(folded):
+                low, high = (0, bounds[0]) if len(bounds) == 1 else (bounds[0], bounds[1])
                 return max(1, min(high - low, MAX_RANGE))
         return 1
 

@@ -57,7 +57,7 @@ class SectionReader(CheckerBase):
                 "RE207", f"players must satisfy 1 <= min <= max <= {MAX_PLAYERS} (min {low}, max {high})", section.span
             )
         elif not low <= default <= high:
-            self.error("RE207", f"players.default {default} is outside {low}..{high}", section.get("default").span)
+            self.error("RE207", f"players.default {default} is outside {low}..{high}", self.at(section, "default"))
         # what the other checks go on with: always within 1..MAX_PLAYERS, so no loop over
         # player counts can run long whatever the file says
         low = min(max(low, 1), MAX_PLAYERS)
@@ -90,19 +90,19 @@ class SectionReader(CheckerBase):
                 self.error(
                     "RE209",
                     f"unknown option type '{type_}'",
-                    spec.get("type").span,
+                    self.at(spec, "type"),
                     hint=f"option types: {', '.join(OPTION_TYPES)}",
                 )
                 continue
             python_type = {ir.INT: int, ir.BOOL: bool, ir.STR: str}[type_]
             if default is not None and (type(default) is not python_type):
-                self.error("RE210", f"the default of option '{name}' is not of type {type_}", spec.get("default").span)
+                self.error("RE210", f"the default of option '{name}' is not of type {type_}", self.at(spec, "default"))
                 continue
             if choices is not None and None not in choices and default not in choices:
                 self.error(
                     "RE211",
                     f"the default '{default}' of option '{name}' is not one of its choices",
-                    spec.get("default").span,
+                    self.at(spec, "default"),
                     hint=f"choices: {', '.join(map(str, choices))}",
                 )
             minimum = self.scalar(spec.get("min"), (int,), "an option's min")
@@ -116,14 +116,14 @@ class SectionReader(CheckerBase):
     ) -> None:
         """An option's default must respect its own 'min' and 'max'."""
         if minimum is not None and maximum is not None and minimum > maximum:
-            self.error("RE211", f"option '{name}' has min {minimum} above max {maximum}", spec.get("min").span)
+            self.error("RE211", f"option '{name}' has min {minimum} above max {maximum}", self.at(spec, "min"))
         elif isinstance(default, int) and not isinstance(default, bool):
             if (minimum is not None and default < minimum) or (maximum is not None and default > maximum):
                 bounds = f"{'' if minimum is None else minimum}..{'' if maximum is None else maximum}"
                 self.error(
                     "RE211",
                     f"the default {default} of option '{name}' is outside its range {bounds}",
-                    spec.get("default").span,
+                    self.at(spec, "default"),
                 )
 
     def read_decks(self) -> None:
@@ -214,14 +214,14 @@ class SectionReader(CheckerBase):
                 self.error(
                     "RE216",
                     f"unknown visibility '{visibility}'",
-                    spec.get("visibility").span,
+                    self.at(spec, "visibility"),
                     hint=did_you_mean(visibility, VISIBILITIES) or "visibility is all, owner or nobody",
                 )
             if visibility == "owner" and (not dims or dims[0] != "player"):
                 self.error(
                     "RE217",
                     f"zone '{name}' is seen by its owner but belongs to no player",
-                    spec.get("visibility").span,
+                    self.at(spec, "visibility"),
                     hint="add 'per: player'",
                 )
             sorted_by = self.scalar(spec.get("sorted_by"), (str,), "sorted_by")
@@ -275,13 +275,13 @@ class SectionReader(CheckerBase):
         for name, span, spec in self.entries(section, "variable", new_names=True):
             per = self.scalar(spec.get("per"), (str,), "per")
             if per not in (None, "player"):
-                self.error("RE215", "a variable's 'per' can only be 'player'", spec.get("per").span)
+                self.error("RE215", "a variable's 'per' can only be 'player'", self.at(spec, "per"))
             declared = self.scalar(spec.get("type"), (str,), "type")
             if declared is not None and declared not in VARIABLE_TYPES:
                 self.error(
                     "RE209",
                     f"unknown variable type '{declared}'",
-                    spec.get("type").span,
+                    self.at(spec, "type"),
                     hint=did_you_mean(declared, VARIABLE_TYPES) or f"types: {', '.join(VARIABLE_TYPES)}",
                 )
                 continue
@@ -296,7 +296,7 @@ class SectionReader(CheckerBase):
                 self.error(
                     "RE209",
                     f"variable '{name}' would hold a {ir.type_name(type_)}",
-                    spec.get("default").span,
+                    self.at(spec, "default"),
                     hint=f"variables hold one of: {', '.join(VARIABLE_TYPES)}",
                 )
                 continue
@@ -399,9 +399,11 @@ class SectionReader(CheckerBase):
             names[attribute.name] = ir.Local(attribute.type, span, attribute.name, 1_000_000)
         return Scope(names, context="card")
 
-    def read_round(self):
+    def read_round(
+        self,
+    ) -> tuple[tuple[ir.Stmt, ...], tuple[ir.Stmt, ...], int | None, tuple[ir.Stmt, ...], tuple[ir.Stmt, ...]]:
         node = self.doc.get("round")
-        empty: tuple = ()
+        empty: tuple[ir.Stmt, ...] = ()
         if node is None:
             return empty, empty, None, empty, empty
         spec = self.keys(node, SECTION_KEYS["round"], "'round'")
@@ -411,14 +413,14 @@ class SectionReader(CheckerBase):
         end = self.effects(spec.get("end"), Scope())
         stuck = self.effects(spec.get("stuck"), Scope())
         limit = None
-        limit_effects: tuple = ()
+        limit_effects: tuple[ir.Stmt, ...] = ()
         limit_node = spec.get("limit")
         if limit_node is not None:
             limit_spec = self.keys(limit_node, SECTION_KEYS["limit"], "round.limit")
             if limit_spec is not None:
                 limit = self.scalar(limit_spec.get("turns"), (int,), "round.limit.turns")
                 if limit is not None and limit < 1:
-                    self.error("RE207", "round.limit.turns must be at least 1", limit_spec.get("turns").span)
+                    self.error("RE207", "round.limit.turns must be at least 1", self.at(limit_spec, "turns"))
                 limit_effects = self.effects(limit_spec.get("effects"), Scope())
         return setup, end, limit, limit_effects, stuck
 
@@ -452,7 +454,7 @@ class SectionReader(CheckerBase):
             next_name = self.scalar(spec.get("next"), (str,), "next")
             if next_name is not None and next_name != "end" and next_name not in names:
                 self.error(
-                    "RE223", f"unknown phase '{next_name}'", spec.get("next").span, hint=did_you_mean(next_name, names)
+                    "RE223", f"unknown phase '{next_name}'", self.at(spec, "next"), hint=did_you_mean(next_name, names)
                 )
             if next_name is None:
                 next_name = order[position + 1] if position + 1 < len(order) else None
@@ -492,13 +494,14 @@ class SectionReader(CheckerBase):
                         scope = scope.bind(param_name, ir.Local(param.type, span, param_name, param.slot))
             legal = self.optional_expr(spec.get("legal"), scope, ir.BOOL)
             effects = self.effects(spec.get("effects"), scope)
-            label = self.template(spec.get("label"), scope) if spec.get("label") is not None else None
+            label_node = spec.get("label")
+            label = self.template(label_node, scope) if label_node is not None else None
             is_pass = bool(self.scalar(spec.get("pass"), (bool,), "pass"))
             hidden = bool(self.scalar(spec.get("hidden"), (bool,), "hidden"))
             if is_pass and params:
                 self.error("RE225", f"pass move '{name}' cannot take parameters", span)
             if legal is not None and isinstance(legal, ir.Const) and legal.value is False:
-                self.warn("RE226", f"move '{name}' can never be legal", spec.get("legal").span)
+                self.warn("RE226", f"move '{name}' can never be legal", self.at(spec, "legal"))
             moves.append(ir.MoveDef(name, tuple(params), legal, effects, label, is_pass, hidden, span))
         listed = {
             m
@@ -538,18 +541,14 @@ class SectionReader(CheckerBase):
                 self.error(
                     "RE229",
                     f"a set parameter needs 'size' from 1 to {MAX_SET_SIZE}",
-                    spec.get(
-                        "size",
-                    ).span
-                    if spec.get("size") is not None
-                    else span,
+                    self.at(spec, "size") if "size" in spec else span,
                 )
                 return None
             if same is not None and same not in ("suit", "rank", *self.card_attrs):
                 self.error(
                     "RE230",
                     f"unknown card attribute '{same}'",
-                    spec.get("same").span,
+                    self.at(spec, "same"),
                     hint=did_you_mean(same, ("suit", "rank", *self.card_attrs)),
                 )
         try:

@@ -461,9 +461,10 @@ def _complete_game() -> dict[str, Any]:
     """The 'else' branch: what a file that neither extends, includes nor is a block must give."""
     properties: dict[str, Any] = {}
     for name, key in TOP.items():
-        needs = _requirements(key.entries_of) if key.entries_of is not None else {}
-        if needs:
-            properties[name] = {"description": _needs_text(key.entries_of), "additionalProperties": needs}
+        kind = key.entries_of
+        needs = _requirements(kind) if kind is not None else {}
+        if kind is not None and needs:
+            properties[name] = {"description": _needs_text(kind), "additionalProperties": needs}
         elif key.required:
             properties[name] = {"description": f"'{name}' is required.", "not": {"type": "null"}}
     return {"required": [name for name, key in TOP.items() if key.required], "properties": properties}
