@@ -137,13 +137,8 @@ _options = click.option(
 @_players
 @_seed
 @_options
-@click.option(
-    "--record",
-    "record_path",
-    type=click.Path(dir_okay=False),
-    default=None,
-    help="Write a replay of the match to this JSON file.",
-)
+@click.option("--record", "record_path", type=click.Path(dir_okay=False), default=None,
+              help="Write a replay of the match to this JSON file.")
 def run(ruleset: str, players: int | None, seed: int, options: tuple[str, ...], record_path: str | None) -> None:
     """Random bots play one whole match of RULESET (a path or a shipped name)."""
     game = _load_game(ruleset, players, options)
@@ -247,14 +242,8 @@ def play(ruleset: str, players: int | None, seed: int, options: tuple[str, ...],
 @_seed
 @_options
 @click.option("--json", "as_json", is_flag=True, help="Print the statistics as one JSON object.")
-@click.option(
-    "--workers",
-    "-j",
-    type=click.IntRange(min=1),
-    default=1,
-    show_default=True,
-    help="Processes to share the matches among (the statistics do not change).",
-)
+@click.option("--workers", "-j", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Processes to share the matches among (the statistics do not change).")
 def simulate_command(
     ruleset: str, games: int, players: int | None, seed: int, options: tuple[str, ...], as_json: bool, workers: int
 ) -> None:

@@ -46,15 +46,9 @@ class CodeGenerator:
         # `layout` is the Compiler: zone families, attribute tables, options, players.
         self.layout = layout
         self.names: dict[str, object] = {
-            "_div": runtime.div,
-            "_mod": runtime.mod,
-            "_top": runtime.top,
-            "_range1": runtime.range1,
-            "_range2": runtime.range2,
-            "_letter": runtime.letter,
-            "_arg_best": runtime.arg_best,
-            "_unique": runtime.unique,
-            "_NOC": (NO_CARD,),
+            "_div": runtime.div, "_mod": runtime.mod, "_top": runtime.top, "_range1": runtime.range1,
+            "_range2": runtime.range2, "_letter": runtime.letter, "_arg_best": runtime.arg_best,
+            "_unique": runtime.unique, "_NOC": (NO_CARD,),
             "EngineError": EngineError,
         }
         self.values: dict[int, str] = {}  # id(value) -> name, to share constant tables
@@ -136,13 +130,8 @@ class CodeGenerator:
             cards = s.cards
             if plain and not s.at_bottom and cards.type == ir.ZONE:
                 return [f"{indent}st.move_all({self.gen(cards)}, {destination}, {sorted_tables})"]
-            if (
-                plain
-                and not s.at_bottom
-                and isinstance(cards, ir.Call)
-                and cards.function == "top"
-                and len(cards.args) == 2
-            ):
+            if plain and not s.at_bottom and isinstance(cards, ir.Call) and cards.function == "top" \
+                    and len(cards.args) == 2:
                 zone, count = (self.gen(a) for a in cards.args)
                 return [f"{indent}st.move_top({zone}, {count}, {destination}, {sorted_tables})"]
             if s.cards.type == ir.CARD:
@@ -154,9 +143,8 @@ class CodeGenerator:
             family = layout.families[s.family]
             count = self.gen(s.count) if s.count is not None else "None"
             sorted_tables = self.constant(layout.sorted_tables(), "sorted")
-            return [
-                f"{indent}st.deal({self.gen(s.source)}, {family.base}, {self.gen(s.start)}, {count}, {sorted_tables})"
-            ]
+            return [f"{indent}st.deal({self.gen(s.source)}, {family.base}, {self.gen(s.start)}, {count}, "
+                    f"{sorted_tables})"]
         if isinstance(s, ir.Reveal):
             cards = f"[{self.gen(s.cards)}]" if s.cards.type == ir.CARD else f"list({self.collection(s.cards)})"
             return [f"{indent}st.reveal({self.gen(s.player)}, {cards})"]
@@ -183,10 +171,8 @@ class CodeGenerator:
         if isinstance(s, ir.Goto):
             return [f"{indent}st.goto = {layout.phase_index[s.phase]}"]
         if isinstance(s, ir.Log):
-            text = (
-                " + ".join(repr(part) if isinstance(part, str) else self.text(part, self.gen(part)) for part in s.parts)
-                or "''"
-            )
+            text = " + ".join(repr(part) if isinstance(part, str) else self.text(part, self.gen(part))
+                              for part in s.parts) or "''"
             return [f"{indent}if st.log is not None:", f"{indent}    st.log.append({text})"]
         if isinstance(s, ir.If):
             known, value = self.literal(s.condition)
@@ -257,21 +243,16 @@ class CodeGenerator:
         family = self.layout.families[e.zone]
         if not e.indices:
             return str(family.base)
-        message = self.constant(
-            f"{e.span.file}:{e.span.line}:{e.span.column}: an index is outside zone '{family.name}'", "msg"
-        )
+        message = self.constant(f"{e.span.file}:{e.span.line}:{e.span.column}: an index is outside zone "
+                                f"'{family.name}'", "msg")
         check = self.constant(_zone_index(family.base, family.strides, family.sizes), "zi")
         if all(_always_in_range(i) or _cheap(i) for i in e.indices):
             # Expressions are pure, so a cheap index may be computed twice instead of calling a helper.
             indices = [self.gen(i) for i in e.indices]
-            offset = " + ".join(
-                [str(family.base), *(f"{i}{_times(stride)}" for i, stride in zip(indices, family.strides))]
-            )
-            tests = [
-                f"0 <= {i} < {size}"
-                for i, size, index in zip(indices, family.sizes, e.indices)
-                if not (_always_in_range(index) or self._real_suit(index) or _literal_within(i, size))
-            ]
+            offset = " + ".join([str(family.base), *(f"{i}{_times(stride)}" for i, stride in
+                                                     zip(indices, family.strides))])
+            tests = [f"0 <= {i} < {size}" for i, size, index in zip(indices, family.sizes, e.indices)
+                     if not (_always_in_range(index) or self._real_suit(index) or _literal_within(i, size))]
             if not tests:
                 return f"({offset})"
             return f"({offset} if {' and '.join(tests)} else {check}({message}, {', '.join(indices)}))"
@@ -281,12 +262,8 @@ class CodeGenerator:
     def _real_suit(self, index: ir.Expr) -> bool:
         """Whether `index` is the suit of a card known to be real (from a zone or an action),
         so a zone per suit needs no range check for it."""
-        return (
-            isinstance(index, ir.CardAttr)
-            and index.attribute == "suit"
-            and isinstance(index.card, ir.Local)
-            and index.card.slot in self.real_cards
-        )
+        return (isinstance(index, ir.CardAttr) and index.attribute == "suit" and isinstance(index.card, ir.Local)
+                and index.card.slot in self.real_cards)
 
     def gen_Builtin(self, e: ir.Builtin) -> str:
         layout = self.layout
@@ -398,11 +375,8 @@ class CodeGenerator:
             getter = self._getters.get(lookup[1])
             if getter is None:
                 getter = self._getters[lookup[1]] = self.constant(self.names[lookup[1]].__getitem__, "getter")
-            return (
-                f"{e.kind}(map({getter}, {items}))"
-                if e.kind == "sum"
-                else f"{e.kind}(map({getter}, {items}), default=0)"
-            )
+            return f"{e.kind}(map({getter}, {items}))" if e.kind == "sum" else \
+                f"{e.kind}(map({getter}, {items}), default=0)"
         if e.kind in _MACRO_SOURCE:
             return _MACRO_SOURCE[e.kind].format(body=body, var=var, items=items)
         empty = {ir.CARD: NO_CARD, ir.PLAYER: -1, ir.SUIT: -1, ir.RANK: -1, ir.INT: 0, ir.STR: ""}.get(e.type)
@@ -605,17 +579,9 @@ def _literal(source: str) -> tuple[bool, Any]:
 
 
 _FOLDABLE = {
-    "+": lambda a, b: a + b,
-    "-": lambda a, b: a - b,
-    "*": lambda a, b: a * b,
-    "//": runtime.div,
-    "%": runtime.mod,
-    "==": lambda a, b: a == b,
-    "!=": lambda a, b: a != b,
-    "<": lambda a, b: a < b,
-    "<=": lambda a, b: a <= b,
-    ">": lambda a, b: a > b,
-    ">=": lambda a, b: a >= b,
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+    "//": runtime.div, "%": runtime.mod, "==": lambda a, b: a == b, "!=": lambda a, b: a != b,
+    "<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
 }
 
 
@@ -653,10 +619,8 @@ def _only_through(e: ir.Expr, slot: int, attribute: str) -> bool:
 
 def _may_fail(e: ir.Expr) -> bool:
     """Whether evaluating `e` could raise: only an index outside a zone or a player's values can."""
-    if (
-        isinstance(e, (ir.ZoneRef, ir.VarRef))
-        and e.indices
-        and not (len(e.indices) == 1 and _always_in_range(e.indices[0]))
+    if isinstance(e, (ir.ZoneRef, ir.VarRef)) and e.indices and not (
+        len(e.indices) == 1 and _always_in_range(e.indices[0])
     ):
         return True
     return any(_may_fail(child) for child in ir.children(e))

@@ -45,14 +45,8 @@ def _sorted_sets(cards, size: int) -> list[tuple[int, ...]]:
 
 _COMPARISON = re.compile(r"^\((\w+) (==|!=|<=|>=|<|>) (\w+)\)$")
 # A comparison implies these others between the same two values.
-_IMPLIES = {
-    "==": {"==", "<=", ">="},
-    "<": {"<", "<=", "!="},
-    ">": {">", ">=", "!="},
-    "<=": {"<="},
-    ">=": {">="},
-    "!=": {"!="},
-}
+_IMPLIES = {"==": {"==", "<=", ">="}, "<": {"<", "<=", "!="}, ">": {">", ">=", "!="},
+            "<=": {"<="}, ">=": {">="}, "!=": {"!="}}
 
 
 def _card_tests(tests: list[tuple[str, str]], constants: dict[str, object]) -> list[str]:
@@ -99,14 +93,8 @@ class MoveCodeGenerator(CodeGenerator):
 
     def __init__(self, layout: Any):
         super().__init__(layout)
-        self.names.update(
-            {
-                "_group": _group,
-                "_sets": _sorted_sets,
-                "_combinations": itertools.combinations,
-                "_real_cards": _real_cards,
-            }
-        )
+        self.names.update({"_group": _group, "_sets": _sorted_sets, "_combinations": itertools.combinations,
+                           "_real_cards": _real_cards})
         self._binomials: dict[int, list[int]] = {}
 
     def enumerator(self, move: ir.MoveDef, params: tuple[Any, ...], offset: int) -> Callable[..., None]:
@@ -115,9 +103,8 @@ class MoveCodeGenerator(CodeGenerator):
         body = self._enumeration(move, params, offset, hoisted, "    ")
         return self._enumerator_function("_enum(st, v0, found)", hoisted, body, f"<move {move.name}>")
 
-    def phase_functions(
-        self, phase: ir.Phase, moves: list[tuple[ir.MoveDef, Any]], turn_limit: int | None
-    ) -> tuple[Callable[..., None], Callable[[Any], None]]:
+    def phase_functions(self, phase: ir.Phase, moves: list[tuple[ir.MoveDef, Any]],
+                        turn_limit: int | None) -> tuple[Callable[..., None], Callable[[Any], None]]:
         """The two functions of a phase, listing its legal actions the same way:
         `enumerate(state, player, found)` adds the ids of every legal action to a list, and
         `settle(state)` follows a step (see `settle`)."""
@@ -192,17 +179,10 @@ class MoveCodeGenerator(CodeGenerator):
             condition = "True" if test != "True" or move.legal is None else self._legal_condition(move, hoisted)
             key = f"{compiled.offset} + {self._set_rank(var, kind.size, 1)}"
             after += [*opened, f"{indent}for {var} in {iterable}:"]
-            after += (
-                [f"{indent}    found.append({key})"]
-                if condition == "True"
-                else [f"{indent}    if {condition}:", f"{indent}        found.append({key})"]
-            )
-        return [
-            *(f"    {line}" for line in start),
-            f"    for _x in {candidates}:",
-            *(f"        {line}" for line in _card_tests(tests, self.names)),
-            *after,
-        ]
+            after += ([f"{indent}    found.append({key})"] if condition == "True"
+                      else [f"{indent}    if {condition}:", f"{indent}        found.append({key})"])
+        return [*(f"    {line}" for line in start), f"    for _x in {candidates}:",
+                *(f"        {line}" for line in _card_tests(tests, self.names)), *after]
 
     def settle(self, phase: ir.Phase, hoisted: list[str], body: list[str], turn_limit: int | None):
         """One function for what follows a step in `phase`: `settle(state)` passes the turn and
@@ -236,27 +216,17 @@ class MoveCodeGenerator(CodeGenerator):
         ]
         if phase.until is not None:
             lines += [f"    if {self.gen(phase.until)}:", "        st._check()", "        return"]
-        lines += [
-            "    if not st.active[v0]:",
-            "        st._check()",
-            "        return",
-            "    found = []",
-            *(f"    {line}" for line in hoisted),
-            *body,
-            "    found.sort()",
-            "    st._legal = found",
-            "    if not found:",
-            "        st._check()",
-        ]
+        lines += ["    if not st.active[v0]:", "        st._check()", "        return", "    found = []",
+                  *(f"    {line}" for line in hoisted), *body,
+                  "    found.sort()", "    st._legal = found", "    if not found:", "        st._check()"]
         return self._compile("\n".join(lines) + "\n", f"<settle {phase.name}>")["_settle"]
 
     def _enumerator_function(self, signature: str, hoisted: list[str], body: list[str], where: str):
         lines = [f"def {signature}:", *(f"    {line}" for line in hoisted), *(body or ["    pass"])]
         return self._compile("\n".join(lines) + "\n", where)["_enum"]
 
-    def _enumeration(
-        self, move: ir.MoveDef, compiled_params: tuple[Any, ...], offset: int, hoisted: list[str], indent: str
-    ) -> list[str]:
+    def _enumeration(self, move: ir.MoveDef, compiled_params: tuple[Any, ...], offset: int,
+                     hoisted: list[str], indent: str) -> list[str]:
         """Loops over a move's parameters adding the id of each legal action to `found`.
 
         Sets of cards sharing an attribute are built group by group. When the legal test
@@ -289,11 +259,8 @@ class MoveCodeGenerator(CodeGenerator):
                     iterable = f"_sets({candidates}, {compiled.size})"
                 else:
                     if depth == len(params) - 1 and card_test is not None:
-                        lines += [
-                            f"{indent}_s{depth} = []",
-                            f"{indent}for _c{depth} in {candidates}:",
-                            f"{indent}    if {card_test}: _s{depth}.append(_c{depth})",
-                        ]
+                        lines += [f"{indent}_s{depth} = []", f"{indent}for _c{depth} in {candidates}:",
+                                  f"{indent}    if {card_test}: _s{depth}.append(_c{depth})"]
                         candidates = f"_s{depth}"
                     opened, indent, iterable = self._set_groups(candidates, compiled, str(depth), indent)
                     lines += opened
@@ -315,11 +282,8 @@ class MoveCodeGenerator(CodeGenerator):
     def _real_card_parameters(self, move: ir.MoveDef, decoded: bool = False):
         """While generating code for `move`: its card parameters taken from a zone (or, in a
         step, decoded from an action id) are real cards."""
-        slots = {
-            p.slot
-            for p in move.params
-            if p.type == ir.CARD and p.size is None and (decoded or p.candidates.type == ir.ZONE)
-        } - self.real_cards
+        slots = {p.slot for p in move.params if p.type == ir.CARD and p.size is None
+                 and (decoded or p.candidates.type == ir.ZONE)} - self.real_cards
         self.real_cards |= slots
         try:
             yield
@@ -330,16 +294,13 @@ class MoveCodeGenerator(CodeGenerator):
         """Lines opening the groups of `cards` equal in the set parameter's attribute that are
         large enough; the indent inside them and the sets of one group `_g<tag>` (sorted)."""
         size, same = compiled.size, self.constant(compiled.same, "same")
-        lines = [
-            f"{indent}if len({cards}) >= {size}:",
-            f"{indent}    for _g{tag} in _group({cards}, {same}).values():",
-            f"{indent}        if len(_g{tag}) >= {size}:",
-        ]
+        lines = [f"{indent}if len({cards}) >= {size}:",
+                 f"{indent}    for _g{tag} in _group({cards}, {same}).values():",
+                 f"{indent}        if len(_g{tag}) >= {size}:"]
         return lines, indent + "            ", f"_combinations(sorted(_g{tag}), {size})"
 
-    def _card_test(
-        self, move: ir.MoveDef, compiled_params: tuple[Any, ...], hoisted: list[str], card: str
-    ) -> str | None:
+    def _card_test(self, move: ir.MoveDef, compiled_params: tuple[Any, ...], hoisted: list[str],
+                   card: str) -> str | None:
         """When the last parameter is a set of cards sharing an attribute and `legal` reads the
         set only through that attribute: the test as asked of one card (named `card`); else None."""
         if not move.params or move.legal is None:
@@ -405,28 +366,17 @@ class MoveCodeGenerator(CodeGenerator):
                 items = f"({items},)"
             # Every firing is chosen before any runs; a round ending in one still lets the
             # others of the same trigger run, a match ending does not.
-            body += [
-                f"    {fired} = None",
-                f"    for {var} in {items}:",
-                f"        if {self.gen(trigger.when)}:",
-                f"            if {fired} is None:",
-                f"                {fired} = [{var}]",
-                "            else:",
-                f"                {fired}.append({var})",
-                f"    if {fired} is not None:",
-                f"        for {var} in {fired}:",
-                *(f"    {line}" for line in effects),
-                "            if st.game_over:",
-                "                return",
-            ]
+            body += [f"    {fired} = None", f"    for {var} in {items}:", f"        if {self.gen(trigger.when)}:",
+                     f"            if {fired} is None:", f"                {fired} = [{var}]",
+                     "            else:", f"                {fired}.append({var})",
+                     f"    if {fired} is not None:", f"        for {var} in {fired}:",
+                     *(f"    {line}" for line in effects), "            if st.game_over:", "                return"]
             body += [] if last else ["        if st.round_over:", "            return"]
         # Slots the code reads before it sets them (loop variables) start empty, as in an environment.
         assigned = {0, *(p.slot for p in move.params)}
-        read = {
-            slot
-            for statement in (*move.effects, *(s for t in triggers for s in t.effects))
-            for slot in _statement_slots(statement)
-        }
+        read = {slot for statement in (*move.effects, *(s for t in triggers for s in t.effects))
+                for slot in _statement_slots(statement)}
         lines += [f"    v{slot} = None" for slot in sorted(read - assigned)]
         source = "\n".join([*lines, *body, "    return"]) + "\n"
         return self._compile(source, f"<step {move.name}>")["_step"]
+

@@ -416,11 +416,8 @@ class Compiler:
         _, deck, suit, rank = value
         suit_index, rank_index = self.suit_names.index(suit), self.r.ranks.index(rank)
         attributes = self.attributes
-        return next(
-            c
-            for c in range(len(self.card_deck))
-            if self.card_deck[c] == deck and attributes["suit"][c] == suit_index and attributes["rank"][c] == rank_index
-        )
+        return next(c for c in range(len(self.card_deck)) if self.card_deck[c] == deck
+                    and attributes["suit"][c] == suit_index and attributes["rank"][c] == rank_index)
 
 
 class _CardEnv(list):

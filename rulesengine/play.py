@@ -34,9 +34,8 @@ def describe_observation(game: Game, observation: dict) -> list[str]:
     return lines
 
 
-def play_against_bots(
-    game: Game, seat: int, seed: int, ask: Callable[[State, list[str]], int], say: Callable[[str], None]
-) -> State:
+def play_against_bots(game: Game, seat: int, seed: int, ask: Callable[[State, list[str]], int],
+                      say: Callable[[str], None]) -> State:
     """Play one match: `ask(state, lines)` returns the person's action, bots play the rest."""
     state = game.new_initial_state(seed=seed, record_log=True)
     bots = [RandomAgent(seed * 1_000 + other) for other in range(game.num_players)]

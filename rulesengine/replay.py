@@ -74,15 +74,15 @@ def read(path: str | os.PathLike) -> dict[str, Any]:
     except json.JSONDecodeError as error:
         raise ReplayError(f"{path}:{error.lineno}:{error.colno}: not valid JSON: {error.msg}") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise ReplayError(f'{path}: not a rulesengine replay (expected "format": "{FORMAT}")')
+        raise ReplayError(f"{path}: not a rulesengine replay (expected \"format\": \"{FORMAT}\")")
     if data.get("version") != VERSION:
         raise ReplayError(f"{path}: replay version {data.get('version')!r} is not supported (expected {VERSION})")
     expected = {"ruleset": str, "players": int, "options": dict, "seed": int, "actions": list}
     for key, kind in expected.items():
         if not isinstance(data.get(key), kind) or isinstance(data.get(key), bool):
-            raise ReplayError(f'{path}: "{key}" must be {_describe(kind)}')
+            raise ReplayError(f"{path}: \"{key}\" must be {_describe(kind)}")
     if not all(isinstance(a, int) and not isinstance(a, bool) for a in data["actions"]):
-        raise ReplayError(f'{path}: "actions" must be a list of whole numbers')
+        raise ReplayError(f"{path}: \"actions\" must be a list of whole numbers")
     return data
 
 
@@ -97,15 +97,13 @@ def play_back(data: dict[str, Any], path: str = "replay", record_log: bool = Tru
     names = data.get("action_names")
     for step, action in enumerate(data["actions"], start=1):
         if state.is_terminal():
-            raise ReplayError(
-                f"{path}: the match is over after {step - 1} actions, but the replay has {len(data['actions'])}"
-            )
+            raise ReplayError(f"{path}: the match is over after {step - 1} actions, but the replay has "
+                              f"{len(data['actions'])}")
         if isinstance(names, list) and step <= len(names) and action in state.legal_actions():
             shown = state.action_to_string(action)
             if names[step - 1] != shown:
-                raise ReplayError(
-                    f"{path}: action {step} is '{shown}' here, but the replay calls it '{names[step - 1]}'"
-                )
+                raise ReplayError(f"{path}: action {step} is '{shown}' here, but the replay calls it "
+                                  f"'{names[step - 1]}'")
         try:
             state.apply_action(action)
         except IllegalActionError as error:
@@ -121,7 +119,6 @@ def verify(data: dict[str, Any], path: str = "replay") -> State:
         if result.get("terminal") and not state.is_terminal():
             raise ReplayError(f"{path}: the replay says the match is over, but it is not after its actions")
         if "returns" in result and result["returns"] != state.returns():
-            raise ReplayError(
-                f"{path}: the match ends with returns {state.returns()}, the replay says {result['returns']}"
-            )
+            raise ReplayError(f"{path}: the match ends with returns {state.returns()}, "
+                              f"the replay says {result['returns']}")
     return state

@@ -17,6 +17,8 @@ from .limits import MAX_RANGE
 NO_CARD = -1  # "no card": the top of an empty zone, an absent card value
 
 
+
+
 def div(a: int, b: int) -> int:
     return a // b if b else 0  # total: division by zero gives 0
 

@@ -119,12 +119,8 @@ class _Builder:
 
     def _build_node(self, node: yaml.Node) -> Node:
         if node.tag not in _PLAIN_TAGS:
-            self.error(
-                "RE015",
-                f"YAML tag '{node.tag}' is not allowed in a rule file",
-                _span(self.file, node),
-                hint="rule files hold plain data: texts, numbers, lists and mappings",
-            )
+            self.error("RE015", f"YAML tag '{node.tag}' is not allowed in a rule file", _span(self.file, node),
+                       hint="rule files hold plain data: texts, numbers, lists and mappings")
         if isinstance(node, yaml.ScalarNode):
             return self.scalar(node)
         if isinstance(node, yaml.SequenceNode):
