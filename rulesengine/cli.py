@@ -7,7 +7,6 @@ Exit codes: 0 success, 1 invalid rule files (or a failed match), 2 usage errors.
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -284,13 +283,20 @@ def describe_command(ruleset: str) -> None:
 
 
 def _reference(base: str, folder: Path) -> str:
-    """How the new file names its base: a shipped name as it is, a file by a path relative to it."""
+    """How the new file names its base: a shipped name as it is, a file by a path relative to it.
+
+    A rule file may extend only files in its own folder or below (see docs/tooling.md), so
+    a base elsewhere is refused here rather than written into a file that cannot load.
+    """
     if not Path(base).is_file():
         return base
-    try:
-        return Path(os.path.relpath(Path(base).resolve(), folder.resolve())).as_posix()
-    except ValueError:  # another drive: only an absolute path reaches it
-        return Path(base).resolve().as_posix()
+    target, here = Path(base).resolve(), folder.resolve()
+    if not target.is_relative_to(here):
+        raise ChoiceError(
+            f"{base} is not in the new file's folder or below it, so the new file could not extend it; "
+            "put the new file next to its base (or in a folder below it)"
+        )
+    return target.relative_to(here).as_posix()
 
 
 @main.command()

@@ -6,11 +6,17 @@ carries all findings of a load so that callers can report them together.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import difflib
 import json
-from collections.abc import Iterable, Sequence
+import os
+import stat
+from collections.abc import Iterable, Iterator, Sequence
 
 import attrs
+
+from .limits import MAX_FILE_BYTES, MAX_SUGGESTION_CANDIDATES, MAX_SUGGESTION_NAME, MAX_SUGGESTION_WORK
 
 ERROR = "error"
 WARNING = "warning"
@@ -77,22 +83,73 @@ class EngineError(RulesEngineError):
     """A rule file made the engine do something impossible while a game ran."""
 
 
+# The character pairs that suggestions may still compare in the current check (None: no
+# check is running, so only the bound per call applies).
+_suggestion_work: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar("suggestion_work", default=None)
+
+
+@contextlib.contextmanager
+def suggestions_bounded(work: int = MAX_SUGGESTION_WORK) -> Iterator[None]:
+    """Bound the total cost of the "did you mean" suggestions made inside (one file's check)."""
+    token = _suggestion_work.set([work])
+    try:
+        yield
+    finally:
+        _suggestion_work.reset(token)
+
+
 def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
-    """A hint naming the closest candidate, if any is close enough."""
-    matches = difflib.get_close_matches(name, sorted(set(candidates)), n=1, cutoff=0.6)
-    return f"did you mean '{matches[0]}'?" if matches else None
+    """A hint naming the closest candidate, if any is close enough.
+
+    The cost is bounded: a long name gets no suggestion, only the candidates closest in
+    length are compared, and inside `suggestions_bounded` all suggestions together compare
+    a bounded number of character pairs.
+    """
+    if len(name) > MAX_SUGGESTION_NAME:
+        return None
+    pool = sorted({c for c in candidates if len(c) <= MAX_SUGGESTION_NAME}, key=lambda c: (abs(len(c) - len(name)), c))
+    budget = _suggestion_work.get()
+    matcher = difflib.SequenceMatcher(autojunk=False)
+    matcher.set_seq2(name)
+    cutoff = 0.6
+    best: tuple[float, str] | None = None  # ties go to the larger name, as difflib.get_close_matches
+    for candidate in pool[:MAX_SUGGESTION_CANDIDATES]:
+        matcher.set_seq1(candidate)
+        floor = best[0] if best else cutoff
+        if matcher.real_quick_ratio() < floor or matcher.quick_ratio() < floor:
+            continue
+        if budget is not None:
+            budget[0] -= max(1, len(candidate) * len(name))
+            if budget[0] < 0:
+                break
+        score = matcher.ratio()
+        if score >= cutoff and (best is None or (score, candidate) > best):
+            best = (score, candidate)
+    return f"did you mean '{best[1]}'?" if best is not None else None
 
 
 # --- rendering -------------------------------------------------------------------------
 
 
+def printable(text: str) -> str:
+    """`text` safe to print anywhere: lone surrogates and control characters (but tab) written
+    as escapes, so that a rule file's names can neither break the output's encoding nor
+    send commands to a terminal."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() or c == "\t" else _escape_char(c) for c in text)
+
+
+def _escape_char(c: str) -> str:
+    code = ord(c)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
 def _source_line(span: Span, sources: dict[str, str]) -> str | None:
     text = sources.get(span.file)
     if text is None:
-        try:
-            with open(span.file, encoding="utf-8", errors="replace") as handle:  # RE008 files too
-                text = handle.read()
-        except OSError:
+        text = _read_for_quoting(span.file)
+        if text is None:
             return None
         sources[span.file] = text
     lines = text.splitlines()
@@ -101,23 +158,40 @@ def _source_line(span: Span, sources: dict[str, str]) -> str | None:
     return None
 
 
+def _read_for_quoting(path: str) -> str | None:
+    """A file's text to quote a line of: only a regular file, at most MAX_FILE_BYTES of it."""
+    try:
+        status = os.stat(path)
+        if not stat.S_ISREG(status.st_mode):
+            return None
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
+    except (OSError, ValueError):
+        return None
+    return data.decode("utf-8", "replace")  # RE008 files too
+
+
 def render_one(diagnostic: Diagnostic, sources: dict[str, str], colour: bool = False) -> str:
     span = diagnostic.span
-    place = f"{span.file}:{span.line}:{span.column}:"
+    place = f"{printable(span.file)}:{span.line}:{span.column}:"
     kind = f"{diagnostic.severity}[{diagnostic.code}]"
     if colour:
         tint = "\x1b[1;31m" if diagnostic.severity == ERROR else "\x1b[1;33m"
         place, kind = f"\x1b[1m{place}\x1b[0m", f"{tint}{kind}\x1b[0m"
     head = f"{place} {kind}: "
-    out = [head + diagnostic.message]
+    out = [head + printable(diagnostic.message)]
     line = _source_line(span, sources)
     if line is not None:
-        width = span.end_column - span.column if span.end_line == span.line else len(line) - span.column + 1
-        width = max(1, min(width, max(1, len(line) - span.column + 1)))
-        out.append(f"  {line}")
-        out.append("  " + " " * (span.column - 1) + "^" * width)
+        shown = printable(line)
+        if shown == line:  # the caret lines up only under the text as written
+            width = span.end_column - span.column if span.end_line == span.line else len(line) - span.column + 1
+            width = max(1, min(width, max(1, len(line) - span.column + 1)))
+            out.append(f"  {line}")
+            out.append("  " + " " * (span.column - 1) + "^" * width)
+        else:
+            out.append(f"  {shown}")
     if diagnostic.hint:
-        out.append(f"  hint: {diagnostic.hint}")
+        out.append(f"  hint: {printable(diagnostic.hint)}")
     return "\n".join(out)
 
 
@@ -125,23 +199,41 @@ def render_text(diagnostics: Sequence[Diagnostic], sources: dict[str, str], colo
     return "\n".join(render_one(d, sources, colour) for d in diagnostics)
 
 
+def without_surrogates(text: str) -> str:
+    """Lone surrogates written out as text (\\udc80), so the text encodes as UTF-8."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _json_safe(value: object) -> object:
+    return without_surrogates(value) if isinstance(value, str) else value
+
+
 def render_json(diagnostics: Sequence[Diagnostic]) -> str:
-    return json.dumps([d.as_dict() for d in diagnostics], indent=2)
+    return json.dumps([{k: _json_safe(v) for k, v in d.as_dict().items()} for d in diagnostics], indent=2)
+
+
+def _github_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _github_property(text: str) -> str:
+    return _github_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
 def render_github(diagnostics: Sequence[Diagnostic]) -> str:
-    """GitHub Actions workflow commands, one annotation per diagnostic."""
+    """GitHub Actions workflow commands, one annotation per diagnostic.
 
-    def escape(text: str) -> str:
-        return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
+    Property values (file, title) and the message are escaped as the workflow-command
+    format requires, so no text of a rule file or its name can start a command of its own.
+    """
     lines = []
     for d in diagnostics:
         s = d.span
         kind = "error" if d.severity == ERROR else "warning"
-        message = d.message + (f" ({d.hint})" if d.hint else "")
+        message = without_surrogates(d.message + (f" ({d.hint})" if d.hint else ""))
+        file = _github_property(without_surrogates(s.file))
         lines.append(
-            f"::{kind} file={s.file},line={s.line},col={s.column},endLine={s.end_line},"
-            f"endColumn={s.end_column},title={d.code}::{escape(message)}"
+            f"::{kind} file={file},line={s.line},col={s.column},endLine={s.end_line},"
+            f"endColumn={s.end_column},title={_github_property(d.code)}::{_github_data(message)}"
         )
     return "\n".join(lines)
