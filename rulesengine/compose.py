@@ -130,7 +130,7 @@ def _load_base(
 ) -> Node | None:
     name = str(reference.value)
     shown = _shown(name)
-    found = _find(name, here)
+    found = find_reference(name, here)
     if found is None:
         shipped = shipped_rulesets()
         hint = did_you_mean(name, shipped) or f"shipped rulesets: {', '.join(shipped)}"
@@ -144,7 +144,7 @@ def _load_base(
         )
         return None
     resolved = found.resolve()
-    if not _confined(resolved, here):
+    if not is_confined(resolved, here):
         # Never read, and never quoted: only the reference as written is named.
         problems.append(
             Diagnostic(
@@ -201,15 +201,17 @@ def _load_base(
     return composed
 
 
-def _find(name: str, here: Path) -> Path | None:
-    """The file a reference names: relative to the including file's folder, else a shipped one.
-
-    The process's working folder is never consulted.
+def find_reference(name: str, here: Path, shipped: bool = True) -> Path | None:
+    """The file a reference names: relative to the including file's folder, else (with
+    `shipped`) a shipped one. The process's working folder is never consulted. The file
+    found may lie outside `here`: check it with `is_confined` before reading it.
     """
     given = Path(name)
+    if "\0" in name:
+        return None
     candidates = [given] if given.is_absolute() else [here / given, here / f"{name}.yaml"]
-    shipped = rulesets_dir()
-    candidates += [shipped / f"{name}.yaml", shipped / name]
+    if shipped:
+        candidates += [rulesets_dir() / f"{name}.yaml", rulesets_dir() / name]
     for candidate in candidates:
         try:
             if candidate.is_file():
@@ -219,7 +221,7 @@ def _find(name: str, here: Path) -> Path | None:
     return None
 
 
-def _confined(resolved: Path, here: Path) -> bool:
+def is_confined(resolved: Path, here: Path) -> bool:
     """Inside the including file's folder tree, or one of the shipped rulesets and blocks."""
     return resolved.is_relative_to(here) or resolved.is_relative_to(rulesets_dir().resolve())
 
