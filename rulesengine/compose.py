@@ -93,7 +93,15 @@ def _compose(path: str, state: _Composition, chain: tuple[str, ...]) -> Map:
         ):
             problems.append(Diagnostic("RE011", f"'{key}' must name a rule file", value.span))
             continue
-        for reference in _references(tree, key):
+        references = _references(tree, key)
+        if isinstance(value, Seq):
+            for item in value.items:
+                if not (isinstance(item, Scalar) and isinstance(item.value, str)):
+                    problems.append(Diagnostic("RE011", f"each entry of '{key}' must name a rule file", item.span))
+        if value is not None and len(references) > MAX_COMPOSED_FILES:  # checked before any of them is looked up
+            problems.append(Diagnostic("RE021", f"'{key}' names more than {MAX_COMPOSED_FILES} files", value.span))
+            continue
+        for reference in references:
             base = _load_base(reference, key, here, chain, state, named, problems)
             if isinstance(base, Map):
                 # `block: true` marks the included file only, not the game that includes it.

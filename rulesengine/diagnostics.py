@@ -145,17 +145,34 @@ def _escape_char(c: str) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
-def _source_line(span: Span, sources: dict[str, str]) -> str | None:
-    text = sources.get(span.file)
-    if text is None:
-        text = _read_for_quoting(span.file)
+def _source_line(span: Span, sources: dict[str, str], lines: dict[str, list[str]]) -> str | None:
+    """The line a span starts on; each file is split into lines once (`lines` keeps them)."""
+    split = lines.get(span.file)
+    if split is None:
+        text = sources.get(span.file)
         if text is None:
-            return None
-        sources[span.file] = text
-    lines = text.splitlines()
-    if 1 <= span.line <= len(lines):
-        return lines[span.line - 1]
+            text = _read_for_quoting(span.file)
+            if text is None:
+                return None
+            sources[span.file] = text
+        split = lines[span.file] = text.splitlines()
+    if 1 <= span.line <= len(split):
+        return split[span.line - 1]
     return None
+
+
+_SHOWN_WIDTH = 120  # characters of a long source line shown around the problem
+
+
+def _window(line: str, column: int) -> tuple[str, int]:
+    """A long line cut to a window around `column`; returns it and the column inside it."""
+    if len(line) <= _SHOWN_WIDTH:
+        return line, column
+    start = max(0, min(column - 1 - _SHOWN_WIDTH // 3, len(line) - _SHOWN_WIDTH))
+    shown = line[start : start + _SHOWN_WIDTH]
+    prefix = "..." if start else ""
+    suffix = "..." if start + _SHOWN_WIDTH < len(line) else ""
+    return prefix + shown + suffix, column - start + len(prefix)
 
 
 def _read_for_quoting(path: str) -> str | None:
@@ -171,7 +188,9 @@ def _read_for_quoting(path: str) -> str | None:
     return data.decode("utf-8", "replace")  # RE008 files too
 
 
-def render_one(diagnostic: Diagnostic, sources: dict[str, str], colour: bool = False) -> str:
+def render_one(
+    diagnostic: Diagnostic, sources: dict[str, str], colour: bool = False, lines: dict[str, list[str]] | None = None
+) -> str:
     span = diagnostic.span
     place = f"{printable(span.file)}:{span.line}:{span.column}:"
     kind = f"{diagnostic.severity}[{diagnostic.code}]"
@@ -180,23 +199,23 @@ def render_one(diagnostic: Diagnostic, sources: dict[str, str], colour: bool = F
         place, kind = f"\x1b[1m{place}\x1b[0m", f"{tint}{kind}\x1b[0m"
     head = f"{place} {kind}: "
     out = [head + printable(diagnostic.message)]
-    line = _source_line(span, sources)
+    line = _source_line(span, sources, {} if lines is None else lines)
     if line is not None:
-        shown = printable(line)
-        if shown == line:  # the caret lines up only under the text as written
-            width = span.end_column - span.column if span.end_line == span.line else len(line) - span.column + 1
-            width = max(1, min(width, max(1, len(line) - span.column + 1)))
-            out.append(f"  {line}")
-            out.append("  " + " " * (span.column - 1) + "^" * width)
-        else:
-            out.append(f"  {shown}")
+        width = span.end_column - span.column if span.end_line == span.line else len(line) - span.column + 1
+        line, column = _window(line, span.column)
+        width = max(1, min(width, max(1, len(line) - column + 1)))
+        # escapes (\x1b) widen the line: the caret goes under the escaped text
+        before, under = printable(line[: column - 1]), printable(line[column - 1 : column - 1 + width])
+        out.append(f"  {printable(line)}")
+        out.append("  " + " " * len(before) + "^" * max(1, len(under)))
     if diagnostic.hint:
         out.append(f"  hint: {printable(diagnostic.hint)}")
     return "\n".join(out)
 
 
 def render_text(diagnostics: Sequence[Diagnostic], sources: dict[str, str], colour: bool = False) -> str:
-    return "\n".join(render_one(d, sources, colour) for d in diagnostics)
+    lines: dict[str, list[str]] = {}
+    return "\n".join(render_one(d, sources, colour, lines) for d in diagnostics)
 
 
 def without_surrogates(text: str) -> str:

@@ -23,7 +23,8 @@ from rulesengine.diagnostics import Diagnostic, render_github, render_json, rend
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = Path(__file__).resolve().parent / "corpus" / "broken"
-FILES = sorted(CORPUS.glob("*.yaml"))
+HOSTILE = Path(__file__).resolve().parent / "corpus" / "hostile"  # inputs that attack the loader
+FILES = sorted(CORPUS.glob("*.yaml")) + sorted(HOSTILE.glob("*.yaml"))
 EXPECT = re.compile(r"#\s*expect:\s*(RE\d{3})\s+(\d+):(\d+)(?:\s+(\S+))?\s*$")
 CARET = re.compile(r"^\s*\^+$", re.M)
 
