@@ -9,10 +9,12 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import difflib
+import heapq
 import json
 import os
 import stat
 from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
 
 import attrs
 
@@ -68,7 +70,8 @@ class RuleFileError(RulesEngineError):
 
     def __init__(self, diagnostics: Sequence[Diagnostic]):
         self.diagnostics = list(diagnostics)
-        super().__init__(render_text(self.diagnostics, sources={}))
+        # one line each, without quoting the files: raising reads nothing
+        super().__init__("\n".join(_headline(d) for d in self.diagnostics))
 
 
 class IllegalActionError(RulesEngineError):
@@ -102,29 +105,36 @@ def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
     """A hint naming the closest candidate, if any is close enough.
 
     The cost is bounded: a long name gets no suggestion, only the candidates closest in
-    length are compared, and inside `suggestions_bounded` all suggestions together compare
-    a bounded number of character pairs.
+    length are compared, and inside `suggestions_bounded` all suggestions together do a
+    bounded amount of work (counted in characters compared); past it, no more hints.
     """
-    if len(name) > MAX_SUGGESTION_NAME:
-        return None
-    pool = sorted({c for c in candidates if len(c) <= MAX_SUGGESTION_NAME}, key=lambda c: (abs(len(c) - len(name)), c))
     budget = _suggestion_work.get()
+    if len(name) > MAX_SUGGESTION_NAME or (budget is not None and budget[0] <= 0):
+        return None
+    pool = heapq.nsmallest(
+        MAX_SUGGESTION_CANDIDATES,
+        {c for c in candidates if len(c) <= MAX_SUGGESTION_NAME},
+        key=lambda c: (abs(len(c) - len(name)), c),
+    )
     matcher = difflib.SequenceMatcher(autojunk=False)
     matcher.set_seq2(name)
     cutoff = 0.6
     best: tuple[float, str] | None = None  # ties go to the larger name, as difflib.get_close_matches
-    for candidate in pool[:MAX_SUGGESTION_CANDIDATES]:
+    spent = 0
+    for candidate in pool:
         matcher.set_seq1(candidate)
         floor = best[0] if best else cutoff
+        spent += len(candidate) + len(name)
         if matcher.real_quick_ratio() < floor or matcher.quick_ratio() < floor:
             continue
-        if budget is not None:
-            budget[0] -= max(1, len(candidate) * len(name))
-            if budget[0] < 0:
-                break
+        spent += len(candidate) * len(name)
+        if budget is not None and spent > budget[0]:
+            break
         score = matcher.ratio()
         if score >= cutoff and (best is None or (score, candidate) > best):
             best = (score, candidate)
+    if budget is not None:
+        budget[0] -= spent
     return f"did you mean '{best[1]}'?" if best is not None else None
 
 
@@ -176,16 +186,25 @@ def _window(line: str, column: int) -> tuple[str, int]:
 
 
 def _read_for_quoting(path: str) -> str | None:
-    """A file's text to quote a line of: only a regular file, at most MAX_FILE_BYTES of it."""
+    """A file's text to quote a line of: only a regular file, at most MAX_FILE_BYTES of it, and
+    not through a symbolic link that leaves its folder (validate refuses those, RE023)."""
     try:
+        link = Path(path)
+        if link.is_symlink() and not link.resolve().is_relative_to(link.parent.resolve()):
+            return None
         status = os.stat(path)
-        if not stat.S_ISREG(status.st_mode):
+        if not stat.S_ISREG(status.st_mode) or status.st_size > MAX_FILE_BYTES:
             return None
         with open(path, "rb") as handle:
             data = handle.read(MAX_FILE_BYTES + 1)
     except (OSError, ValueError):
         return None
     return data.decode("utf-8", "replace")  # RE008 files too
+
+
+def _headline(d: Diagnostic) -> str:
+    span = d.span
+    return printable(f"{span.file}:{span.line}:{span.column}: {d.severity}[{d.code}]: {d.message}")
 
 
 def render_one(

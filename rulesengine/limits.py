@@ -17,7 +17,7 @@ MAX_COMPOSED_BYTES = 2_000_000  # bytes of all the files of one composition toge
 MAX_INTEGER_DIGITS = 40  # characters of a YAML integer, checked before it is converted
 MAX_SUGGESTION_NAME = 64  # a name longer than this gets no "did you mean"
 MAX_SUGGESTION_CANDIDATES = 200  # names compared with an unknown one (the closest in length)
-MAX_SUGGESTION_WORK = 20_000  # comparisons for all the suggestions of one file's check
+MAX_SUGGESTION_WORK = 1_000_000  # characters compared for all the suggestions of one file's check
 
 # ---- expressions and statements ------------------------------------------------------
 MAX_EXPRESSION_LENGTH = 2_000  # characters of one expression or effect text
