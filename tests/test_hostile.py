@@ -22,10 +22,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rulesengine
-from rulesengine import api, compose, replay, source
+from rulesengine import api, compose, source
 from rulesengine.cli import _colour, main
-from rulesengine.diagnostics import Diagnostic, Span, did_you_mean, render_github, render_json, render_text
-from rulesengine.diagnostics import suggestions_bounded
+from rulesengine.diagnostics import (
+    Diagnostic,
+    Span,
+    did_you_mean,
+    render_github,
+    render_json,
+    render_text,
+    suggestions_bounded,
+)
 from tests import fuzz_validate
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -174,7 +181,7 @@ def test_did_you_mean_is_bounded_for_many_long_similar_names():
     names = ["a" * 40 + "".join(rng.choice("ab") for _ in range(20)) for _ in range(5000)]
     start = time.perf_counter()
     with suggestions_bounded():
-        for k in range(2000):
+        for _ in range(2000):
             did_you_mean("a" * 40 + "".join(rng.choice("ab") for _ in range(20)), names)
     assert time.perf_counter() - start < 10
     assert did_you_mean("x" * 100, ["x" * 100 + "y"]) is None  # too long to compare
