@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -11,9 +12,10 @@ from . import ir
 from .check import check, check_block, check_with_warnings, is_block
 from .compile import compile_program
 from .compose import compose
-from .diagnostics import Diagnostic, OptionError, RuleFileError, did_you_mean
+from .diagnostics import Diagnostic, OptionError, RuleFileError, did_you_mean, printable, suggestions_bounded
 from .engine import DEFAULT_MAX_STEPS, Game
 from .resources import resolve_ruleset, shipped_rulesets
+from .source import decode, read_bytes
 
 
 def find_ruleset(name_or_path: str) -> Path:
@@ -22,24 +24,58 @@ def find_ruleset(name_or_path: str) -> Path:
     if path is None:
         names = shipped_rulesets()
         hint = did_you_mean(name_or_path, names)
-        raise OptionError(
-            f"unknown ruleset '{name_or_path}': not a file and not a shipped ruleset"
-            f" ({'; ' + hint if hint else ''}shipped: {', '.join(names)})".replace("(; ", "(")
-        )
+        advice = "; ".join(part for part in (hint, f"shipped: {', '.join(names)}") if part)
+        shown = printable(name_or_path)
+        raise OptionError(f"unknown ruleset '{shown}': not a file and not a shipped ruleset ({advice})")
     return path
 
 
 def load_ruleset(name_or_path: str | os.PathLike) -> ir.Ruleset:
-    """Load, compose and check a rule file; raises RuleFileError listing every problem."""
-    path = find_ruleset(str(name_or_path))
-    stat = path.stat()
-    return _load_cached(str(path), stat.st_mtime_ns, stat.st_size)
+    """Load, compose and check a rule file; raises RuleFileError listing every problem.
+
+    Checked rulesets are kept, keyed on the content of every file composed into them, so a
+    variant is checked again when its base (or anything it includes) changes.
+    """
+    return _load(str(find_ruleset(str(name_or_path))))[0]
 
 
-@functools.lru_cache(maxsize=64)
-def _load_cached(path: str, _mtime: int, _size: int) -> ir.Ruleset:
-    document = compose(path)
-    return check(document, path)
+def ruleset_digest(name_or_path: str | os.PathLike) -> str:
+    """SHA-256 (hex) of a ruleset's composed files: the file and all it extends and includes."""
+    return _load(str(find_ruleset(str(name_or_path))))[1]
+
+
+_KEPT = 64
+_kept: dict[str, tuple[tuple[tuple[str, str], ...], ir.Ruleset, str]] = {}  # path -> (files, ruleset, digest)
+
+
+def _text_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _file_hash(path: str) -> str | None:
+    """The hash of a file's text as composition reads it (None if it cannot be read now)."""
+    try:
+        return _text_hash(decode(read_bytes(path), path))
+    except RuleFileError:
+        return None
+
+
+def _load(path: str) -> tuple[ir.Ruleset, str]:
+    kept = _kept.get(path)
+    if kept is not None and all(_file_hash(file) == digest for file, digest in kept[0]):
+        return kept[1], kept[2]
+    sources: dict[str, str] = {}
+    with suggestions_bounded():
+        ruleset = check(compose(path, sources), path)
+    files = tuple((file, _text_hash(text)) for file, text in sources.items())
+    whole = hashlib.sha256()
+    for text in sources.values():
+        data = text.encode("utf-8", "surrogatepass")
+        whole.update(len(data).to_bytes(8, "big") + data)
+    if len(_kept) >= _KEPT:
+        _kept.pop(next(iter(_kept)))
+    _kept[path] = (files, ruleset, whole.hexdigest())
+    return ruleset, whole.hexdigest()
 
 
 def parse_option_value(option: ir.Option, text: str) -> object:
@@ -114,11 +150,12 @@ def validate_file(path: str | os.PathLike) -> tuple[ir.Ruleset | None, list[Diag
 
     A block (`block: true`) has no ruleset of its own; only its syntax is checked.
     """
-    try:
-        document = compose(str(path))
-    except RuleFileError as error:
-        return None, error.diagnostics
-    if is_block(document):  # a partial file: complete only inside the games that include it
-        return None, check_block(document)
-    ruleset, problems = check_with_warnings(document, str(path))
+    with suggestions_bounded():
+        try:
+            document = compose(str(path))
+        except RuleFileError as error:
+            return None, error.diagnostics
+        if is_block(document):  # a partial file: complete only inside the games that include it
+            return None, check_block(document)
+        ruleset, problems = check_with_warnings(document, str(path))
     return ruleset, sorted(problems, key=lambda d: (d.span.file, d.span.line, d.span.column))

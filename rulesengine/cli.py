@@ -1,7 +1,9 @@
 """The `rulesengine` command: validate rule files, run and simulate matches, and help
 authors (schema, describe, new).
 
-Exit codes: 0 success, 1 invalid rule files (or a failed match), 2 usage errors.
+Exit codes, the same for every command: 0 done; 1 invalid input (a rule file or replay
+with problems) or a failed check; 2 usage (an unknown command, option, ruleset name or
+option value, a file that cannot be written); 130 interrupted (Ctrl-C).
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from .diagnostics import (
     Diagnostic,
     RuleFileError,
     RulesEngineError,
+    Span,
+    printable,
     render_github,
     render_json,
     render_text,
@@ -40,17 +44,37 @@ class ChoiceError(click.ClickException):
     exit_code = 2
 
 
-def _collect_files(paths: tuple[str, ...]) -> list[Path]:
+def _colour(stream) -> bool:
+    """Colour only on a terminal, and never when NO_COLOR is set (https://no-color.org)."""
+    return stream.isatty() and not os.environ.get("NO_COLOR")
+
+
+def _collect_files(paths: tuple[str, ...]) -> tuple[list[Path], list[Diagnostic]]:
+    """The files to validate, and a diagnostic for each symbolic link pointing out of its folder
+    (such a file is not read: a pull request cannot make `validate` print a file elsewhere)."""
     files: list[Path] = []
+    refused: list[Diagnostic] = []
+
+    def take(path: Path, root: Path) -> None:
+        if path.is_symlink() and not path.resolve().is_relative_to(root.resolve()):
+            refused.append(Diagnostic("RE023", "this file is a symbolic link to a file outside its folder; it is not "
+                                      "read", Span.point(str(path), 1, 1)))
+        else:
+            files.append(path)
+
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            files.extend(sorted(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file()))
-        elif path.is_file():
-            files.append(path)
+            for found in sorted(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file()):
+                take(found, path)
+        elif path.exists() or path.is_symlink():
+            take(path, path.parent)  # not a regular file: validate says so (RE009)
         else:
-            raise UsageError(f"no such file or folder: {raw}")
-    return files
+            try:
+                files.append(api.find_ruleset(raw))  # a shipped name, as every other command takes
+            except RulesEngineError:
+                raise UsageError(f"no such file or folder, nor a shipped ruleset: {printable(raw)}") from None
+    return files, refused
 
 
 def _parse_options(pairs: tuple[str, ...]) -> dict[str, str]:
@@ -68,7 +92,7 @@ def _load_ruleset(ruleset: str) -> ir.Ruleset:
     try:
         return api.load_ruleset(ruleset)
     except RuleFileError as error:
-        click.echo(render_text(error.diagnostics, {}, colour=sys.stderr.isatty()), err=True)
+        click.echo(render_text(error.diagnostics, {}, colour=_colour(sys.stderr)), err=True)
         raise SystemExit(1) from None
     except RulesEngineError as error:
         raise ChoiceError(str(error)) from None
@@ -101,10 +125,9 @@ def main() -> None:
 @click.option("--strict", is_flag=True, help="Treat warnings as failures.")
 def validate(paths: tuple[str, ...], output_format: str, strict: bool) -> None:
     """Check rule files (or every .yaml file in folders) and report every problem."""
-    files = _collect_files(paths)
-    if not files:
+    files, problems = _collect_files(paths)
+    if not files and not problems:
         raise UsageError("no rule files found (looked for .yaml and .yml files)")
-    problems: list[Diagnostic] = []
     sources: dict[str, str] = {}
     for file in files:
         _, found = api.validate_file(file)
@@ -117,11 +140,12 @@ def validate(paths: tuple[str, ...], output_format: str, strict: bool) -> None:
             click.echo(render_github(problems))
     else:
         if problems:
-            click.echo(render_text(problems, sources, colour=sys.stdout.isatty()))
+            click.echo(render_text(problems, sources, colour=_colour(sys.stdout)))
         errors = sum(p.severity == ERROR for p in problems)
         warnings = len(problems) - errors
         verdict = "invalid" if failed else "valid"
-        click.echo(f"{len(files)} file(s) checked: {errors} error(s), {warnings} warning(s); {verdict}")
+        checked = len(files) + sum(p.code == "RE023" for p in problems)
+        click.echo(f"{checked} file(s) checked: {errors} error(s), {warnings} warning(s); {verdict}")
     raise SystemExit(1 if failed else 0)
 
 
@@ -142,6 +166,12 @@ _options = click.option(
 def run(ruleset: str, players: int | None, seed: int, options: tuple[str, ...], record_path: str | None) -> None:
     """Random bots play one whole match of RULESET (a path or a shipped name)."""
     game = _load_game(ruleset, players, options)
+    if record_path is not None:  # before the match, not after it
+        try:
+            replay.check_destination(record_path)
+            replay.reference(ruleset, record_path)
+        except replay.ReplayError as error:
+            raise ChoiceError(f"--record: {error}") from None
     state = game.new_initial_state(seed=seed, record_log=True)
     agents = [RandomAgent(seed * 1_000 + seat) for seat in range(game.num_players)]
     _print_header(game, seed)
@@ -152,7 +182,10 @@ def run(ruleset: str, players: int | None, seed: int, options: tuple[str, ...], 
     _flush(state, shown)
     _print_result(state)
     if record_path is not None:
-        replay.write(record_path, replay.record(state, ruleset))
+        try:
+            replay.write(record_path, replay.record(state, ruleset, record_path))
+        except replay.ReplayError as error:
+            raise ChoiceError(str(error)) from None
         click.echo(f"replay written to {record_path}")
 
 
@@ -160,21 +193,28 @@ def run(ruleset: str, players: int | None, seed: int, options: tuple[str, ...], 
 @click.argument("path", type=click.Path(dir_okay=False))
 @click.option("--verify", is_flag=True, help="Only check that the match replays as recorded (exit 0 or 1).")
 def replay_command(path: str, verify: bool) -> None:
-    """Play back a replay written by `run --record`, or verify it."""
+    """Play back a replay written by `run --record`, or verify it.
+
+    Both exit 1, with the same message, for a replay that cannot be read, names a ruleset
+    that is missing, changed or outside its folder, or does not end as it recorded.
+    """
     try:
         data = replay.read(path)
         if verify:
             state = replay.verify(data, path)
             click.echo(f"{path}: verified, {len(data['actions'])} actions, returns {state.returns()}")
             return
-        game = _load_game(data["ruleset"], data["players"], tuple(f"{k}={v}" for k, v in data["options"].items()))
-        _print_header(game, data["seed"])
+        _print_header(replay.load_game(data, path), data["seed"])
         state = replay.play_back(data, path)
+        _flush(state, 0)
+        _print_result(state)
+        replay.check_result(data, state, path)
     except replay.ReplayError as error:
         click.echo(f"error: {error}", err=True)
         raise SystemExit(1) from None
-    _flush(state, 0)
-    _print_result(state)
+    except RuleFileError as error:
+        click.echo(render_text(error.diagnostics, {}, colour=_colour(sys.stderr)), err=True)
+        raise SystemExit(1) from None
 
 
 def _print_header(game: Game, seed: int) -> None:
@@ -225,14 +265,24 @@ def play(ruleset: str, players: int | None, seed: int, options: tuple[str, ...],
             click.echo(f"  {number:>3}. {state.action_to_string(action)}")
         while True:
             answer = click.prompt("your move", default="1" if len(actions) == 1 else None, show_default=False)
-            if answer.strip().lower() in ("q", "quit"):
-                raise click.exceptions.Abort()
-            if answer.strip().isdigit() and 1 <= int(answer) <= len(actions):
+            answer = answer.strip()
+            if answer.lower() in ("q", "quit"):
+                raise _Quit()
+            # ASCII digits only ('²' and '٣' are digits to str.isdigit), and few of them
+            if answer.isascii() and answer.isdigit() and len(answer) <= 9 and 1 <= int(answer) <= len(actions):
                 return actions[int(answer) - 1]
-            click.echo(f"type a number from 1 to {len(actions)}")
+            click.echo(f"type a number from 1 to {len(actions)}, or q to quit")
 
-    state = play_against_bots(game, seat - 1, seed, ask, click.echo)
+    try:
+        state = play_against_bots(game, seat - 1, seed, ask, click.echo)
+    except _Quit:
+        click.echo("you left the match")
+        return
     _print_result(state)
+
+
+class _Quit(Exception):
+    """The person typed q: the match ends there, and that is a normal end (exit 0)."""
 
 
 @main.command(name="simulate")
@@ -284,13 +334,20 @@ def describe_command(ruleset: str) -> None:
 
 
 def _reference(base: str, folder: Path) -> str:
-    """How the new file names its base: a shipped name as it is, a file by a path relative to it."""
+    """How the new file names its base: a shipped name as it is, a file by a path relative to it.
+
+    A rule file may extend only files in its own folder or below (see docs/tooling.md), so
+    a base elsewhere is refused here rather than written into a file that cannot load.
+    """
     if not Path(base).is_file():
         return base
-    try:
-        return Path(os.path.relpath(Path(base).resolve(), folder.resolve())).as_posix()
-    except ValueError:  # another drive: only an absolute path reaches it
-        return Path(base).resolve().as_posix()
+    target, here = Path(base).resolve(), folder.resolve()
+    if not target.is_relative_to(here):
+        raise ChoiceError(
+            f"{base} is not in the new file's folder or below it, so the new file could not extend it; "
+            "put the new file next to its base (or in a folder below it)"
+        )
+    return target.relative_to(here).as_posix()
 
 
 @main.command()
@@ -323,9 +380,12 @@ def new(file: Path, base: str | None, force: bool) -> None:
 
 def entry() -> None:
     """Console entry point: usage errors exit with 2, never with a traceback."""
+    for stream in (sys.stdout, sys.stderr):  # a name with a lone surrogate prints as an escape
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     try:
         main.main(standalone_mode=False)
-    except click.exceptions.Abort:
+    except (click.exceptions.Abort, KeyboardInterrupt):
         click.echo("aborted", err=True)
         raise SystemExit(130) from None
     except click.ClickException as error:

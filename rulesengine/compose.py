@@ -3,16 +3,21 @@
 Mappings merge key by key, deeply; a list or a scalar in the later file replaces the
 earlier one; a key set to null removes it. Every node keeps the span of the file it came
 from, so errors in a base file point into that file.
+
+A rule file may come from a stranger, so what it can name is confined: files in its own
+folder or below it (after following symbolic links) and the shipped rulesets and blocks.
+Anything else is refused without being opened. Each file is read once per composition,
+and the number of files and their total size are bounded (see limits.py).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from .diagnostics import Diagnostic, RuleFileError
-from .limits import MAX_CHAIN
-from .resources import resolve_ruleset, shipped_rulesets
-from .source import Map, Node, Scalar, Seq, load_file
+from .diagnostics import Diagnostic, RuleFileError, did_you_mean
+from .limits import MAX_CHAIN, MAX_COMPOSED_BYTES, MAX_COMPOSED_FILES
+from .resources import rulesets_dir, shipped_rulesets
+from .source import Map, Node, Scalar, Seq, decode, load_yaml, read_bytes
 
 
 def merge(base: Node, override: Node) -> Node:
@@ -38,11 +43,31 @@ def _references(node: Node, key: str) -> list[Scalar]:
     return [item for item in items if isinstance(item, Scalar)]
 
 
-def compose(path: str, sources: dict[str, str] | None = None, _chain: tuple[str, ...] = ()) -> Map:
-    """Load `path` with everything it extends and includes merged beneath it."""
-    tree, text = load_file(path)
-    if sources is not None:
-        sources[path] = text
+class _Composition:
+    """What one composition has read: every file once (memoised), within the limits."""
+
+    def __init__(self, sources: dict[str, str] | None):
+        self.sources = sources
+        self.done: dict[str, Map | None] = {}  # resolved path -> composed file (None: it failed)
+        self.bytes = 0
+
+
+def compose(path: str, sources: dict[str, str] | None = None) -> Map:
+    """Load `path` with everything it extends and includes merged beneath it.
+
+    Each file is read once however often it is named; `sources` (when given) receives the
+    text of every file read, in the order they were read.
+    """
+    return _compose(path, _Composition(sources), ())
+
+
+def _compose(path: str, state: _Composition, chain: tuple[str, ...]) -> Map:
+    data = read_bytes(path)
+    state.bytes += len(data)
+    text = decode(data, path)
+    if state.sources is not None:
+        state.sources[path] = text
+    tree = load_yaml(text, path)
     if not isinstance(tree, Map):
         raise RuleFileError(
             [
@@ -56,8 +81,9 @@ def compose(path: str, sources: dict[str, str] | None = None, _chain: tuple[str,
         )
     problems: list[Diagnostic] = []
     here = Path(path).resolve().parent
-    chain = (*_chain, str(Path(path).resolve()))
+    chain = (*chain, str(Path(path).resolve()))
     bases: list[Node] = []
+    named: set[str] = set()
     for key in ("extends", "include"):
         value = tree.get(key)
         if (
@@ -67,8 +93,16 @@ def compose(path: str, sources: dict[str, str] | None = None, _chain: tuple[str,
         ):
             problems.append(Diagnostic("RE011", f"'{key}' must name a rule file", value.span))
             continue
-        for reference in _references(tree, key):
-            base = _load_base(reference, key, here, chain, sources, problems)
+        references = _references(tree, key)
+        if isinstance(value, Seq):
+            for item in value.items:
+                if not (isinstance(item, Scalar) and isinstance(item.value, str)):
+                    problems.append(Diagnostic("RE011", f"each entry of '{key}' must name a rule file", item.span))
+        if value is not None and len(references) > MAX_COMPOSED_FILES:  # checked before any of them is looked up
+            problems.append(Diagnostic("RE021", f"'{key}' names more than {MAX_COMPOSED_FILES} files", value.span))
+            continue
+        for reference in references:
+            base = _load_base(reference, key, here, chain, state, named, problems)
             if isinstance(base, Map):
                 # `block: true` marks the included file only, not the game that includes it.
                 base = Map(
@@ -98,42 +132,109 @@ def _load_base(
     key: str,
     here: Path,
     chain: tuple[str, ...],
-    sources: dict[str, str] | None,
+    state: _Composition,
+    named: set[str],
     problems: list[Diagnostic],
 ) -> Node | None:
     name = str(reference.value)
-    found = resolve_ruleset(name, relative_to=here)
+    shown = _shown(name)
+    found = find_reference(name, here)
     if found is None:
-        from .diagnostics import did_you_mean
-
-        hint = did_you_mean(name, shipped_rulesets()) or f"shipped rulesets: {', '.join(shipped_rulesets())}"
+        shipped = shipped_rulesets()
+        hint = did_you_mean(name, shipped) or f"shipped rulesets: {', '.join(shipped)}"
         problems.append(
             Diagnostic(
                 "RE012",
-                f"'{key}' names '{name}', which is neither a file nor a shipped ruleset",
+                f"'{key}' names '{shown}', which is neither a file nor a shipped ruleset",
                 reference.span,
                 hint=hint,
             )
         )
         return None
-    resolved = str(found.resolve())
-    if resolved in chain:
+    resolved = found.resolve()
+    if not is_confined(resolved, here):
+        # Never read, and never quoted: only the reference as written is named.
         problems.append(
             Diagnostic(
-                "RE013",
-                f"'{key}' of '{name}' is circular: the file extends itself",
+                "RE019",
+                f"'{key}' names '{shown}', which is outside this file's folder and not a shipped ruleset",
                 reference.span,
-                hint=" -> ".join(Path(c).name for c in (*chain, resolved)),
+                hint="a rule file may extend or include only files in its own folder or below it (symbolic "
+                "links are followed before this check), and the shipped rulesets and blocks by name",
             )
         )
         return None
+    resolved_text = str(resolved)
+    if resolved_text in chain:
+        problems.append(
+            Diagnostic(
+                "RE013",
+                f"'{key}' of '{shown}' is circular: the file extends itself",
+                reference.span,
+                hint=" -> ".join(Path(c).name for c in (*chain, resolved_text)),
+            )
+        )
+        return None
+    if resolved_text in named:
+        problems.append(Diagnostic("RE020", f"'{shown}' is named twice by this file", reference.span,
+                                   hint="extend or include a file once"))
+        return None
+    named.add(resolved_text)
+    if resolved_text in state.done:
+        return state.done[resolved_text]  # read once: its own problems are reported already
     if len(chain) >= MAX_CHAIN:
         problems.append(
             Diagnostic("RE014", f"more than {MAX_CHAIN} files extend or include each other", reference.span)
         )
         return None
+    if len(state.done) >= MAX_COMPOSED_FILES:
+        problems.append(Diagnostic("RE021", f"more than {MAX_COMPOSED_FILES} files are extended or included",
+                                   reference.span))
+        return None
     try:
-        return compose(str(found), sources, chain)
+        size = resolved.stat().st_size
+    except OSError:
+        size = 0  # reading it reports why it cannot be read
+    if state.bytes + size > MAX_COMPOSED_BYTES:
+        problems.append(Diagnostic("RE022", f"the files extended or included hold more than {MAX_COMPOSED_BYTES} "
+                                   "bytes together", reference.span))
+        return None
+    state.done[resolved_text] = None
+    try:
+        composed = _compose(str(found), state, chain)
     except RuleFileError as error:
         problems.extend(error.diagnostics)
         return None
+    state.done[resolved_text] = composed
+    return composed
+
+
+def find_reference(name: str, here: Path, shipped: bool = True) -> Path | None:
+    """The file a reference names: relative to the including file's folder, else (with
+    `shipped`) a shipped one. The process's working folder is never consulted. The file
+    found may lie outside `here`: check it with `is_confined` before reading it.
+    """
+    given = Path(name)
+    if "\0" in name:
+        return None
+    candidates = [given] if given.is_absolute() else [here / given, here / f"{name}.yaml"]
+    if shipped:
+        candidates += [rulesets_dir() / f"{name}.yaml", rulesets_dir() / name]
+    for candidate in candidates:
+        try:
+            if candidate.is_file():
+                return candidate
+        except (OSError, ValueError):  # a name too long, or holding a NUL
+            continue
+    return None
+
+
+def is_confined(resolved: Path, here: Path) -> bool:
+    """Inside the including file's folder tree, or one of the shipped rulesets and blocks."""
+    return resolved.is_relative_to(here) or resolved.is_relative_to(rulesets_dir().resolve())
+
+
+def _shown(name: str) -> str:
+    """A reference as written, cut short and with control characters made visible."""
+    text = name if len(name) <= 80 else name[:77] + "..."
+    return text.encode("unicode_escape", "backslashreplace").decode("ascii") if not text.isprintable() else text

@@ -6,11 +6,19 @@ carries all findings of a load so that callers can report them together.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import difflib
+import heapq
 import json
-from collections.abc import Iterable, Sequence
+import os
+import stat
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
 
 import attrs
+
+from .limits import MAX_FILE_BYTES, MAX_SUGGESTION_CANDIDATES, MAX_SUGGESTION_NAME, MAX_SUGGESTION_WORK
 
 ERROR = "error"
 WARNING = "warning"
@@ -62,7 +70,8 @@ class RuleFileError(RulesEngineError):
 
     def __init__(self, diagnostics: Sequence[Diagnostic]):
         self.diagnostics = list(diagnostics)
-        super().__init__(render_text(self.diagnostics, sources={}))
+        # one line each, without quoting the files: raising reads nothing
+        super().__init__("\n".join(_headline(d) for d in self.diagnostics))
 
 
 class IllegalActionError(RulesEngineError):
@@ -77,71 +86,192 @@ class EngineError(RulesEngineError):
     """A rule file made the engine do something impossible while a game ran."""
 
 
+# The character pairs that suggestions may still compare in the current check (None: no
+# check is running, so only the bound per call applies).
+_suggestion_work: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar("suggestion_work", default=None)
+
+
+@contextlib.contextmanager
+def suggestions_bounded(work: int = MAX_SUGGESTION_WORK) -> Iterator[None]:
+    """Bound the total cost of the "did you mean" suggestions made inside (one file's check)."""
+    token = _suggestion_work.set([work])
+    try:
+        yield
+    finally:
+        _suggestion_work.reset(token)
+
+
 def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
-    """A hint naming the closest candidate, if any is close enough."""
-    matches = difflib.get_close_matches(name, sorted(set(candidates)), n=1, cutoff=0.6)
-    return f"did you mean '{matches[0]}'?" if matches else None
+    """A hint naming the closest candidate, if any is close enough.
+
+    The cost is bounded: a long name gets no suggestion, only the candidates closest in
+    length are compared, and inside `suggestions_bounded` all suggestions together do a
+    bounded amount of work (counted in characters compared); past it, no more hints.
+    """
+    budget = _suggestion_work.get()
+    if len(name) > MAX_SUGGESTION_NAME or (budget is not None and budget[0] <= 0):
+        return None
+    pool = heapq.nsmallest(
+        MAX_SUGGESTION_CANDIDATES,
+        {c for c in candidates if len(c) <= MAX_SUGGESTION_NAME},
+        key=lambda c: (abs(len(c) - len(name)), c),
+    )
+    matcher = difflib.SequenceMatcher(autojunk=False)
+    matcher.set_seq2(name)
+    cutoff = 0.6
+    best: tuple[float, str] | None = None  # ties go to the larger name, as difflib.get_close_matches
+    spent = 0
+    for candidate in pool:
+        matcher.set_seq1(candidate)
+        floor = best[0] if best else cutoff
+        spent += len(candidate) + len(name)
+        if matcher.real_quick_ratio() < floor or matcher.quick_ratio() < floor:
+            continue
+        spent += len(candidate) * len(name)
+        if budget is not None and spent > budget[0]:
+            break
+        score = matcher.ratio()
+        if score >= cutoff and (best is None or (score, candidate) > best):
+            best = (score, candidate)
+    if budget is not None:
+        budget[0] -= spent
+    return f"did you mean '{best[1]}'?" if best is not None else None
 
 
 # --- rendering -------------------------------------------------------------------------
 
 
-def _source_line(span: Span, sources: dict[str, str]) -> str | None:
-    text = sources.get(span.file)
-    if text is None:
-        try:
-            with open(span.file, encoding="utf-8", errors="replace") as handle:  # RE008 files too
-                text = handle.read()
-        except OSError:
-            return None
-        sources[span.file] = text
-    lines = text.splitlines()
-    if 1 <= span.line <= len(lines):
-        return lines[span.line - 1]
+def printable(text: str) -> str:
+    """`text` safe to print anywhere: lone surrogates and control characters (but tab) written
+    as escapes, so that a rule file's names can neither break the output's encoding nor
+    send commands to a terminal."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() or c == "\t" else _escape_char(c) for c in text)
+
+
+def _escape_char(c: str) -> str:
+    code = ord(c)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def _source_line(span: Span, sources: dict[str, str], lines: dict[str, list[str]]) -> str | None:
+    """The line a span starts on; each file is split into lines once (`lines` keeps them)."""
+    split = lines.get(span.file)
+    if split is None:
+        text = sources.get(span.file)
+        if text is None:
+            text = _read_for_quoting(span.file)
+            if text is None:
+                return None
+            sources[span.file] = text
+        split = lines[span.file] = text.splitlines()
+    if 1 <= span.line <= len(split):
+        return split[span.line - 1]
     return None
 
 
-def render_one(diagnostic: Diagnostic, sources: dict[str, str], colour: bool = False) -> str:
+_SHOWN_WIDTH = 120  # characters of a long source line shown around the problem
+
+
+def _window(line: str, column: int) -> tuple[str, int]:
+    """A long line cut to a window around `column`; returns it and the column inside it."""
+    if len(line) <= _SHOWN_WIDTH:
+        return line, column
+    start = max(0, min(column - 1 - _SHOWN_WIDTH // 3, len(line) - _SHOWN_WIDTH))
+    shown = line[start : start + _SHOWN_WIDTH]
+    prefix = "..." if start else ""
+    suffix = "..." if start + _SHOWN_WIDTH < len(line) else ""
+    return prefix + shown + suffix, column - start + len(prefix)
+
+
+def _read_for_quoting(path: str) -> str | None:
+    """A file's text to quote a line of: only a regular file, at most MAX_FILE_BYTES of it, and
+    not through a symbolic link that leaves its folder (validate refuses those, RE023)."""
+    try:
+        link = Path(path)
+        if link.is_symlink() and not link.resolve().is_relative_to(link.parent.resolve()):
+            return None
+        status = os.stat(path)
+        if not stat.S_ISREG(status.st_mode) or status.st_size > MAX_FILE_BYTES:
+            return None
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
+    except (OSError, ValueError):
+        return None
+    return data.decode("utf-8", "replace")  # RE008 files too
+
+
+def _headline(d: Diagnostic) -> str:
+    span = d.span
+    return printable(f"{span.file}:{span.line}:{span.column}: {d.severity}[{d.code}]: {d.message}")
+
+
+def render_one(
+    diagnostic: Diagnostic, sources: dict[str, str], colour: bool = False, lines: dict[str, list[str]] | None = None
+) -> str:
     span = diagnostic.span
-    place = f"{span.file}:{span.line}:{span.column}:"
+    place = f"{printable(span.file)}:{span.line}:{span.column}:"
     kind = f"{diagnostic.severity}[{diagnostic.code}]"
     if colour:
         tint = "\x1b[1;31m" if diagnostic.severity == ERROR else "\x1b[1;33m"
         place, kind = f"\x1b[1m{place}\x1b[0m", f"{tint}{kind}\x1b[0m"
     head = f"{place} {kind}: "
-    out = [head + diagnostic.message]
-    line = _source_line(span, sources)
+    out = [head + printable(diagnostic.message)]
+    line = _source_line(span, sources, {} if lines is None else lines)
     if line is not None:
         width = span.end_column - span.column if span.end_line == span.line else len(line) - span.column + 1
-        width = max(1, min(width, max(1, len(line) - span.column + 1)))
-        out.append(f"  {line}")
-        out.append("  " + " " * (span.column - 1) + "^" * width)
+        line, column = _window(line, span.column)
+        width = max(1, min(width, max(1, len(line) - column + 1)))
+        # escapes (\x1b) widen the line: the caret goes under the escaped text
+        before, under = printable(line[: column - 1]), printable(line[column - 1 : column - 1 + width])
+        out.append(f"  {printable(line)}")
+        out.append("  " + " " * len(before) + "^" * max(1, len(under)))
     if diagnostic.hint:
-        out.append(f"  hint: {diagnostic.hint}")
+        out.append(f"  hint: {printable(diagnostic.hint)}")
     return "\n".join(out)
 
 
 def render_text(diagnostics: Sequence[Diagnostic], sources: dict[str, str], colour: bool = False) -> str:
-    return "\n".join(render_one(d, sources, colour) for d in diagnostics)
+    lines: dict[str, list[str]] = {}
+    return "\n".join(render_one(d, sources, colour, lines) for d in diagnostics)
+
+
+def without_surrogates(text: str) -> str:
+    """Lone surrogates written out as text (\\udc80), so the text encodes as UTF-8."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _json_safe(value: object) -> object:
+    return without_surrogates(value) if isinstance(value, str) else value
 
 
 def render_json(diagnostics: Sequence[Diagnostic]) -> str:
-    return json.dumps([d.as_dict() for d in diagnostics], indent=2)
+    return json.dumps([{k: _json_safe(v) for k, v in d.as_dict().items()} for d in diagnostics], indent=2)
+
+
+def _github_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _github_property(text: str) -> str:
+    return _github_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
 def render_github(diagnostics: Sequence[Diagnostic]) -> str:
-    """GitHub Actions workflow commands, one annotation per diagnostic."""
+    """GitHub Actions workflow commands, one annotation per diagnostic.
 
-    def escape(text: str) -> str:
-        return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
+    Property values (file, title) and the message are escaped as the workflow-command
+    format requires, so no text of a rule file or its name can start a command of its own.
+    """
     lines = []
     for d in diagnostics:
         s = d.span
         kind = "error" if d.severity == ERROR else "warning"
-        message = d.message + (f" ({d.hint})" if d.hint else "")
+        message = without_surrogates(d.message + (f" ({d.hint})" if d.hint else ""))
+        file = _github_property(without_surrogates(s.file))
         lines.append(
-            f"::{kind} file={s.file},line={s.line},col={s.column},endLine={s.end_line},"
-            f"endColumn={s.end_column},title={d.code}::{escape(message)}"
+            f"::{kind} file={file},line={s.line},col={s.column},endLine={s.end_line},"
+            f"endColumn={s.end_column},title={_github_property(d.code)}::{_github_data(message)}"
         )
     return "\n".join(lines)

@@ -198,7 +198,8 @@ class State:
         self.turn_set = False
         self.last_action = action
         if self.log is not None:
-            self.log.append(f"P{player + 1}: {self._label(move, player, values)}")
+            line = f"P{player + 1}: {self._label(move, player, values)}"
+            self.log.append(_HiddenMoveLine(line, player, move.name) if move.hidden else line)
         if move.is_pass:
             self.passes += 1
         else:
@@ -578,6 +579,16 @@ class State:
 
     # ---- what players see ------------------------------------------------------------
 
+    def log_for(self, player: int, start: int = 0) -> list[str]:
+        """The log as `player` saw it (from line `start`): another player's hidden move shows
+        only its name. Lines written by the rules' `log` effect are announcements to every
+        player. Needs a state made with `record_log=True`.
+        """
+        if self.log is None:
+            raise ValueError("this state keeps no log: make it with new_initial_state(..., record_log=True)")
+        return [line.public if isinstance(line, _HiddenMoveLine) and line.mover != player else str(line)
+                for line in self.log[start:]]
+
     def observation(self, player: int) -> dict[str, Any]:
         """What `player` sees now: every zone it may look into, counts of the others."""
         program = self.program
@@ -691,6 +702,19 @@ class State:
             if cards:
                 lines.append(f"  {zone}: {' '.join(cards)}")
         return "\n".join(lines)
+
+
+class _HiddenMoveLine(str):
+    """A log line of a hidden move: the mover sees it whole, the others its public form."""
+
+    mover: int
+    public: str
+
+    def __new__(cls, line: str, mover: int, move_name: str) -> _HiddenMoveLine:
+        self = super().__new__(cls, line)
+        self.mover = mover
+        self.public = f"P{mover + 1}: {move_name.replace('_', ' ')}"
+        return self
 
 
 def _chain(key: str, observation: dict[str, Any]) -> str:

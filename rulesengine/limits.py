@@ -12,6 +12,12 @@ MAX_FILE_BYTES = 1_000_000  # one rule file, checked before it is read
 MAX_NODES = 50_000  # YAML nodes after alias expansion; a rule file is far smaller
 MAX_DEPTH = 64  # nested lists and mappings; a rule file needs about a dozen
 MAX_CHAIN = 16  # files in one extends/include chain
+MAX_COMPOSED_FILES = 32  # different files in one composition (each is read once)
+MAX_COMPOSED_BYTES = 2_000_000  # bytes of all the files of one composition together
+MAX_INTEGER_DIGITS = 40  # characters of a YAML integer, checked before it is converted
+MAX_SUGGESTION_NAME = 64  # a name longer than this gets no "did you mean"
+MAX_SUGGESTION_CANDIDATES = 200  # names compared with an unknown one (the closest in length)
+MAX_SUGGESTION_WORK = 1_000_000  # characters compared for all the suggestions of one file's check
 
 # ---- expressions and statements ------------------------------------------------------
 MAX_EXPRESSION_LENGTH = 2_000  # characters of one expression or effect text

@@ -6,7 +6,6 @@ string and are mapped back through the scalar to the file's line and column.
 
 from __future__ import annotations
 
-import ast as python_ast
 import functools
 import re
 
@@ -16,9 +15,17 @@ from lark import Lark, Token, Tree
 
 from . import syntax as ast
 from .diagnostics import Diagnostic, Span
-from .limits import MAX_EXPRESSION_LENGTH, MAX_NESTING, MAX_STATEMENT_DEPTH
+from .limits import MAX_EXPRESSION_LENGTH, MAX_INTEGER, MAX_NESTING, MAX_STATEMENT_DEPTH
 from .resources import grammar_text
 from .source import Map, Node, Scalar, Seq
+
+_SIMPLE_ESCAPES = {"\\": "\\", '"': '"', "'": "'", "n": "\n", "t": "\t"}
+
+
+def _visible(text: str) -> str:
+    """A text with its control characters written as escapes, to quote it in a message."""
+    return "".join(c if c.isprintable() else f"\\x{ord(c):02x}" if ord(c) < 256 else f"\\u{ord(c):04x}" for c in text)
+
 
 _TOKEN_NAMES = {
     "NAME": "a name",
@@ -89,9 +96,9 @@ class _ToAst:
         kids = tree.children
         sub = functools.partial(self.expr, depth=depth + 1)
         if kind == "int_literal":
-            return ast.IntLit(span, int(kids[0]))
+            return ast.IntLit(span, self.integer(kids[0]))
         if kind == "string_literal":
-            return ast.StrLit(span, python_ast.literal_eval(str(kids[0])))
+            return ast.StrLit(span, self.string(kids[0])[0])
         if kind == "true":
             return ast.BoolLit(span, True)
         if kind == "false":
@@ -160,17 +167,93 @@ class _ToAst:
             return ast.Goto(span, str(kids[0]))
         if kind == "log":
             token = kids[0]
-            return ast.Log(span, self.template(python_ast.literal_eval(str(token)), token.start_pos + 1))
+            text, offsets = self.string(token)
+            return ast.Log(span, self.template(text, [token.start_pos + o for o in offsets]))
         raise AssertionError(f"unhandled statement node {kind}")
 
-    def template(self, text: str, offset: int) -> tuple[str | ast.Expr, ...]:
-        """Split 'text {expr} text' into literal parts and parsed expressions."""
+    def integer(self, token: Token) -> int:
+        """An integer literal, refused (RE107) past MAX_INTEGER before Python converts a long one."""
+        digits = str(token).lstrip("0") or "0"
+        if len(digits) > len(str(MAX_INTEGER)) or int(digits) > MAX_INTEGER:
+            raise ParseFailed(
+                Diagnostic(
+                    "RE107",
+                    f"integer is larger than {MAX_INTEGER} (the largest a rule file may hold)",
+                    self.span_of(token),
+                )
+            )
+        return int(digits)
+
+    def string(self, token: Token) -> tuple[str, list[int]]:
+        """A text literal's value and, for each of its characters, its offset in the token.
+
+        The escapes are the language's own (see docs/language.md): anything else, and a raw
+        carriage return, NUL or other control character, is a diagnostic (RE108, RE109).
+        """
+        raw = str(token)
+        chars: list[str] = []
+        offsets: list[int] = []
+        position, end = 1, len(raw) - 1  # inside the quotes
+        while position < end:
+            char = raw[position]
+            if char == "\\":
+                value, length = self._escape(token, raw, position)
+                chars.append(value)
+            elif char < " " and char != "\t" or char == "\x7f" or "\ud800" <= char <= "\udfff":
+                raise ParseFailed(
+                    Diagnostic(
+                        "RE109",
+                        f"a text literal holds the character {_visible(char)}, which may not appear in it",
+                        self.scalar.locate(self.base + token.start_pos + position),
+                        hint="write a line break as \\n and a tab as \\t; other control characters and lone "
+                        "surrogates are not allowed",
+                    )
+                )
+            else:
+                value, length = char, 1
+                chars.append(char)
+            offsets.append(position)
+            position += length
+        offsets.append(end)
+        return "".join(chars), offsets
+
+    def _escape(self, token: Token, raw: str, position: int) -> tuple[str, int]:
+        following = raw[position + 1] if position + 1 < len(raw) - 1 else ""
+        simple = _SIMPLE_ESCAPES.get(following)
+        if simple is not None:
+            return simple, 2
+        width = {"u": 4, "U": 8}.get(following, 0)
+        digits = raw[position + 2 : position + 2 + width]
+        if width and len(digits) == width and all(d in "0123456789abcdefABCDEF" for d in digits):
+            code = int(digits, 16)
+            if code <= 0x10FFFF and not 0xD800 <= code <= 0xDFFF and code >= 0x20:
+                return chr(code), 2 + width
+        shown = raw[position : position + 2 + width] if width else raw[position : position + 2]
+        raise ParseFailed(
+            Diagnostic(
+                "RE108",
+                f"unknown escape '{_visible(shown)}' in a text literal",
+                self.scalar.locate(self.base + token.start_pos + position, len(shown)),
+                hint="a text literal knows \\\\, \\\", \\', \\n, \\t, \\uXXXX and \\UXXXXXXXX (a character by its "
+                "hexadecimal code, not a surrogate or a control character)",
+            )
+        )
+
+    def template(self, text: str, offsets: int | list[int]) -> tuple[str | ast.Expr, ...]:
+        """Split 'text {expr} text' into literal parts and parsed expressions.
+
+        `offsets` is where the text starts in the scalar, or each character's place there (a
+        decoded literal), so that an expression after an escape is still reported at its
+        true column.
+        """
+        if isinstance(offsets, int):
+            offsets = list(range(offsets, offsets + len(text) + 1))
         parts: list[str | ast.Expr] = []
         position = 0
         for match in re.finditer(r"\{([^{}]*)\}", text):
             if match.start() > position:
                 parts.append(text[position : match.start()])
-            inner_offset = self.base + offset + match.start(1)
+            inner_offset = self.base + offsets[match.start(1)]
             parts.append(_parse_with(self.scalar, match.group(1), "start_expr", inner_offset))
             position = match.end()
         if position < len(text):

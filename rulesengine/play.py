@@ -2,7 +2,8 @@
 
 The person sees only their own observation: their hand and the open zones, counts of the
 rest, the variables, and what the last move was. Everything shown comes from
-`State.observation`, so nothing hidden can leak onto the screen.
+`State.observation` and the seat's own log (`State.log_for`, where another player's
+hidden move shows only its name), so nothing hidden can leak onto the screen.
 """
 
 from __future__ import annotations
@@ -41,13 +42,18 @@ def play_against_bots(game: Game, seat: int, seed: int, ask: Callable[[State, li
     bots = [RandomAgent(seed * 1_000 + other) for other in range(game.num_players)]
     printed = 0
     while not state.is_terminal():
-        for line in state.log[printed:]:
-            say(line)
-        printed = len(state.log)
+        printed = _say_new(state, seat, printed, say)
         if state.current_player() == seat:
             state.apply_action(ask(state, describe_observation(game, state.observation(seat))))
         else:
             state.apply_action(bots[state.current_player()].choose(state))
-    for line in state.log[printed:]:
-        say(line)
+    _say_new(state, seat, printed, say)
     return state
+
+
+def _say_new(state: State, seat: int, printed: int, say: Callable[[str], None]) -> int:
+    """Say the lines of the seat's log not said yet; returns how many are said now."""
+    lines = state.log_for(seat, printed)
+    for line in lines:
+        say(line)
+    return printed + len(lines)

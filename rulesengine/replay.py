@@ -1,7 +1,8 @@
 """Replay files: what is needed to play a match again, decision by decision.
 
 A replay records the ruleset, the number of players, the options, the seed and the
-players' actions (with their names, so that a person can read it), and the result. The
+players' actions (with their names, so that a person can read it), the result, and the
+SHA-256 of the ruleset's composed files (so a replay of a changed ruleset is refused). The
 same ruleset, options, seed and actions give the same match, so a replay can be played
 back and verified. Files are written atomically: a crash never leaves half a file.
 """
@@ -10,24 +11,49 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
+import secrets
 from pathlib import Path
 from typing import Any
 
-from .api import make_game
-from .diagnostics import IllegalActionError, RulesEngineError
-from .engine import State
+from .api import find_ruleset, load_ruleset, make_game, ruleset_digest
+from .compose import find_reference, is_confined
+from .diagnostics import IllegalActionError, OptionError, RuleFileError, RulesEngineError, printable
+from .engine import Game, State
+from .resources import rulesets_dir
+from .source import read_bytes
 
 FORMAT = "rulesengine-replay"
-VERSION = 1
+VERSION = 2  # 2: "ruleset" is a shipped name or a path relative to the replay, and "ruleset_sha256"
+MAX_REPLAY_BYTES = 64_000_000  # a replay of the longest match the engine plays is far smaller
+_MAX_NUMBER_DIGITS = 20  # a JSON number longer than this is not a seed, a count or an action
 
 
 class ReplayError(RulesEngineError):
     """A replay file that cannot be read, or a match that does not replay as recorded."""
 
 
-def record(state: State, ruleset: str) -> dict[str, Any]:
-    """The replay of a match played from `game.new_initial_state(seed)`."""
+def reference(ruleset: str, replay_path: str | os.PathLike | None = None) -> str:
+    """How a replay names its ruleset: a shipped ruleset by its name, a file by its path
+    relative to the replay's folder (which must contain it, as for `extends`).
+
+    ReplayError when the ruleset is a file outside the replay's folder tree.
+    """
+    found = find_ruleset(ruleset).resolve()
+    shipped = rulesets_dir().resolve()
+    if found.parent == shipped:
+        return found.stem
+    folder = Path(replay_path).resolve().parent if replay_path is not None else Path.cwd().resolve()
+    if not found.is_relative_to(folder):
+        raise ReplayError(
+            f"the ruleset {ruleset} is not in the replay's folder or below it, so the replay could not name it; "
+            "write the replay next to the ruleset (or in a folder above it)"
+        )
+    return found.relative_to(folder).as_posix()
+
+
+def record(state: State, ruleset: str, path: str | os.PathLike | None = None) -> dict[str, Any]:
+    """The replay of a match played from `game.new_initial_state(seed)`, to be written at
+    `path` (the ruleset is named relative to it)."""
     if state.seed is None:
         raise ReplayError("only a match started with a seed can be recorded (its shuffles come from the seed)")
     actions = state.actions()
@@ -39,7 +65,8 @@ def record(state: State, ruleset: str) -> dict[str, Any]:
     return {
         "format": FORMAT,
         "version": VERSION,
-        "ruleset": ruleset,
+        "ruleset": reference(ruleset, path),
+        "ruleset_sha256": ruleset_digest(find_ruleset(ruleset)),
         "players": state.num_players,
         "options": dict(state.game.options),
         "seed": state.seed,
@@ -49,50 +76,149 @@ def record(state: State, ruleset: str) -> dict[str, Any]:
     }
 
 
-def write(path: str | os.PathLike, data: dict[str, Any]) -> None:
-    """Write a replay atomically (a temporary file in the same folder, then a rename)."""
+def check_destination(path: str | os.PathLike) -> None:
+    """ReplayError unless a replay can be written at `path`: checked before a match is played."""
     target = Path(path)
-    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent or ".")
+    folder = target.parent
+    if target.is_dir():
+        raise ReplayError(f"{path} is a folder")
+    if not folder.is_dir():
+        raise ReplayError(f"cannot write {path}: the folder {folder} does not exist")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ReplayError(f"cannot write {path}: the folder {folder} is not writable")
+
+
+def write(path: str | os.PathLike, data: dict[str, Any]) -> None:
+    """Write a replay atomically (a temporary file in the same folder, then a rename).
+
+    The file gets the mode of any new file (0666 less the umask), not a private one.
+    """
+    target = Path(path)
+    temporary = target.parent / f".{target.name}.{secrets.token_hex(6)}.tmp"
     try:
+        handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             json.dump(data, out, indent=1)
             out.write("\n")
         os.replace(temporary, target)
+    except OSError as error:
+        temporary.unlink(missing_ok=True)
+        raise ReplayError(f"cannot write {path}: {error.strerror or error}") from None
     except BaseException:
-        Path(temporary).unlink(missing_ok=True)
+        temporary.unlink(missing_ok=True)
         raise
+
+
+def _bounded_int(text: str) -> int:
+    if len(text) > _MAX_NUMBER_DIGITS:
+        raise ValueError(f"a number of {len(text)} digits")
+    return int(text)
+
+
+def _no_constant(text: str) -> object:
+    raise ValueError(f"{text} is not a number JSON allows")
 
 
 def read(path: str | os.PathLike) -> dict[str, Any]:
     """Read and check the shape of a replay file; ReplayError says what is wrong and where."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise ReplayError(f"{path}: cannot read the replay: {error}") from None
+        data_bytes = read_bytes(str(path), MAX_REPLAY_BYTES)
+        text = data_bytes.decode("utf-8")
+    except RuleFileError as error:
+        raise ReplayError(f"{path}: cannot read the replay: {error.diagnostics[0].message}") from None
+    except UnicodeDecodeError as error:
+        raise ReplayError(f"{path}: cannot read the replay: not UTF-8 ({error.reason})") from None
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_int=_bounded_int, parse_constant=_no_constant)
     except json.JSONDecodeError as error:
         raise ReplayError(f"{path}:{error.lineno}:{error.colno}: not valid JSON: {error.msg}") from None
+    except (ValueError, RecursionError) as error:
+        what = "nested too deeply" if isinstance(error, RecursionError) else str(error)
+        raise ReplayError(f"{path}: not a valid replay: {what}") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ReplayError(f"{path}: not a rulesengine replay (expected \"format\": \"{FORMAT}\")")
-    if data.get("version") != VERSION:
-        raise ReplayError(f"{path}: replay version {data.get('version')!r} is not supported (expected {VERSION})")
+    if data.get("version") not in (1, VERSION):
+        raise ReplayError(f"{path}: replay version {_shown(data.get('version'))} is not supported "
+                          f"(expected 1 or {VERSION})")
     expected = {"ruleset": str, "players": int, "options": dict, "seed": int, "actions": list}
+    if data["version"] >= 2:
+        expected["ruleset_sha256"] = str
     for key, kind in expected.items():
         if not isinstance(data.get(key), kind) or isinstance(data.get(key), bool):
             raise ReplayError(f"{path}: \"{key}\" must be {_describe(kind)}")
     if not all(isinstance(a, int) and not isinstance(a, bool) for a in data["actions"]):
         raise ReplayError(f"{path}: \"actions\" must be a list of whole numbers")
+    _check_result(data, path)
     return data
+
+
+def _check_result(data: dict[str, Any], path: str | os.PathLike) -> None:
+    """A replay ends with the result it recorded: `terminal`, `returns` (one number a seat)
+    and `decisions`. A missing or malformed result is an error, not something to skip."""
+    result = data.get("result")
+    if not isinstance(result, dict):
+        raise ReplayError(f"{path}: \"result\" must be an object with \"terminal\", \"returns\" and \"decisions\"")
+    returns = result.get("returns")
+    if (
+        not isinstance(result.get("terminal"), bool)
+        or not isinstance(returns, list)
+        or len(returns) != data["players"]
+        or not all(isinstance(r, (int, float)) and not isinstance(r, bool) for r in returns)
+        or not isinstance(result.get("decisions"), int)
+        or isinstance(result.get("decisions"), bool)
+    ):
+        raise ReplayError(f"{path}: \"result\" must hold \"terminal\" (true or false), \"returns\" (one number "
+                          f"a player) and \"decisions\" (a whole number)")
+
+
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _describe(kind: type) -> str:
     return {str: "a text", int: "a whole number", dict: "an object", list: "a list"}[kind]
 
 
-def play_back(data: dict[str, Any], path: str = "replay", record_log: bool = True) -> State:
+def ruleset_path(data: dict[str, Any], path: str | os.PathLike = "replay") -> Path:
+    """The rule file a replay names, confined as `extends` is: a shipped ruleset by name, or a
+    file in the replay's folder or below it (a version-1 replay may also name one in the
+    working folder or below, as it was typed when recorded). Never a file elsewhere."""
+    name = data["ruleset"]
+    roots = [Path(path).resolve().parent]
+    if data["version"] == 1:
+        roots.append(Path.cwd().resolve())
+    for root in roots:
+        found = find_reference(name, root, shipped=False)
+        if found is not None:
+            if not is_confined(found.resolve(), root):
+                raise ReplayError(f"{path}: the ruleset '{printable(name)}' is outside the replay's folder; "
+                                  "a replay may name only a shipped ruleset or a file in its folder or below it")
+            return found
+    found = find_reference(name, rulesets_dir())
+    if found is None or not is_confined(found.resolve(), rulesets_dir().resolve()):
+        raise ReplayError(f"{path}: the ruleset '{printable(name)}' is neither a shipped ruleset nor a file in the "
+                          "replay's folder or below it")
+    return found
+
+
+def load_game(data: dict[str, Any], path: str | os.PathLike = "replay") -> Game:
+    """The game a replay was played in; ReplayError when the ruleset changed or the settings do
+    not fit it (RuleFileError when the ruleset itself is invalid)."""
+    file = ruleset_path(data, path)
+    recorded = data.get("ruleset_sha256")
+    if isinstance(recorded, str) and ruleset_digest(file) != recorded:
+        raise ReplayError(f"{path}: the ruleset '{printable(data['ruleset'])}' has changed since the replay was "
+                          "recorded (its SHA-256 differs)")
+    try:
+        return make_game(load_ruleset(file), players=data["players"], options=data["options"])
+    except OptionError as error:
+        raise ReplayError(f"{path}: {error}") from None
+
+
+def play_back(data: dict[str, Any], path: str | os.PathLike = "replay", record_log: bool = True) -> State:
     """Play a replay's actions from its seed; ReplayError at the first one that is not legal."""
-    game = make_game(data["ruleset"], players=data["players"], options=data["options"])
+    game = load_game(data, path)
     state = game.new_initial_state(data["seed"], record_log=record_log)
     names = data.get("action_names")
     for step, action in enumerate(data["actions"], start=1):
@@ -102,8 +228,8 @@ def play_back(data: dict[str, Any], path: str = "replay", record_log: bool = Tru
         if isinstance(names, list) and step <= len(names) and action in state.legal_actions():
             shown = state.action_to_string(action)
             if names[step - 1] != shown:
-                raise ReplayError(f"{path}: action {step} is '{shown}' here, but the replay calls it "
-                                  f"'{names[step - 1]}'")
+                raise ReplayError(f"{path}: action {step} is '{printable(shown)}' here, but the replay calls it "
+                                  f"'{printable(str(names[step - 1]))}'")
         try:
             state.apply_action(action)
         except IllegalActionError as error:
@@ -111,14 +237,20 @@ def play_back(data: dict[str, Any], path: str = "replay", record_log: bool = Tru
     return state
 
 
-def verify(data: dict[str, Any], path: str = "replay") -> State:
+def check_result(data: dict[str, Any], state: State, path: str | os.PathLike = "replay") -> None:
+    """ReplayError unless the played-back `state` ends as the replay recorded."""
+    result = data["result"]
+    if result["terminal"] != state.is_terminal():
+        said = "over" if result["terminal"] else "not over"
+        raise ReplayError(f"{path}: the replay says the match is {said} after its actions, but it is "
+                          f"{'over' if state.is_terminal() else 'not over'}")
+    if [float(r) for r in result["returns"]] != state.returns():
+        raise ReplayError(f"{path}: the match ends with returns {state.returns()}, "
+                          f"the replay says {result['returns']}")
+
+
+def verify(data: dict[str, Any], path: str | os.PathLike = "replay") -> State:
     """Play a replay back and check that it ends as recorded."""
     state = play_back(data, path, record_log=False)
-    result = data.get("result")
-    if isinstance(result, dict):
-        if result.get("terminal") and not state.is_terminal():
-            raise ReplayError(f"{path}: the replay says the match is over, but it is not after its actions")
-        if "returns" in result and result["returns"] != state.returns():
-            raise ReplayError(f"{path}: the match ends with returns {state.returns()}, "
-                              f"the replay says {result['returns']}")
+    check_result(data, state, path)
     return state

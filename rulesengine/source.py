@@ -8,15 +8,92 @@ expression string points at the true place in the file.
 
 from __future__ import annotations
 
+import os
+import stat
+from bisect import bisect_right
 from collections.abc import Iterator
 
 import attrs
 import yaml
 
 from .diagnostics import Diagnostic, RuleFileError, Span
-from .limits import MAX_DEPTH, MAX_FILE_BYTES, MAX_NODES
+from .limits import MAX_DEPTH, MAX_FILE_BYTES, MAX_INTEGER, MAX_INTEGER_DIGITS, MAX_NODES
 
 _PLAIN_TAGS = {f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool", "null", "seq", "map", "merge")}
+
+
+class SourceText:
+    """A file's text with its line starts found once, so a position maps to a line in log time."""
+
+    def __init__(self, file: str, text: str):
+        self.file = file
+        self.text = text
+        self._starts: list[int] | None = None
+
+    def line_column(self, index: int) -> tuple[int, int]:
+        """The 1-based line and column of a character index."""
+        if self._starts is None:
+            starts = [0]
+            find = self.text.find
+            at = find("\n")
+            while at >= 0:
+                starts.append(at + 1)
+                at = find("\n", at + 1)
+            self._starts = starts
+        line = bisect_right(self._starts, index) - 1
+        return line + 1, index - self._starts[line] + 1
+
+
+class _Positions:
+    """Where each character of a scalar's value stands in the file.
+
+    Built on first use by one pass over the value and its source text together (linear
+    time): escapes, doubled quotes, folded line breaks and block indentation are stepped
+    over, so a position inside a folded, literal or quoted multi-line scalar is exact.
+    """
+
+    def __init__(self, source: SourceText, start: int, end: int, style: str | None):
+        self.source, self.start, self.end, self.style = source, start, end, style
+        self._map: list[int] | None = None
+
+    def index(self, value: str, offset: int) -> int:
+        if self._map is None:
+            self._map = self._align(value)
+        return self._map[max(0, min(offset, len(self._map) - 1))]
+
+    def _align(self, value: str) -> list[int]:
+        src, style = self.source.text, self.style
+        j, end = self.start, self.end
+        if style in ("|", ">"):  # the value starts on the line after the header ('|-  # note')
+            newline = src.find("\n", j, end)
+            j = end if newline < 0 else newline + 1
+        elif style in ("'", '"'):
+            j, end = j + 1, max(j + 1, end - 1)
+        out: list[int] = []
+        i, n = 0, len(value)
+        while i < n and j < end:
+            c, s = value[i], src[j]
+            if style == '"' and s == "\\":
+                following = src[j + 1] if j + 1 < end else ""
+                if following == "\n":  # an escaped line break joins the lines: no character
+                    j += 2
+                    continue
+                out.append(j)
+                i += 1
+                j += 2 + {"x": 2, "u": 4, "U": 8}.get(following, 0)
+            elif c == s:
+                out.append(j)
+                i += 1
+                j += 2 if style == "'" and s == "'" else 1  # '' is one quote
+            elif s == "\n" and c in " \n":  # a line break folded into a space, or kept
+                out.append(j)
+                i += 1
+                j += 1
+            else:  # indentation, trailing spaces, a second line break: not in the value
+                j += 1
+        tail = out[-1] + 1 if out else min(j, end)  # the end of the text, and any character not found
+        out.extend([tail] * (n - i + 1))
+        return out
 
 
 @attrs.frozen(eq=False)
@@ -24,23 +101,31 @@ class Scalar:
     value: object
     span: Span
     style: str | None = None
-    # For multi-line text: the (line, column) where each line of the value starts.
-    line_starts: tuple[tuple[int, int], ...] = ()
+    positions: _Positions | None = None  # None for scalars made by the checker
 
     def locate(self, offset: int, width: int = 1) -> Span:
         """The span of `width` characters at `offset` inside this scalar's text."""
-        text = self.value if isinstance(self.value, str) else str(self.value)
+        text = self.value if isinstance(self.value, str) else _scalar_text(self.value)
         offset = max(0, min(offset, len(text)))
-        before = text[:offset]
-        line_index = before.count("\n")
-        column_in_line = offset - (before.rfind("\n") + 1)
-        if self.line_starts and line_index < len(self.line_starts):
-            line, column = self.line_starts[line_index]
-            return Span(self.span.file, line, column + column_in_line, line, column + column_in_line + max(width, 1))
+        if self.positions is not None and isinstance(self.value, str):
+            line, column = self.positions.source.line_column(self.positions.index(text, offset))
+            return Span(self.span.file, line, column, line, column + max(width, 1))
+        if self.positions is not None:  # a number or boolean: its text is its source
+            start = min(self.positions.start + offset, max(self.positions.end, self.positions.start))
+            line, column = self.positions.source.line_column(start)
+            return Span(self.span.file, line, column, line, column + max(width, 1))
+        line_index = text.count("\n", 0, offset)
+        column_in_line = offset - (text.rfind("\n", 0, offset) + 1)
         quote = 1 if self.style in ("'", '"') else 0
-        column = self.span.column + quote + column_in_line
+        column = (self.span.column + quote if line_index == 0 else 1) + column_in_line
         line = self.span.line + line_index
         return Span(self.span.file, line, column, line, column + max(width, 1))
+
+
+def _scalar_text(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
 
 
 @attrs.frozen(eq=False)
@@ -86,7 +171,7 @@ def _span(file: str, node: yaml.Node) -> Span:
 class _Builder:
     def __init__(self, file: str, text: str):
         self.file = file
-        self.lines = text.splitlines()
+        self.source = SourceText(file, text)
         self.diagnostics: list[Diagnostic] = []
         self.count = 0
         self.constructor = yaml.SafeLoader("")
@@ -128,37 +213,36 @@ class _Builder:
         return self.mapping(node)
 
     def scalar(self, node: yaml.ScalarNode) -> Scalar:
+        span = _span(self.file, node)
+        if node.tag == "tag:yaml.org,2002:int" and not self._small_integer(node, span):
+            return Scalar(None, span, node.style or None)
         try:
             value = self.constructor.construct_object(node, deep=True)
-        except yaml.YAMLError:
+        except (yaml.YAMLError, ValueError, OverflowError):
             value = node.value
         if not isinstance(value, (str, int, float, bool)) and value is not None:
             value = node.value  # timestamps, binary: keep the text
-        span = _span(self.file, node)
-        starts: tuple[tuple[int, int], ...] = ()
-        if isinstance(value, str) and "\n" in value:
-            starts = self._line_starts(node, value)
-        return Scalar(value, span, node.style, starts)
+        if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_INTEGER:
+            self._integer_error(span)
+            return Scalar(None, span, node.style or None)
+        style = node.style or None  # libyaml says '' for a plain scalar
+        positions = _Positions(self.source, node.start_mark.index, node.end_mark.index, style)
+        return Scalar(value, span, style, positions)
 
-    def _line_starts(self, node: yaml.ScalarNode, value: str) -> tuple[tuple[int, int], ...]:
-        """Find where each line of a multi-line scalar stands in the file."""
-        starts = []
-        line_number = node.start_mark.line + (1 if node.style in ("|", ">") else 0)
-        for text_line in value.split("\n"):
-            stripped = text_line.strip()
-            found = None
-            for candidate in range(line_number, min(len(self.lines), node.end_mark.line + 1)):
-                source_line = self.lines[candidate]
-                position = source_line.find(stripped) if stripped else -1
-                if position >= 0:
-                    leading = len(text_line) - len(text_line.lstrip())
-                    found = (candidate + 1, position + 1 - leading)
-                    line_number = candidate + 1
-                    break
-            if found is None:
-                found = (min(line_number, len(self.lines)) + 1 if not stripped else node.start_mark.line + 1, 1)
-            starts.append(found)
-        return tuple(starts)
+    def _small_integer(self, node: yaml.ScalarNode, span: Span) -> bool:
+        """An integer's text is short enough to convert (Python refuses 4,300 digits; we far fewer)."""
+        if len(node.value) <= MAX_INTEGER_DIGITS:
+            return True
+        self._integer_error(span)
+        return False
+
+    def _integer_error(self, span: Span) -> None:
+        self.error(
+            "RE018",
+            f"integer is larger than {MAX_INTEGER} (the largest a rule file may hold)",
+            span,
+            hint="rule files count cards, points and turns: quote the value if it is meant as a text",
+        )
 
     def mapping(self, node: yaml.MappingNode) -> Map:
         entries: dict[str, Node] = {}
@@ -200,13 +284,19 @@ class _TooDeep(_TooLarge):
     pass
 
 
-def _check_depth(text: str, file: str) -> None:
-    """Refuse text nested deeper than MAX_DEPTH before PyYAML's recursive composer sees it.
+# libyaml when PyYAML has it: the same documents and character positions, far faster on a
+# long scalar. A file it refuses is read again by the pure-Python loader, whose messages
+# the diagnostics and their hints are written for.
+_FAST_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _check_depth(text: str, file: str, loader: type = yaml.SafeLoader) -> None:
+    """Refuse text nested deeper than MAX_DEPTH before a recursive composer sees it.
 
     The event parser is iterative, so this scan cannot exhaust Python's stack.
     """
     depth = 0
-    for event in yaml.parse(text, Loader=yaml.SafeLoader):
+    for event in yaml.parse(text, Loader=loader):
         if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
             depth += 1
             if depth > MAX_DEPTH:
@@ -279,13 +369,15 @@ def _yaml_hint(message: str, line: str = "") -> str | None:
 
 def load_yaml(text: str, file: str) -> Node:
     """Parse YAML text into spanned nodes; raises RuleFileError listing every problem."""
-    if len(text.encode("utf-8", "replace")) > MAX_FILE_BYTES:
-        raise RuleFileError(
-            [Diagnostic("RE005", f"file is larger than {MAX_FILE_BYTES} bytes", Span.point(file, 1, 1))]
-        )
+    if len(text) > MAX_FILE_BYTES or len(text.encode("utf-8", "surrogatepass")) > MAX_FILE_BYTES:
+        raise _too_large(file, MAX_FILE_BYTES)
     try:
-        _check_depth(text, file)
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        try:
+            _check_depth(text, file, _FAST_LOADER)
+            root = yaml.compose(text, Loader=_FAST_LOADER)
+        except yaml.YAMLError:
+            _check_depth(text, file)
+            root = yaml.compose(text, Loader=yaml.SafeLoader)
     except _TooDeep as exc:
         raise _too_deep(exc.span) from None
     except yaml.MarkedYAMLError as exc:
@@ -306,6 +398,13 @@ def load_yaml(text: str, file: str) -> Node:
                 )
             ]
         ) from None
+    except yaml.reader.ReaderError as exc:  # a character YAML does not allow, such as NUL
+        line = text.count("\n", 0, exc.position) + 1
+        column = exc.position - (text.rfind("\n", 0, exc.position) + 1) + 1
+        raise RuleFileError(
+            [Diagnostic("RE001", f"YAML syntax error: the character {exc.character!r} is not allowed in YAML",
+                        Span.point(file, line, column), hint="remove it; a rule file is plain text")]
+        ) from None
     except yaml.YAMLError as exc:
         raise RuleFileError([Diagnostic("RE001", f"YAML syntax error: {exc}", Span.point(file, 1, 1))]) from None
     if root is None:
@@ -324,18 +423,46 @@ def load_yaml(text: str, file: str) -> Node:
     return tree
 
 
-def load_file(path: str) -> tuple[Node, str]:
-    """Read and parse a rule file; returns the node tree and the source text."""
+def read_bytes(path: str, limit: int = MAX_FILE_BYTES) -> bytes:
+    """A regular file's bytes, refused before reading when larger than `limit`.
+
+    The size is checked from the file's status first, and at most `limit + 1` bytes are read
+    (a file whose status says 0 bytes, as under /proc, can still be long). A folder, a pipe
+    or a device is refused without being opened, so reading never blocks. Raises
+    RuleFileError (RE005, RE009).
+    """
     try:
+        status = os.stat(path)
+        if not stat.S_ISREG(status.st_mode):
+            raise RuleFileError([Diagnostic("RE009", "cannot read file: not a regular file", Span.point(path, 1, 1))])
+        if status.st_size > limit:
+            raise _too_large(path, limit)
         with open(path, "rb") as handle:
-            data = handle.read()
-        text = data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")  # as text mode reads it
+            data = handle.read(limit + 1)
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise RuleFileError([Diagnostic("RE009", f"cannot read file: {reason}", Span.point(path, 1, 1))]) from None
+    if len(data) > limit:
+        raise _too_large(path, limit)
+    return data
+
+
+def _too_large(path: str, limit: int) -> RuleFileError:
+    return RuleFileError([Diagnostic("RE005", f"file is larger than {limit} bytes", Span.point(path, 1, 1))])
+
+
+def decode(data: bytes, path: str) -> str:
+    """UTF-8 text with line ends as text mode reads them; RE008 at the first byte that is not UTF-8."""
+    try:
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise RuleFileError([_not_utf8(path, data, exc.start)]) from None
-    except OSError as exc:
-        raise RuleFileError(
-            [Diagnostic("RE009", f"cannot read file: {exc.strerror}", Span.point(path, 1, 1))]
-        ) from None
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def load_file(path: str) -> tuple[Node, str]:
+    """Read and parse a rule file; returns the node tree and the source text."""
+    text = decode(read_bytes(path), path)
     return load_yaml(text, path), text
 
 

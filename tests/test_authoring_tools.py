@@ -278,12 +278,22 @@ def test_new_extends_pan_lists_every_option_at_its_default(tmp_path):
 
 
 def test_new_extends_a_path_names_it_relative_to_the_new_file(tmp_path):
+    base = tmp_path / "bases" / "base.yaml"  # the folder is made
+    assert run("new", str(base)).exit_code == 0
+    variant = tmp_path / "short.yaml"
+    assert run("new", str(variant), "--extends", str(base)).exit_code == 0
+    assert yaml.safe_load(variant.read_text())["extends"] == "bases/base.yaml"
+    assert run("validate", "--strict", str(variant)).exit_code == 0
+
+
+def test_new_refuses_a_base_outside_the_new_files_folder(tmp_path):
+    """A rule file may extend only files in its own folder tree: `new` says so, writes nothing."""
     base = tmp_path / "base.yaml"
     assert run("new", str(base)).exit_code == 0
-    variant = tmp_path / "variants" / "short.yaml"  # the folder is made
-    assert run("new", str(variant), "--extends", str(base)).exit_code == 0
-    assert yaml.safe_load(variant.read_text())["extends"] == "../base.yaml"
-    assert run("validate", "--strict", str(variant)).exit_code == 0
+    variant = tmp_path / "variants" / "short.yaml"
+    result = run("new", str(variant), "--extends", str(base))
+    assert result.exit_code == 2 and "folder" in result.output
+    assert not variant.exists()
 
 
 def test_new_points_the_editor_at_a_schema_only_where_one_exists(tmp_path):

@@ -32,5 +32,125 @@ def test_the_play_command_takes_moves_by_number_and_quits_cleanly():
                            input="1\n1\nx\n1\nq\n")
     assert "you are P1" in result.output and "1. lays 9♥" in result.output
     assert "type a number from 1 to" in result.output
-    assert result.exit_code == 1  # click's abort on 'q'
+    assert result.exit_code == 0 and "you left the match" in result.output  # q is a normal end
     assert "Traceback" not in result.output
+
+
+# ---- each seat sees only its own log -------------------------------------------------------
+
+import re  # noqa: E402
+
+import pytest  # noqa: E402
+
+from rulesengine import resources  # noqa: E402
+
+SEATS = [(name, seat) for name in resources.shipped_rulesets()
+         for seat in range(rulesengine.make_game(name).num_players)]
+
+
+def _named_cards(text: str, names: list[str]) -> set[str]:
+    """The card names that appear in `text` as whole words ('3 wolves' is not in '13 wolves')."""
+    return {n for n in names if re.search(rf"(?<![\w]){re.escape(n)}(?![\w])", text)}
+
+
+def _knowledge(game, seat: int, seed: int, actions: list[int]) -> list[set[str]]:
+    """The cards `seat` may name at each of its decisions and at the end, found by replaying
+    the match: those seen in its observations so far (a zone it may look into, a card shown
+    to it), those named by a move made in the open (a hidden move names its cards to its
+    mover only), and those named by the rules' `log` effect (an announcement to all)."""
+    names = list(game.program.card_names)
+    state = game.new_initial_state(seed, record_log=True)
+    known: set[str] = set()
+    snapshots: list[set[str]] = []
+
+    def observe(first_line: int, move_line: bool, public: bool) -> None:
+        lines = state.log[first_line:]
+        if move_line and lines and not public:
+            lines = lines[1:]  # the hidden move's own line
+        known.update(_named_cards("\n".join(lines), names))
+        seen = state.observation(seat)
+        for content in seen["zones"].values():
+            if isinstance(content, list):
+                known.update(content)
+        known.update(seen["shown"])
+
+    observe(0, False, True)
+    for action in actions:
+        mover = state.current_player()
+        if mover == seat:
+            snapshots.append(set(known))
+        public = not game.move_of(action).hidden or mover == seat
+        before = len(state.log)
+        state.apply_action(action)
+        observe(before, True, public)
+    snapshots.append(set(known))
+    return snapshots
+
+
+@pytest.mark.parametrize(("name", "seat"), SEATS, ids=[f"{n}-P{s + 1}" for n, s in SEATS])
+def test_play_never_prints_a_card_hidden_from_the_seat(name, seat):
+    """Every shipped ruleset, played through `play` from every seat (always the first move):
+    what is printed before each prompt names only cards the seat knows at that decision."""
+    result = CliRunner().invoke(main, ["play", name, "--seed", "1", "--seat", str(seat + 1)], input="1\n" * 20_000)
+    assert result.exit_code == 0 and "match over" in result.output, result.output[-500:]
+    game = rulesengine.make_game(name)
+    final = play_against_bots(game, seat, 1, lambda state, _lines: state.legal_actions()[0], lambda _line: None)
+    snapshots = _knowledge(game, seat, 1, final.actions())
+    screens = result.output.split("your move: ")  # the prompt, once a decision
+    assert len(screens) == len(snapshots)
+    names = list(game.program.card_names)
+    for screen, known in zip(screens, snapshots):
+        printed = _named_cards(screen, names)
+        assert not printed - known, sorted(printed - known)
+    assert any(len(known) < len(names) for known in snapshots)  # the check had something to find
+
+
+HIDDEN_DISCARD = """
+name: Hidden discard
+players: {min: 2, max: 2}
+decks:
+  standard: {suits: [hearts, spades], ranks: ["1", "2", "3", "4", "5", "6"], zone: stock}
+zones:
+  stock: {visibility: nobody}
+  hand: {per: player, visibility: owner}
+  discards: {visibility: nobody}
+round:
+  setup: [shuffle stock, deal 3 of stock to hand from seat(0)]
+phases:
+  play: {moves: [discard]}
+moves:
+  discard:
+    params: {card: "hand[me]"}
+    hidden: true
+    label: "discards {card} face down"
+    effects: [move card to discards]
+triggers:
+  done: {for: p in players, when: "empty(hand[p])", effects: [end round]}
+match:
+  until: round >= 1
+"""
+
+
+def test_another_players_hidden_move_shows_only_its_name(tmp_path):
+    path = tmp_path / "hidden.yaml"
+    path.write_text(HIDDEN_DISCARD)
+    game = rulesengine.make_game(path)
+    state = game.new_initial_state(seed=2, record_log=True)
+    first = state.legal_actions()[0]
+    label = state.action_to_string(first)
+    state.apply_action(first)
+    assert state.log_for(0)[-1] == f"P1: {label}" and "face down" in label  # the mover sees its card
+    assert state.log_for(1)[-1] == "P1: discard"  # the other player sees only the move
+    assert state.log[-1] == f"P1: {label}"  # the full log keeps everything
+    for seat in range(2):  # through `play`, the discarded cards never reach the other seat
+        result = CliRunner().invoke(main, ["play", str(path), "--seed", "2", "--seat", str(seat + 1)],
+                                    input="1\n" * 10)
+        assert result.exit_code == 0
+        bot_lines = [line for line in result.output.splitlines() if line.startswith(f"P{2 - seat}:")]
+        assert bot_lines and all(line == f"P{2 - seat}: discard" for line in bot_lines), bot_lines
+
+
+def test_log_for_needs_a_recorded_log():
+    state = rulesengine.make_game("pan").new_initial_state(seed=1)
+    with pytest.raises(ValueError, match="record_log"):
+        state.log_for(0)

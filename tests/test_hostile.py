@@ -1,0 +1,404 @@
+"""Hostile inputs that are not rule files: replays, command-line arguments, symbolic links,
+file names, and the cost bounds of loading. Each test is named for what it attacks and
+says the outcome it expects (a diagnostic code or an exit status). Rule files that attack
+the loader are in tests/corpus/hostile/ (run by tests/test_diagnostics.py).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import rulesengine
+from rulesengine import api, compose, source
+from rulesengine.cli import _colour, main
+from rulesengine.diagnostics import (
+    Diagnostic,
+    Span,
+    did_you_mean,
+    render_github,
+    render_json,
+    render_text,
+    suggestions_bounded,
+)
+from tests import fuzz_validate
+
+ROOT = Path(__file__).resolve().parent.parent
+SECRET = "s3cr3t-token-never-printed"
+GAME = (ROOT / "tests" / "corpus" / "broken" / "extends_missing_file.yaml").read_text().split("\n", 3)[3]
+
+
+def run(*args: str) -> object:
+    return CliRunner().invoke(main, list(args))
+
+
+def secret_file(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    secret = folder / "credentials.yaml"
+    secret.write_text(f"aws_secret_access_key: {SECRET}\n[default]\ntoken = {SECRET}\n")
+    return secret
+
+
+# ---- confinement: extends/include ----------------------------------------------------------
+
+
+def test_extends_through_a_symlink_out_of_the_folder_is_RE019_and_never_read(tmp_path):
+    secret = secret_file(tmp_path / "outside")
+    game = tmp_path / "repo"
+    game.mkdir()
+    (game / "base.yaml").symlink_to(secret)  # looks local, resolves outside
+    (game / "game.yaml").write_text("extends: base.yaml\n" + GAME)
+    result = run("validate", str(game / "game.yaml"))
+    assert result.exit_code == 1 and "RE019" in result.output
+    assert SECRET not in result.output and "'base.yaml'" in result.output
+
+
+def test_include_through_a_symlinked_folder_out_of_the_tree_is_RE019(tmp_path):
+    secret_file(tmp_path / "outside")
+    game = tmp_path / "repo"
+    game.mkdir()
+    (game / "parts").symlink_to(tmp_path / "outside", target_is_directory=True)
+    (game / "game.yaml").write_text("include: [parts/credentials.yaml]\n" + GAME)
+    _, problems = api.validate_file(game / "game.yaml")
+    assert [p.code for p in problems] == ["RE019"]
+    assert SECRET not in render_text(problems, {})
+
+
+def test_a_symlink_inside_the_tree_is_followed(tmp_path):
+    (tmp_path / "real.yaml").write_text(GAME)
+    (tmp_path / "alias.yaml").symlink_to(tmp_path / "real.yaml")
+    (tmp_path / "game.yaml").write_text("extends: alias.yaml\nname: Variant\n")
+    ruleset, problems = api.validate_file(tmp_path / "game.yaml")
+    assert ruleset is not None and ruleset.name == "Variant", problems
+
+
+def test_extends_proc_self_environ_prints_no_environment_variable(tmp_path):
+    (tmp_path / "game.yaml").write_text("extends: /proc/self/environ\n" + GAME)
+    result = subprocess.run([sys.executable, "-m", "rulesengine.cli", "validate", str(tmp_path / "game.yaml")],
+                            capture_output=True, text=True, env={**os.environ, "CI_SECRET": SECRET}, timeout=120)
+    assert result.returncode == 1 and "RE019" in result.stdout
+    assert SECRET not in result.stdout + result.stderr and "CI_SECRET" not in result.stdout + result.stderr
+
+
+def test_validate_refuses_a_symlink_argument_pointing_out_of_its_folder_RE023(tmp_path):
+    secret = secret_file(tmp_path / "outside")
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "evil.yaml").symlink_to(secret)  # what a pull request can add
+    for target in (repo / "evil.yaml", repo):  # given by name (pre-commit) or found in a folder
+        result = run("validate", str(target))
+        assert result.exit_code == 1 and "RE023" in result.output and SECRET not in result.output
+
+
+def test_each_file_is_read_once_per_composition(tmp_path, monkeypatch):
+    """A diamond (a includes b and c, both include d) reads d once, not twice."""
+    (tmp_path / "d.yaml").write_text("block: true\nvariables:\n  v: {type: int}\n")
+    for name in ("b", "c"):
+        (tmp_path / f"{name}.yaml").write_text("block: true\ninclude: [d.yaml]\n")
+    (tmp_path / "a.yaml").write_text("include: [b.yaml, c.yaml]\n" + GAME)
+    reads: list[str] = []
+    real = compose.read_bytes
+    monkeypatch.setattr(compose, "read_bytes", lambda path, *a: reads.append(Path(path).name) or real(path, *a))
+    compose.compose(str(tmp_path / "a.yaml"))
+    assert sorted(reads) == ["a.yaml", "b.yaml", "c.yaml", "d.yaml"]
+
+
+def test_a_chain_of_files_each_including_the_next_many_times_is_refused_at_once(tmp_path):
+    """Exponential loading before: each file named the next five times."""
+    for k in range(12):
+        (tmp_path / f"f{k}.yaml").write_text("block: true\ninclude: [" + ", ".join([f"f{k + 1}.yaml"] * 5) + "]\n")
+    (tmp_path / "f12.yaml").write_text("block: true\n")
+    start = time.perf_counter()
+    _, problems = api.validate_file(tmp_path / "f0.yaml")
+    assert time.perf_counter() - start < 5
+    assert {p.code for p in problems} == {"RE020"}
+
+
+def test_too_many_files_in_one_composition_is_RE021(tmp_path):
+    for k in range(20):  # 20 files each including one more: 40 files, two levels deep
+        (tmp_path / f"w{k}.yaml").write_text(f"block: true\ninclude: [x{k}.yaml]\n")
+        (tmp_path / f"x{k}.yaml").write_text("block: true\n")
+    (tmp_path / "game.yaml").write_text("include: [" + ", ".join(f"w{k}.yaml" for k in range(20)) + "]\n" + GAME)
+    _, problems = api.validate_file(tmp_path / "game.yaml")
+    assert "RE021" in {p.code for p in problems}
+
+
+# ---- reading files ---------------------------------------------------------------------------
+
+
+def test_a_pipe_given_to_validate_is_RE009_without_blocking(tmp_path):
+    fifo = tmp_path / "game.yaml"
+    os.mkfifo(fifo)
+    _, problems = api.validate_file(fifo)
+    assert [p.code for p in problems] == ["RE009"]
+
+
+def test_a_device_given_to_validate_is_RE009():
+    _, problems = api.validate_file("/dev/zero")
+    assert [p.code for p in problems] == ["RE009"]
+
+
+def test_the_size_is_checked_before_reading_RE005(tmp_path, monkeypatch):
+    big = tmp_path / "big.yaml"
+    big.write_text("name: x\n" + "#" * 2_000_000 + "\n")
+    opened: list[str] = []
+    real_open = open
+    monkeypatch.setattr("builtins.open", lambda *a, **k: opened.append(str(a[0])) or real_open(*a, **k))
+    _, problems = api.validate_file(big)
+    assert [p.code for p in problems] == ["RE005"] and str(big) not in opened
+
+
+def test_a_long_escaped_multiline_scalar_maps_positions_in_linear_time(tmp_path):
+    """160 KB of escapes over many lines took 26 s to map before."""
+    body = "\n      ".join(["\\t\\u0041" * 16] * 1600)
+    path = tmp_path / "game.yaml"
+    path.write_text(GAME.replace('    params: {card: "hand[me]"}',
+                                 f'    params: {{card: "hand[me]"}}\n    label: "{body} {{card"'))
+    assert path.stat().st_size > 160_000
+    start = time.perf_counter()
+    tree = source.load_yaml(path.read_text(), str(path))
+    label = tree.get("moves").get("lay").get("label")
+    span = label.locate(len(label.value) - 4)
+    assert time.perf_counter() - start < 10
+    lines = path.read_text().splitlines()
+    assert lines[span.line - 1][span.column - 1 :].startswith("card")
+
+
+def test_did_you_mean_is_bounded_for_many_long_similar_names():
+    rng = random.Random(1)
+    names = ["a" * 40 + "".join(rng.choice("ab") for _ in range(20)) for _ in range(5000)]
+    start = time.perf_counter()
+    with suggestions_bounded():
+        for _ in range(2000):
+            did_you_mean("a" * 40 + "".join(rng.choice("ab") for _ in range(20)), names)
+    assert time.perf_counter() - start < 10
+    assert did_you_mean("x" * 100, ["x" * 100 + "y"]) is None  # too long to compare
+    assert did_you_mean("lagel", ["legal", "label"]) == "did you mean 'label'?"
+
+
+# ---- output encoding ---------------------------------------------------------------------------
+
+
+def test_github_annotations_escape_the_file_name_so_it_cannot_inject_commands():
+    name = "rules/a\n::warning file=x::injected,title=t:y%.yaml"
+    out = render_github([Diagnostic("RE001", "bad\r\n::error::also injected 100%", Span.point(name, 2, 3))])
+    assert out.count("\n") == 0 and out.startswith("::error file=rules/a%0A%3A%3Awarning file=x%3A%3Ainjected%2C")
+    assert "title=RE001::bad%0D%0A::error::also injected 100%25" in out
+
+
+def test_a_file_name_that_is_not_utf8_gives_valid_json_and_printable_text(tmp_path):
+    path = Path(os.fsdecode(bytes(tmp_path) + b"/\xff\xfe.yaml"))  # a lone surrogate in Python
+    path.write_text("name: x\nname: y\n")
+    _, problems = api.validate_file(path)
+    data = json.loads(render_json(problems))
+    assert data[0]["code"] == "RE002" and "\\udcff" in data[0]["file"]
+    render_text(problems, {}).encode("utf-8")  # no UnicodeEncodeError
+    result = run("validate", "--format", "json", str(path))
+    assert result.exit_code == 1 and json.loads(result.output)[0]["code"] == "RE002"
+
+
+def test_names_with_terminal_escapes_print_escaped():
+    corpus = ROOT / "tests" / "corpus" / "hostile"
+    for name in ("name_terminal_escape", "name_bidi_override", "name_lone_surrogate", "extends_terminal_escape"):
+        _, problems = api.validate_file(corpus / f"{name}.yaml")
+        text = render_text(problems, {})
+        assert "\x1b" not in text and "\u202e" not in text
+        text.encode("utf-8")
+
+
+def test_no_color_turns_colour_off(monkeypatch):
+    class Terminal:
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    assert _colour(Terminal())
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert not _colour(Terminal())
+
+
+# ---- replays --------------------------------------------------------------------------------
+
+
+def recorded(tmp_path: Path, ruleset: str = "pan") -> Path:
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    path = tmp_path / "match.json"
+    result = run("run", ruleset, "--seed", "3", "-o", "word=P", "--players", "2", "--record", str(path))
+    assert result.exit_code == 0, result.output
+    return path
+
+
+def both_modes(path: Path) -> list[object]:
+    return [run("replay", str(path)), run("replay", "--verify", str(path))]
+
+
+def edited(path: Path, **changes) -> Path:
+    data = json.loads(path.read_text())
+    for key, value in changes.items():
+        if value is None:
+            data.pop(key, None)
+        else:
+            data[key] = value
+    path.write_text(json.dumps(data))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("attack", "changes", "message"),
+    [
+        ("absolute_ruleset_path", {"ruleset": "/etc/passwd"}, "outside the replay's folder"),
+        ("proc_environ_ruleset", {"ruleset": "/proc/self/environ"}, "outside the replay's folder"),
+        ("parent_folder_ruleset", {"ruleset": "../credentials.yaml"}, "outside the replay's folder"),
+        ("unknown_ruleset", {"ruleset": "no-such-game"}, "neither a shipped ruleset"),
+        ("no_result", {"result": None}, '"result" must be'),
+        ("malformed_result", {"result": {"terminal": True, "returns": [1], "decisions": 3}}, '"result" must hold'),
+        ("result_not_reached", {"result": {"terminal": True, "returns": [1.0, -1.0], "decisions": 1}},
+         "ends with returns|is over|not over"),
+        ("ruleset_changed", {"ruleset_sha256": "0" * 64}, "has changed since"),
+        ("options_not_of_the_ruleset", {"options": {"no_such": 1}}, "unknown option"),
+        ("too_many_players", {"players": 99}, 'is for|"result" must hold'),
+    ],
+)
+def test_a_bad_replay_exits_1_the_same_way_with_and_without_verify(tmp_path, attack, changes, message):
+    secret_file(tmp_path)
+    path = edited(recorded(tmp_path / "replays"), **changes)
+    plain, verify = both_modes(path)
+    assert plain.exit_code == verify.exit_code == 1, (attack, plain.output, verify.output)
+    assert SECRET not in plain.output + verify.output
+    assert re.search(message, verify.output), verify.output
+    assert re.search(message, plain.output), plain.output
+
+
+@pytest.mark.parametrize(
+    ("attack", "text"),
+    [
+        ("number_of_5000_digits", '{"format": "rulesengine-replay", "version": 2, "seed": ' + "9" * 5000 + "}"),
+        ("nested_100000_arrays", "[" * 100_000 + "]" * 100_000),
+        ("nan_seed", '{"format": "rulesengine-replay", "version": 2, "seed": NaN}'),
+        ("not_utf8", b"\xff\xfe{}"),
+        ("version_is_a_huge_list", '{"format": "rulesengine-replay", "version": [' + "1," * 10000 + "1]}"),
+    ],
+)
+def test_a_hostile_replay_file_is_a_clean_error_exit_1(tmp_path, attack, text):
+    path = tmp_path / "match.json"
+    path.write_bytes(text if isinstance(text, bytes) else text.encode())
+    for result in both_modes(path):
+        assert result.exit_code == 1 and "Traceback" not in result.output, (attack, result.output)
+        assert len(result.output) < 500
+
+
+def test_a_replay_that_is_a_pipe_is_refused_without_blocking(tmp_path):
+    fifo = tmp_path / "match.json"
+    os.mkfifo(fifo)
+    for result in both_modes(fifo):
+        assert result.exit_code == 1
+
+
+def test_a_replay_names_its_ruleset_relative_to_itself_and_plays_from_another_folder(tmp_path):
+    rules = tmp_path / "games"
+    rules.mkdir()
+    (rules / "mine.yaml").write_text(GAME)
+    path = rules / "replays" / "m.json"
+    path.parent.mkdir()
+    # the ruleset is not below the replay's folder: refused before the match is played
+    refused = run("run", str(rules / "mine.yaml"), "--record", str(path))
+    assert refused.exit_code == 2 and "match over" not in refused.output and not path.exists()
+    path = rules / "m.json"
+    assert run("run", str(rules / "mine.yaml"), "--record", str(path)).exit_code == 0
+    data = json.loads(path.read_text())
+    assert data["ruleset"] == "mine.yaml" and len(data["ruleset_sha256"]) == 64
+    moved = tmp_path / "elsewhere"
+    rules.rename(moved)  # the folder moves: the replay still finds its ruleset
+    assert run("replay", "--verify", str(moved / "m.json")).exit_code == 0
+    assert json.loads(recorded(tmp_path).read_text())["ruleset"] == "pan"  # a shipped one by name
+
+
+def test_an_older_replay_is_still_read(tmp_path):
+    data = json.loads(recorded(tmp_path).read_text())
+    data.pop("ruleset_sha256")
+    (tmp_path / "old.json").write_text(json.dumps({**data, "version": 1}))
+    assert run("replay", "--verify", str(tmp_path / "old.json")).exit_code == 0
+
+
+def test_record_into_a_missing_folder_fails_before_playing_exit_2(tmp_path):
+    result = run("run", "pan", "--record", str(tmp_path / "no" / "such" / "m.json"))
+    assert result.exit_code == 2 and "does not exist" in result.output and "match over" not in result.output
+
+
+def test_record_writes_with_the_usual_file_mode(tmp_path):
+    old = os.umask(0o022)
+    try:
+        path = recorded(tmp_path)
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o644
+    assert [p.name for p in tmp_path.iterdir()] == ["match.json"]
+
+
+# ---- command-line arguments -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("answer", ["\u00b2", "\u0663", "\uff11", "9" * 5000, "-1", "0", "1e3", " ", "\x00"])
+def test_play_accepts_only_ascii_digits(answer):
+    result = CliRunner().invoke(main, ["play", "pan", "--players", "2", "--seed", "3"], input=f"{answer}\nq\n")
+    assert result.exit_code == 0 and "type a number from 1 to" in result.output, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+def test_q_leaves_play_with_exit_0():
+    result = CliRunner().invoke(main, ["play", "pan", "--seed", "1"], input="q\n")
+    assert result.exit_code == 0 and "you left the match" in result.output
+
+
+def test_validate_takes_a_shipped_name_and_an_unknown_name_is_exit_2():
+    assert run("validate", "pan").exit_code == 0
+    unknown = run("validate", "no-such-game")
+    assert unknown.exit_code == 2 and "no such file" in unknown.output
+
+
+def test_an_unknown_ruleset_suggests_with_a_separator():
+    result = run("describe", "pna")
+    assert result.exit_code == 2 and "did you mean 'pan'?; shipped: " in result.output
+
+
+@pytest.mark.parametrize("name", ["\x1b[31mred", "a" * 5000, "pan\x00", "/proc/self/environ/x"])
+def test_a_hostile_ruleset_argument_is_a_one_line_usage_error(name):
+    result = run("describe", name)
+    assert result.exit_code in (1, 2) and "Traceback" not in result.output and "\x1b" not in result.output
+
+
+# ---- the cache --------------------------------------------------------------------------------
+
+
+def test_a_variant_is_fresh_after_its_base_changes(tmp_path):
+    base = tmp_path / "base.yaml"
+    base.write_text(GAME.replace("name: Corpus game", "name: Corpus game\noptions:\n  n: {type: int, default: 3}"))
+    variant = tmp_path / "variant.yaml"
+    variant.write_text("extends: base.yaml\nname: Variant\n")
+    assert [o.default for o in rulesengine.load_ruleset(variant).options] == [3]
+    base.write_text(base.read_text().replace("default: 3", "default: 4"))  # the same size and, maybe, time
+    assert [o.default for o in rulesengine.load_ruleset(variant).options] == [4]
+    assert rulesengine.load_ruleset(variant) is rulesengine.load_ruleset(variant)  # unchanged: kept
+
+
+# ---- mutation fuzz (a sample; `python -m tests.fuzz_validate --mutants 10000` runs many) -------
+
+
+@settings(max_examples=25, deadline=None)
+@given(index=st.integers(0, 10**6), seed=st.integers(0, 100))
+def test_mutants_of_shipped_and_example_files_never_crash_nor_hang(tmp_path_factory, index, seed):
+    _, text = fuzz_validate.mutant(index, seed)
+    outcome = fuzz_validate.check(text, tmp_path_factory.mktemp("mutant"), seed)
+    assert outcome.kind in ("valid", "invalid"), outcome.detail or f"{outcome.seconds:.1f} s"
