@@ -222,6 +222,12 @@ class State:
         env = self._env(self.mover)
         if trigger.each is None:
             return [env] if trigger.when(self, env) else []
+        if trigger.firings is not None:  # the same generated choice as a step's
+            fired = []
+            for item in trigger.firings(self, env):
+                env[trigger.slot] = item
+                fired.append(env[:])
+            return fired
         fired = []
         slot, when = trigger.slot, trigger.when
         for item in trigger.each(self, env):
@@ -405,17 +411,23 @@ class State:
     def _advance(self) -> None:
         if self.game_over or self.round_over:
             return
+        self.pass_turn()
+
+    def pass_turn(self) -> bool:
+        """After a step: the next player in the direction of play (unless an effect chose one
+        with `turn to`), and the end of the round when it reaches its turn limit or every
+        active player passed in a row. False when the round ends. The one description of turn
+        passing: the agenda's path and the generated `settle` functions both call it."""
         if not self.turn_set:
             self.current = self.next_active(self.current)
-        self._end_if_due()
-
-    def _end_if_due(self) -> None:
-        """End the round when it reaches its turn limit or every active player passed in a row."""
         limit = self.program.round_limit
         if limit is not None and self.turns >= limit:
             self._end_round(_LIMIT)
-        elif self.passes and self.passes >= len(self.active_players):
+            return False
+        if self.passes and self.passes >= len(self.active_players):
             self._end_round(_STUCK)
+            return False
+        return True
 
     def _triggers(self, index: int) -> None:
         """Evaluate trigger `index` and queue the effects that fire (the agenda's path)."""
@@ -434,6 +446,9 @@ class State:
         active = self.active
         n = len(active)
         step = self.direction
+        candidate = (player + step) % n
+        if active[candidate]:  # mostly the next seat is still in the round
+            return candidate
         candidate = player
         for _ in range(n):
             candidate = (candidate + step) % n
