@@ -191,7 +191,8 @@ class CodeGenerator:
             return [pyast.expr(pyast.method(name("st"), "deal", self.gen(s.source), const(family.base), start, count,
                                             sorted_tables))]
         if isinstance(s, ir.Reveal):
-            cards = pyast.list_([self.gen(s.cards)]) if s.cards.type == ir.CARD else call("list", self.collection(s.cards))
+            cards = pyast.list_([self.gen(s.cards)]) if s.cards.type == ir.CARD \
+                else call("list", self.collection(s.cards))
             return [pyast.expr(pyast.method(name("st"), "reveal", self.player(s.player, where), cards))]
         if isinstance(s, ir.Assign):
             offset = layout.variable_offsets[s.variable]

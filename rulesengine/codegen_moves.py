@@ -412,7 +412,6 @@ class MoveCodeGenerator(CodeGenerator):
         """One generated function for a move no shuffle can interrupt: `step(state, player, values)`
         runs the move's effects, then the triggers in order, each one's firings chosen before
         its effects run (`trigger_firings`, which the engine's general path uses too)."""
-        st_ = name("st")
         body: list[ast.stmt] = []
         if move.params:
             body.append(pyast.assign(ast.Tuple([pyast.store(self.slot(p.slot)) for p in move.params], ast.Store()),

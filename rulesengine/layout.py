@@ -7,8 +7,8 @@ calls back into the compiler.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Mapping
 
 import attrs
 
