@@ -79,7 +79,8 @@ class CodeGenerator:
         self.names = names or NameAllocator()
         self.namespace: dict[str, object] = {}  # the globals of every generated function
         self.values: dict[int, str] = {}  # id(value) -> name, to share constant tables
-        self._kept: list[object] = []  # the values named, kept alive so their ids stay theirs
+        self._kept: list[object] = []
+        self._derived: dict[tuple, str] = {}  # the values named, kept alive so their ids stay theirs
         self.sources: list[GeneratedSource] = []
         self._hoisted: list[tuple[str, ast.expr]] | None = None  # while generating a legal test
         self._forbidden: set[int] = set()  # slots that vary inside the loops
@@ -107,6 +108,14 @@ class CodeGenerator:
         self.namespace[symbol] = value
         self.values[key] = symbol
         self._kept.append(value)
+        return symbol
+
+    def derived(self, key: tuple, make: Callable[[], object], hint: str) -> str:
+        """The name of a constant made from the layout, one per `key` (so equal reads share a
+        name, and the pass `hoist` sees them as equal)."""
+        symbol = self._derived.get(key)
+        if symbol is None:
+            symbol = self._derived[key] = self.constant(make(), hint)
         return symbol
 
     def helper(self, function: Callable, hint: str) -> ast.Name:
@@ -251,7 +260,8 @@ class CodeGenerator:
         if always_in_range(index):
             return fold_binop(const(offset), "+", node)
         # A player that may be "nobody" (-1): reading its value is an error, not another's value.
-        check = self.constant(_variable_index(offset, self.layout.num_players, variable, span), "var_index")
+        check = self.derived(("var_index", variable, position(span)),
+                             lambda: _variable_index(offset, self.layout.num_players, variable, span), "var_index")
         return call(name(check), node)
 
     # ---- expressions -----------------------------------------------------------------
@@ -318,8 +328,10 @@ class CodeGenerator:
         family = self.layout.families[e.zone]
         if not e.indices:
             return const(family.base)
-        message = self.constant(f"{position(e.span)}: an index is outside zone '{family.name}'", "message")
-        check = name(self.constant(_zone_index(family.base, family.strides, family.sizes), "zone_index"))
+        text = f"{position(e.span)}: an index is outside zone '{family.name}'"
+        message = self.derived(("message", text), lambda: text, "message")
+        check = name(self.derived(("zone_index", family.name),
+                                  lambda: _zone_index(family.base, family.strides, family.sizes), "zone_index"))
         if all(always_in_range(i) or _cheap(i) for i in e.indices):
             # Expressions are pure, so a cheap index may be computed twice instead of calling a helper.
             indices = [self.gen(i) for i in e.indices]
@@ -346,15 +358,15 @@ class CodeGenerator:
         if builtin == "current":
             return pyast.st("current")
         if builtin == "players":
-            return name(self.constant(list(range(layout.num_players)), "players"))
+            return name(self.derived(("players",), lambda: list(range(layout.num_players)), "players"))
         if builtin == "active":
             return pyast.st("active_players")
         if builtin == "num_players":
             return const(layout.num_players)
         if builtin == "suits":
-            return name(self.constant(list(range(len(layout.suit_names))), "suits"))
+            return name(self.derived(("suits",), lambda: list(range(len(layout.suit_names))), "suits"))
         if builtin == "phase":
-            names = name(self.constant(list(layout.phase_names), "phase_names"))
+            names = name(self.derived(("phase_names",), lambda: list(layout.phase_names), "phase_names"))
             return pyast.ifexp(compare(pyast.st("phase"), ">=", const(0)), sub(names, pyast.st("phase")), const(""))
         field = {"direction": "direction", "round": "round_number", "turn": "turns", "passes": "passes"}[builtin]
         return pyast.st(field)
@@ -375,7 +387,8 @@ class CodeGenerator:
     def gen_SuitAttr(self, e: SuitAttr) -> ast.expr:
         values = [s.get(e.attribute) for s in self.layout.suit_attributes]
         neutral = next((type(v)() for v in values if v is not None), None)
-        table = self.constant(values + [neutral], "suit_" + e.attribute)  # the last: no suit (-1)
+        # the last: no suit (-1)
+        table = self.derived(("suit_attribute", e.attribute), lambda: values + [neutral], "suit_" + e.attribute)
         return sub(name(table), self.gen(e.suit))
 
     def gen_Unary(self, e: ir.Unary) -> ast.expr:
@@ -572,12 +585,12 @@ class CodeGenerator:
             return call("len", measured) if function == "size" else pyast.not_(measured)
         if function == "top":
             if len(args) == 1:
-                no_card = name(self.constant((runtime.NO_CARD,), "no_card"))
+                no_card = name(self.derived(("no_card",), lambda: (runtime.NO_CARD,), "no_card"))
                 return sub(pyast.or_(sub(pyast.st("zones"), args[0]), no_card), const(-1))
             return call(self.helper(runtime.top, "top"), sub(pyast.st("zones"), args[0]), args[1])
         if function == "bottom":
             if len(args) == 1:
-                no_card = name(self.constant((runtime.NO_CARD,), "no_card"))
+                no_card = name(self.derived(("no_card",), lambda: (runtime.NO_CARD,), "no_card"))
                 return sub(pyast.or_(sub(pyast.st("zones"), args[0]), no_card), const(0))
             return pyast.slice_(sub(pyast.st("zones"), args[0]), None, call("max", const(0), args[1]))
         if function == "holder":
@@ -636,18 +649,19 @@ class CodeGenerator:
         """A value as readable text (the `text()` function, labels and logs)."""
         layout = self.layout
         if e.type == ir.CARD:
-            names = name(self.constant(list(layout.card_names) + ["nothing"], "card_names"))
+            names = name(self.derived(("card_names", layout.card_names, "nothing"),
+                                      lambda: list(layout.card_names) + ["nothing"], "card_names"))
             return sub(names, node)
         if e.type == ir.PLAYER:
             return call(self.helper(runtime.player_text, "player_text"), node)
         if e.type == ir.SUIT:
-            return sub(name(self.constant(list(layout.suit_names) + [""], "suit_names")), node)
+            return sub(name(self.derived(("suit_names",), lambda: list(layout.suit_names) + [""], "suit_names")), node)
         if e.type == ir.RANK:
-            return sub(name(self.constant(list(layout.ranks) + [""], "rank_names")), node)
+            return sub(name(self.derived(("rank_names",), lambda: list(layout.ranks) + [""], "rank_names")), node)
         if e.type == ir.BOOL:
             return pyast.ifexp(node, const("yes"), const("no"))
         if e.type in (ir.ZONE, ir.list_of(ir.CARD)):
-            names = name(self.constant(list(layout.card_names), "card_names"))
+            names = name(self.derived(("card_names", layout.card_names), lambda: list(layout.card_names), "card_names"))
             items = sub(pyast.st("zones"), node) if e.type == ir.ZONE else node
             c = self.names.fresh("_c")
             joined = pyast.method(const(" "), "join", pyast.genexp(sub(names, name(c)), c, items))
@@ -657,7 +671,7 @@ class CodeGenerator:
         if e.type in (ir.list_of(ir.SUIT), ir.list_of(ir.RANK)):
             names_list = layout.suit_names if e.type == ir.list_of(ir.SUIT) else layout.ranks
             x = self.names.fresh("_x")
-            table = name(self.constant(list(names_list), "names"))
+            table = name(self.derived(("names", names_list), lambda: list(names_list), "names"))
             return pyast.method(const(", "), "join", pyast.genexp(sub(table, name(x)), x, node))
         if e.type.startswith("list:"):
             x = self.names.fresh("_x")
