@@ -425,3 +425,16 @@ def _nothing(st, env) -> None:
 
 def compile_program(ruleset: ir.Ruleset, options: dict[str, object], num_players: int) -> Program:
     return Compiler(ruleset, options, num_players).program()
+
+
+def listing(program: Program) -> str:
+    """The generated module of a program as one text: every function with the rule-file
+    positions it comes from as comments (what `rulesengine compile` prints)."""
+    options = ", ".join(f"{k}={v!r}" for k, v in sorted(program.options.items())) or "none"
+    lines = [f"# {program.ruleset.name} ({program.ruleset.file}), {program.num_players} players, options: {options}",
+             f"# {len(program.source)} generated functions", ""]
+    if not program.source:
+        lines.append("# this program keeps no generated source")
+    for function in program.source:
+        lines.append(function.source)
+    return "\n".join(lines)
