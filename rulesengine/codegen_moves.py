@@ -27,7 +27,7 @@ from collections.abc import Callable
 from math import comb
 from typing import Any
 
-from . import ir, pyast, runtime
+from . import flow, ir, pyast, runtime
 from .codegen import CodeGenerator, free_slots, position, statement_slots
 from .pyast import call, compare, const, name, sub
 
@@ -238,8 +238,9 @@ class MoveCodeGenerator(CodeGenerator):
     def settle(self, phase: ir.Phase, hoisted: list, body: list[ast.stmt], turn_limit: int | None):
         """One function for what follows a step in `phase`: `settle(state)` passes the turn and
         lists the next player's legal actions (with the phase's enumeration `hoisted` and
-        `body`). The turn passing and the end checks are the engine's own (`State.pass_turn`,
-        `State._check`): what is rare (the round or phase ending, a player with nothing legal)
+        `body`). The turn passing is flow.turn_passing, which the engine's `State.pass_turn` is
+        compiled from too, and the end checks are the engine's `State._check`: what is rare
+        (the round or phase ending, a player with nothing legal)
         goes through `_check`, which decides from the same state."""
         me = self.me
         st_ = name("st")
@@ -249,7 +250,8 @@ class MoveCodeGenerator(CodeGenerator):
                                 compare(pyast.st("goto"), "is not", const(None)), pyast.st("phase_over")),
                       [pyast.if_(pyast.not_(pyast.st("game_over")), [pyast.expr(pyast.method(st_, "_advance"))]),
                        *check_return]),
-            pyast.if_(pyast.not_(pyast.method(st_, "pass_turn")), check_return),
+            *flow.turn_passing(const(self.layout.num_players), None if turn_limit is None else const(turn_limit),
+                               check_return, me),
             pyast.assign(me, pyast.st("current")),
         ]
         if phase.until is not None:
@@ -437,31 +439,36 @@ class MoveCodeGenerator(CodeGenerator):
                 continue
             fired = self.names.fresh(f"_fired_{trigger.name}")
             var = self.slot(trigger.slot)  # type: ignore[arg-type]
-            body.append(pyast.located(pyast.assign(fired, self.trigger_firings(trigger)),
-                                      f"trigger {trigger.name} {position(trigger.when.span)}"))
+            choice = self.trigger_firings(trigger, fired)
+            pyast.located(choice[0], f"trigger {trigger.name} {position(trigger.when.span)}")
+            body += choice
             # A round ending in one firing still lets the others of the same trigger run, a match ending does not.
             loop = pyast.for_(var, name(fired), [*effects, pyast.if_(pyast.st("game_over"), [pyast.return_()])])
-            body.append(pyast.if_(name(fired), [loop, *([] if last else [pyast.if_(pyast.st("round_over"),
-                                                                                   [pyast.return_()])])]))
+            body.append(pyast.if_(compare(name(fired), "is not", const(None)), [
+                loop, *([] if last else [pyast.if_(pyast.st("round_over"), [pyast.return_()])])]))
         body.append(pyast.return_())
         fn = pyast.function(self.names.fresh(f"_step_{move.name}"), ["st", self.me, "values"], body)
         return self.define(fn, f"step of move {move.name} {position(move.span)}")
 
-    def trigger_firings(self, trigger: ir.Trigger) -> ast.expr:
-        """The items of a trigger's `for` whose `when` holds, every one chosen before any runs:
-        the one description of firing, used inline by steps and as `CompiledTrigger.firings`."""
+    def trigger_firings(self, trigger: ir.Trigger, fired: str) -> list[ast.stmt]:
+        """Statements setting `fired` to the items of a trigger's `for` whose `when` holds (None
+        when none does), every one chosen before any runs: the one description of firing, used
+        inline by steps and as `CompiledTrigger.firings` by the engine's general path."""
         var = self.slot(trigger.slot)  # type: ignore[arg-type]
         items = self.collection(trigger.each)  # type: ignore[arg-type]
         if trigger.each.type == ir.CARD:  # type: ignore[union-attr]
             items = pyast.tuple_([items])
-        return pyast.listcomp(name(var), var, items, self.gen(trigger.when))
+        add = pyast.if_(compare(name(fired), "is", const(None)),
+                        [pyast.assign(fired, pyast.list_([name(var)]))],
+                        [pyast.expr(pyast.method(name(fired), "append", name(var)))])
+        return [pyast.assign(fired, const(None)),
+                pyast.for_(var, items, [pyast.if_(self.gen(trigger.when), [add])])]
 
     def firings_function(self, trigger: ir.Trigger) -> Callable[[Any, list], list]:
         """`firings(state, env)`: the items of a trigger's `for` that fire now (see trigger_firings)."""
-        when = self.trigger_firings(trigger)
+        fired = self.names.fresh(f"_fired_{trigger.name}")
         slots = (free_slots(trigger.each) | free_slots(trigger.when)) - {trigger.slot}
-        fn = pyast.function(self.names.fresh(f"_firings_{trigger.name}"), ["st", "env"],
-                            [*self.prologue(slots), pyast.return_(when)])
+        body = [*self.prologue(slots), *self.trigger_firings(trigger, fired),
+                pyast.return_(pyast.or_(name(fired), pyast.list_([])))]
+        fn = pyast.function(self.names.fresh(f"_firings_{trigger.name}"), ["st", "env"], body)
         return self.define(fn, f"firings of trigger {trigger.name} {position(trigger.when.span)}")
-
-

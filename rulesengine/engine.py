@@ -14,7 +14,7 @@ from bisect import bisect_left
 from collections.abc import Sequence
 from typing import Any
 
-from . import ir
+from . import flow, ir
 from .compile import CompiledMove, Program, Segment
 from .diagnostics import EngineError, IllegalActionError
 from .limits import DEFAULT_MAX_STEPS, MAX_TASKS_PER_STEP
@@ -23,7 +23,7 @@ from .runtime import combination_unrank, insert_sorted
 # agenda task kinds
 _SEGMENTS, _ROUND_START, _PHASE_START, _FIRST, _CHECK, _ROUND_END, _MATCH_CHECK, _TRIGGERS, _ADVANCE = range(9)
 # how a round ended
-_NORMAL, _LIMIT, _STUCK = range(3)
+_NORMAL, _LIMIT, _STUCK = flow.NORMAL, flow.LIMIT, flow.STUCK
 
 
 
@@ -413,21 +413,9 @@ class State:
             return
         self.pass_turn()
 
-    def pass_turn(self) -> bool:
-        """After a step: the next player in the direction of play (unless an effect chose one
-        with `turn to`), and the end of the round when it reaches its turn limit or every
-        active player passed in a row. False when the round ends. The one description of turn
-        passing: the agenda's path and the generated `settle` functions both call it."""
-        if not self.turn_set:
-            self.current = self.next_active(self.current)
-        limit = self.program.round_limit
-        if limit is not None and self.turns >= limit:
-            self._end_round(_LIMIT)
-            return False
-        if self.passes and self.passes >= len(self.active_players):
-            self._end_round(_STUCK)
-            return False
-        return True
+    # After a step: the next player (unless an effect chose one), and the end of the round when
+    # due; False when the round ends. Compiled from flow.turn_passing, as the settle functions are.
+    pass_turn = flow.pass_turn_function()
 
     def _triggers(self, index: int) -> None:
         """Evaluate trigger `index` and queue the effects that fire (the agenda's path)."""
@@ -446,9 +434,6 @@ class State:
         active = self.active
         n = len(active)
         step = self.direction
-        candidate = (player + step) % n
-        if active[candidate]:  # mostly the next seat is still in the round
-            return candidate
         candidate = player
         for _ in range(n):
             candidate = (candidate + step) % n
