@@ -8,6 +8,7 @@ option value, a file that cannot be written); 130 interrupted (Ctrl-C).
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import sys
@@ -376,6 +377,34 @@ def new(file: Path, base: str | None, force: bool) -> None:
             raise exists from None
         raise ChoiceError(f"cannot write {file}: {error.strerror or error}") from None
     click.echo(f"wrote {file}; check it with: rulesengine validate {file}")
+
+
+@main.command(name="compile")
+@click.argument("ruleset")
+@_players
+@_options
+@click.option("--no-optimize", is_flag=True, help="The reference mode: every construct compiled directly, no passes.")
+def compile_command(ruleset: str, players: int | None, options: tuple[str, ...], no_optimize: bool) -> None:
+    """Print the Python generated for RULESET (a path or a shipped name) in one game setting,
+    with the rule-file position of each statement as a comment."""
+    from . import compile as compiler  # the module, not the built-in
+
+    if not no_optimize:
+        click.echo(compiler.listing(_load_game(ruleset, players, options).program), nl=False)
+        return
+    if "optimize" not in inspect.signature(compiler.compile_program).parameters:
+        raise ChoiceError("--no-optimize: this build has no reference mode (compile_program takes no 'optimize')")
+    checked = _load_ruleset(ruleset)
+    count = checked.default_players if players is None else players
+    try:
+        if not checked.min_players <= count <= checked.max_players:
+            raise ChoiceError(f"{checked.name} is for {checked.min_players} to {checked.max_players} players, "
+                              f"not {count}")
+        values = api.resolve_options(checked, _parse_options(options))
+        program = compiler.compile_program(checked, values, count, optimize=False)  # type: ignore[call-arg]
+    except RulesEngineError as error:
+        raise ChoiceError(str(error)) from None
+    click.echo(compiler.listing(program), nl=False)
 
 
 def entry() -> None:

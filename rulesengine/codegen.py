@@ -1,28 +1,60 @@
-"""Generate Python source for checked expressions and compile it once.
+"""Generate Python functions for checked expressions and effects, once per game setting.
 
-Each expression becomes one Python function `f(state, env)` whose body is a single
-Python expression: bound names are Python locals, card attributes are table lookups,
-list macros are generator expressions; an effect list becomes one function of Python
-statements. The code of moves (legal actions, steps) is built on this in codegen_moves.py.
-Nothing here runs while a game is played: the generated code is compiled when a game
-setting is compiled.
+Each expression becomes one function `f(state, env)` whose body is a single Python
+expression: bound names are Python locals, card attributes are table lookups, list
+macros are generator expressions; an effect list becomes one function of statements.
+Everything is built as Python `ast` nodes from the IR and the frozen `Layout`; the source
+text of a function is produced once, when it is finished (pyast.emit_function), and every
+name in it comes from the one `NameAllocator`. The optimisations are passes over IR or
+Python syntax nodes, each named below with what it preserves:
+
+- `fold` (Python nodes): an operator whose operands are constants of the game setting is
+  replaced by its value. Preserves every value (the operators are the language's own).
+- `hoist` (IR → a local computed before the loops): a part of a `legal` test that reads no
+  parameter and cannot fail is computed once per enumeration. Preserves every value
+  (expressions have no side effects and the state does not change while actions are listed).
+- `unroll` (IR): `any`, `all`, `count`, `sum` over values known when the game is compiled
+  are written out value by value, within a size budget. Preserves the value and the order
+  of evaluation (left to right, stopping as `any`/`all` do).
+- `alias` (IR): inside a set whose cards share an attribute, a test reading only that
+  attribute is asked of the first card. Preserves the answer (every card gives the same).
+- `shared card loops`, `shared lookups` and `implication` (codegen_moves.py).
+
+Nothing here runs while a game is played.
 """
 
 from __future__ import annotations
 
 import ast
-import re
+import linecache
 from collections.abc import Callable
 from typing import Any
 
 import attrs
 
-from . import ir, runtime
-from .diagnostics import EngineError
-from .runtime import NO_CARD
+from . import ir, pyast, runtime
+from .diagnostics import EngineError, Span
+from .layout import Layout
+from .limits import MAX_CARDS, MAX_INTEGER, MAX_PLAYERS, MAX_RANGE, MAX_TEXT_LENGTH
+from .lower import CardSelf, SuitAttr
+from .names import NameAllocator
+from .pyast import call, compare, const, is_const, name, sub
 
-MAX_UNROLLED = 8  # a macro over at most this many known values is written out value by value
-CARD_CONTEXT_SLOT = 1_000_000  # locals of card-attribute expressions are looked up by name
+MAX_UNROLLED = 8  # a macro over at most this many known values may be written out value by value
+UNROLL_BUDGET = 256  # ... and only while the written-out code stays within this many syntax nodes
+
+
+@attrs.frozen
+class GeneratedSource:
+    """One generated function: its name, what it is (with the rule-file position) and its source."""
+
+    name: str
+    heading: str
+    source: str
+
+
+def position(span: Span) -> str:
+    return f"{span.file}:{span.line}:{span.column}"
 
 
 def free_slots(e: ir.Expr | None, bound: frozenset[int] = frozenset()) -> set[int]:
@@ -30,7 +62,7 @@ def free_slots(e: ir.Expr | None, bound: frozenset[int] = frozenset()) -> set[in
     if e is None:
         return set()
     if isinstance(e, ir.Local):
-        return set() if e.slot in bound or e.slot >= CARD_CONTEXT_SLOT else {e.slot}
+        return set() if e.slot in bound else {e.slot}
     if isinstance(e, ir.Macro):
         return free_slots(e.collection, bound) | free_slots(e.body, bound | {e.slot})
     out: set[int] = set()
@@ -42,222 +74,277 @@ def free_slots(e: ir.Expr | None, bound: frozenset[int] = frozenset()) -> set[in
 class CodeGenerator:
     """Turns IR expressions of one game setting into compiled Python functions."""
 
-    def __init__(self, layout: Any):
-        # `layout` is the Compiler: zone families, attribute tables, options, players.
+    def __init__(self, layout: Layout, names: NameAllocator | None = None):
         self.layout = layout
-        self.names: dict[str, object] = {
-            "_div": runtime.div, "_mod": runtime.mod, "_top": runtime.top, "_range1": runtime.range1,
-            "_range2": runtime.range2, "_letter": runtime.letter, "_arg_best": runtime.arg_best,
-            "_unique": runtime.unique, "_NOC": (NO_CARD,),
-            "EngineError": EngineError,
-        }
+        self.names = names or NameAllocator()
+        self.namespace: dict[str, object] = {}  # the globals of every generated function
         self.values: dict[int, str] = {}  # id(value) -> name, to share constant tables
-        self._hoisted: list[str] | None = None  # while generating an enumerator's condition
+        self._kept: list[object] = []
+        self._derived: dict[tuple, str] = {}  # the values named, kept alive so their ids stay theirs
+        self.sources: list[GeneratedSource] = []
+        self._hoisted: list[tuple[str, ast.expr]] | None = None  # while generating a legal test
         self._forbidden: set[int] = set()  # slots that vary inside the loops
         self._shared: dict[int, str] = {}  # set parameter slot -> the attribute its cards share
-        self._aliases: dict[int, str] = {}  # slot -> source standing for it
+        self._aliases: dict[int, ast.expr] = {}  # slot -> the node standing for it
         # While a legal test is asked per group: set parameter slot -> the group's shared value,
-        # and (card slot, attribute) -> the source standing for that card's attribute.
-        self._group_values: dict[int, str] = {}
-        self._attribute_aliases: dict[tuple[int, str], str] = {}
+        # and (card slot, attribute) -> the node standing for that card's attribute.
+        self._group_values: dict[int, ast.expr] = {}
+        self._attribute_aliases: dict[tuple[int, str], ast.expr] = {}
         self._getters: dict[str, str] = {}  # constant table -> the constant holding its lookup function
+        self._card_self: str | None = None  # the parameter holding the card of a card-context function
         self.real_cards: set[int] = set()  # slots holding a card of a zone (never "no card") where generated
 
-    # ---- constants -------------------------------------------------------------------
+    # ---- names and constants ---------------------------------------------------------
+
+    def slot(self, slot: int) -> str:
+        return self.names.slot(slot)
 
     def constant(self, value: object, hint: str = "k") -> str:
+        """The global name of a constant (a table, a helper, a message): one name per object."""
         key = id(value)
         if key in self.values:
             return self.values[key]
-        name = f"_{hint}{len(self.names)}"
-        self.names[name] = value
-        self.values[key] = name
-        return name
+        symbol = self.names.fresh("_" + hint)
+        self.namespace[symbol] = value
+        self.values[key] = symbol
+        self._kept.append(value)
+        return symbol
+
+    def derived(self, key: tuple, make: Callable[[], object], hint: str) -> str:
+        """The name of a constant made from the layout, one per `key` (so equal reads share a
+        name, and the pass `hoist` sees them as equal)."""
+        symbol = self._derived.get(key)
+        if symbol is None:
+            symbol = self._derived[key] = self.constant(make(), hint)
+        return symbol
+
+    def helper(self, function: Callable, hint: str) -> ast.Name:
+        return name(self.constant(function, hint))
 
     # ---- functions -------------------------------------------------------------------
 
-    def function(self, e: ir.Expr) -> Callable[[Any, list], Any]:
+    def define(self, fn: ast.FunctionDef, heading: str) -> Callable:
+        """Emit a finished function once, compile it, and keep its source (for `rulesengine
+        compile`, the runtime-interface test, and tracebacks, which show its lines)."""
+        source = pyast.emit_function(fn, heading)
+        filename = f"<{heading}>"
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+        exec(compile(source, filename, "exec"), self.namespace)  # generated from the IR, never rule text
+        self.sources.append(GeneratedSource(fn.name, heading, source))
+        return self.namespace[fn.name]  # type: ignore[return-value]
+
+    def prologue(self, slots: set[int]) -> list[ast.stmt]:
+        return [pyast.assign(self.slot(s), sub(name("env"), const(s))) for s in sorted(slots)]
+
+    def function(self, e: ir.Expr, what: str = "expression") -> Callable[[Any, list], Any]:
         body = self.gen(e)
-        prologue = "".join(f"    v{slot} = env[{slot}]\n" for slot in sorted(free_slots(e)))
-        source = f"def _f(st, env):\n{prologue}    return {body}\n"
-        return self._compile(source, f"<{e.span.file}:{e.span.line}:{e.span.column}>")["_f"]
+        statements = [*self.prologue(free_slots(e)), pyast.located(pyast.return_(body), position(e.span))]
+        fn = pyast.function(self.names.fresh("_expr"), ["st", "env"], statements)
+        return self.define(fn, f"{what} {position(e.span)}")
 
-    def literal(self, e: ir.Expr) -> tuple[bool, Any]:
-        """Whether `e` is a constant of this game setting (options fold), and its value."""
-        return _literal(self.gen(e))
-
-    def _compile(self, source: str, where: str) -> dict[str, Any]:
-        namespace = dict(self.names)
-        exec(compile(source, where, "exec"), namespace)  # our own generated code, never rule text
-        return namespace
-
-    def _hoist(self, source: str, hoisted: list[str]) -> str:
-        """A name for `source` computed once before the loops (the same source shares a name)."""
-        line = f" = {source}"
-        for existing in hoisted:
-            name, value = existing.split(" = ", 1)
-            if value == source:
-                return name
-        name = f"_h{len(hoisted)}"
-        hoisted.append(name + line)
-        return name
+    def card_function(self, e: ir.Expr | tuple, what: str) -> Callable[[int], Any]:
+        """A function of one card, `f(card)`, for a card attribute's expression or the card label."""
+        self._card_self = self.names.fresh("card")
+        try:
+            body = self.gen(e) if isinstance(e, ir.Expr) else self.template_body(e)
+        finally:
+            card, self._card_self = self._card_self, None
+        fn = pyast.function(self.names.fresh("_card_" + what), [card], [pyast.return_(body)])
+        return self.define(fn, what)
 
     # ---- effects ---------------------------------------------------------------------
 
-    def effects(self, statements: tuple[ir.Stmt, ...], where: str) -> Callable[[Any, list], None]:
+    def effects(self, statements: tuple[ir.Stmt, ...], heading: str) -> Callable[[Any, list], None]:
         """One generated function running an effect list (no shuffle inside: see compile.py)."""
-        body = self.statements(statements, "    ")
-        slots = sorted({slot for statement in statements for slot in _statement_slots(statement)})
-        prologue = [f"    v{slot} = env[{slot}]" for slot in slots]
-        source = "\n".join(["def _e(st, env):", *prologue, *(body or ["    pass"])]) + "\n"
-        return self._compile(source, where)["_e"]
+        body = self.statements(statements)
+        slots = {slot for statement in statements for slot in statement_slots(statement)}
+        fn = pyast.function(self.names.fresh("_effects"), ["st", "env"], [*self.prologue(slots), *body])
+        return self.define(fn, heading)
 
-    def statements(self, statements: tuple[ir.Stmt, ...], indent: str) -> list[str]:
-        lines: list[str] = []
+    def statements(self, statements: tuple[ir.Stmt, ...]) -> list[ast.stmt]:
+        out: list[ast.stmt] = []
         for statement in statements:
-            lines.extend(self.statement(statement, indent))
-        return lines
+            generated = self.statement(statement)
+            if generated and not hasattr(generated[0], "rule_position"):
+                pyast.located(generated[0], position(statement.span))
+            out.extend(generated)
+        return out
 
-    def statement(self, s: ir.Stmt, indent: str) -> list[str]:
+    def statement(self, s: ir.Stmt) -> list[ast.stmt]:
         layout = self.layout
+        where = const(position(s.span))
         if isinstance(s, ir.Move):
             destination = self.gen(s.destination)
-            sorted_tables = self.constant(layout.sorted_tables(), "sorted")
-            at_bottom = repr(s.at_bottom)
+            sorted_tables = name(self.constant(layout.sorted_tables, "sorted"))
             plain = isinstance(s.destination, ir.ZoneRef) and not layout.families[s.destination.zone].sorted_by
-            if plain and not s.at_bottom and s.cards.type == ir.CARD:
-                return [f"{indent}st.put_on_top({self.gen(s.cards)}, {destination})"]
             cards = s.cards
+            if plain and not s.at_bottom and cards.type == ir.CARD:
+                return [pyast.expr(pyast.method(name("st"), "put_on_top", self.gen(cards), destination))]
             if plain and not s.at_bottom and cards.type == ir.ZONE:
-                return [f"{indent}st.move_all({self.gen(cards)}, {destination}, {sorted_tables})"]
+                return [pyast.expr(pyast.method(name("st"), "move_all", self.gen(cards), destination, sorted_tables))]
             if plain and not s.at_bottom and isinstance(cards, ir.Call) and cards.function == "top" \
                     and len(cards.args) == 2:
                 zone, count = (self.gen(a) for a in cards.args)
-                return [f"{indent}st.move_top({zone}, {count}, {destination}, {sorted_tables})"]
-            if s.cards.type == ir.CARD:
-                cards = f"({self.gen(s.cards)},)"
+                return [pyast.expr(pyast.method(name("st"), "move_top", zone, count, destination, sorted_tables))]
+            if cards.type == ir.CARD:
+                moved: ast.expr = pyast.tuple_([self.gen(cards)])
             else:
-                cards = f"list({self.collection(s.cards)})"  # a copy: the zone changes as cards leave
-            return [f"{indent}st.move_cards({cards}, {destination}, {at_bottom}, {sorted_tables})"]
+                moved = call("list", self.collection(cards))  # a copy: the zone changes as cards leave
+            return [pyast.expr(pyast.method(name("st"), "move_cards", moved, destination, const(s.at_bottom),
+                                            sorted_tables))]
         if isinstance(s, ir.Deal):
             family = layout.families[s.family]
-            count = self.gen(s.count) if s.count is not None else "None"
-            sorted_tables = self.constant(layout.sorted_tables(), "sorted")
-            return [f"{indent}st.deal({self.gen(s.source)}, {family.base}, {self.gen(s.start)}, {count}, "
-                    f"{sorted_tables})"]
+            count = self.gen(s.count) if s.count is not None else const(None)
+            sorted_tables = name(self.constant(layout.sorted_tables, "sorted"))
+            start = self.player(s.start, where)
+            return [pyast.expr(pyast.method(name("st"), "deal", self.gen(s.source), const(family.base), start, count,
+                                            sorted_tables))]
         if isinstance(s, ir.Reveal):
-            cards = f"[{self.gen(s.cards)}]" if s.cards.type == ir.CARD else f"list({self.collection(s.cards)})"
-            return [f"{indent}st.reveal({self.gen(s.player)}, {cards})"]
+            cards = pyast.list_([self.gen(s.cards)]) if s.cards.type == ir.CARD \
+                else call("list", self.collection(s.cards))
+            return [pyast.expr(pyast.method(name("st"), "reveal", self.player(s.player, where), cards))]
         if isinstance(s, ir.Assign):
             offset = layout.variable_offsets[s.variable]
             if not s.indices:
-                target = f"st.vars[{offset}]"
-            elif _always_in_range(s.indices[0]):
-                target = f"st.vars[{offset} + {self.gen(s.indices[0])}]"
+                target: ast.expr = pyast.store_sub(pyast.st("vars"), const(offset))
             else:
-                check = self.constant(_variable_index(offset, layout.n, s.variable, s.span), "vi")
-                target = f"st.vars[{check}({self.gen(s.indices[0])})]"
-            return [f"{indent}{target} {s.op} {self.gen(s.value)}"]
-        where = self.constant(f"{s.span.file}:{s.span.line}:{s.span.column}", "at")
+                index = self.variable_index(offset, s.variable, s.indices[0], s.span)
+                target = pyast.store_sub(pyast.st("vars"), index)
+            value = self.gen(s.value)
+            if s.op == "=":
+                return [pyast.assign(target, value)]
+            # `x += v` keeps x within the limits of the language: the stored result is checked.
+            op = s.op[:-1]
+            read = sub(target.value, target.slice)  # type: ignore[attr-defined]
+            if ir.STR == s.value.type:
+                checked = call(self.helper(runtime.check_text, "check_text"), pyast.binop(read, op, value), where)
+            else:
+                checked = call(self.helper(runtime.check_int, "check_int"), pyast.binop(read, op, value), where)
+            return [pyast.assign(target, checked)]
         if isinstance(s, ir.TurnTo):
-            return [f"{indent}st.turn_to({self.gen(s.player)}, {where})"]
+            return [pyast.expr(pyast.method(name("st"), "turn_to", self.gen(s.player), where))]
         if isinstance(s, ir.Out):
-            return [f"{indent}st.leave_round({self.gen(s.player)}, {where})"]
+            return [pyast.expr(pyast.method(name("st"), "leave_round", self.gen(s.player), where))]
         if isinstance(s, ir.Reverse):
-            return [f"{indent}st.direction = -st.direction"]
+            return [pyast.assign(pyast.store_attr(name("st"), "direction"), pyast.neg(pyast.st("direction")))]
         if isinstance(s, ir.End):
             flag = {"round": "round_over", "game": "game_over", "phase": "phase_over"}[s.what]
-            return [f"{indent}st.{flag} = True"]
+            return [pyast.assign(pyast.store_attr(name("st"), flag), const(True))]
         if isinstance(s, ir.Goto):
-            return [f"{indent}st.goto = {layout.phase_index[s.phase]}"]
+            return [pyast.assign(pyast.store_attr(name("st"), "goto"), const(layout.phase_names.index(s.phase)))]
         if isinstance(s, ir.Log):
-            text = " + ".join(repr(part) if isinstance(part, str) else self.text(part, self.gen(part))
-                              for part in s.parts) or "''"
-            return [f"{indent}if st.log is not None:", f"{indent}    st.log.append({text})"]
+            parts = [const(part) if isinstance(part, str) else self.text(part, self.gen(part)) for part in s.parts]
+            text = _join(parts)
+            return [pyast.if_(compare(pyast.st("log"), "is not", const(None)),
+                              [pyast.expr(pyast.method(pyast.st("log"), "append", text))])]
         if isinstance(s, ir.If):
-            known, value = self.literal(s.condition)
-            if known:  # decided by the options: only one branch is compiled
-                return self.statements(s.then if value else s.otherwise, indent)
-            lines = [f"{indent}if {self.gen(s.condition)}:"]
-            lines += self.statements(s.then, indent + "    ") or [f"{indent}    pass"]
-            if s.otherwise:
-                lines += [f"{indent}else:", *self.statements(s.otherwise, indent + "    ")]
-            return lines
+            condition = self.gen(s.condition)
+            if is_const(condition):  # decided by the options: only one branch is compiled
+                return self.statements(s.then if condition.value else s.otherwise)  # type: ignore[attr-defined]
+            return [pyast.if_(condition, self.statements(s.then), self.statements(s.otherwise))]
         if isinstance(s, ir.For):
             # A copy of the collection: the body may move the cards it goes over.
-            lines = [f"{indent}for v{s.slot} in list({self.collection(s.collection)}):"]
-            return lines + (self.statements(s.body, indent + "    ") or [f"{indent}    pass"])
-        raise EngineError(f"{s.span.file}:{s.span.line}:{s.span.column}: no code for {type(s).__name__}")
+            return [pyast.for_(self.slot(s.slot), call("list", self.collection(s.collection)),
+                               self.statements(s.body))]
+        raise EngineError(f"{position(s.span)}: no code for {type(s).__name__}")
+
+    def player(self, e: ir.Expr, where: ast.expr) -> ast.expr:
+        """A player that must be a seat: nobody there is an error naming the rule position."""
+        node = self.gen(e)
+        if always_in_range(e) or (is_const(node) and 0 <= node.value < self.layout.num_players):  # type: ignore
+            return node
+        return call(self.helper(runtime.seat_of, "seat_of"), node, const(self.layout.num_players), where)
+
+    def variable_index(self, offset: int, variable: str, index: ir.Expr, span: Span) -> ast.expr:
+        node = self.gen(index)
+        if always_in_range(index):
+            return fold_binop(const(offset), "+", node)
+        # A player that may be "nobody" (-1): reading its value is an error, not another's value.
+        check = self.derived(("var_index", variable, position(span)),
+                             lambda: _variable_index(offset, self.layout.num_players, variable, span), "var_index")
+        return call(name(check), node)
 
     # ---- expressions -----------------------------------------------------------------
 
-    def collection(self, e: ir.Expr) -> str:
-        """Source for an iterable: a zone gives its cards."""
-        source = self.gen(e)
-        return f"st.zones[{source}]" if e.type == ir.ZONE else source
+    def collection(self, e: ir.Expr, node: ast.expr | None = None) -> ast.expr:
+        """An iterable: a zone gives its cards (`node`, when given, is `e` already generated)."""
+        source = self.gen(e) if node is None else node
+        return sub(pyast.st("zones"), source) if e.type == ir.ZONE else source
 
-    def gen(self, e: ir.Expr) -> str:
+    def gen(self, e: ir.Expr) -> ast.expr:
         if self._hoisted is not None and self._hoistable(e):
             hoisted, self._hoisted = self._hoisted, None
             try:
-                source = self.gen(e)
+                node = self.gen(e)
             finally:
                 self._hoisted = hoisted
-            return source if _literal(source)[0] else self._hoist(source, hoisted)
+            return node if is_const(node) else self.hoist(node, hoisted)
         method = getattr(self, "gen_" + type(e).__name__)
         return method(e)
 
+    def hoist(self, node: ast.expr, hoisted: list[tuple[str, ast.expr]]) -> ast.expr:
+        """Pass `hoist`: a local for `node`, computed once before the loops (structurally equal
+        nodes share one local)."""
+        for existing, value in hoisted:
+            if pyast.same(value, node):
+                return name(existing)
+        symbol = self.names.fresh("_h")
+        hoisted.append((symbol, node))
+        return name(symbol)
+
     def _hoistable(self, e: ir.Expr) -> bool:
         """Worth computing once per enumeration, and safe to compute eagerly (it cannot fail)."""
-        if not isinstance(e, (ir.Macro, ir.Call, ir.CardAttr, ir.Binary, ir.Conditional, ir.Unary)):
+        if not isinstance(e, (ir.Macro, ir.Call, ir.CardAttr, ir.Binary, ir.Conditional, ir.Unary, SuitAttr)):
             return False
         slots = free_slots(e)
-        return not (slots & self._forbidden) and slots <= {0} and not _may_fail(e)
+        return not (slots & self._forbidden) and slots <= {0} and not _may_fail(e, self.layout)
 
-    def gen_Const(self, e: ir.Const) -> str:
+    def gen_Const(self, e: ir.Const) -> ast.expr:
         value = e.value
         if isinstance(value, tuple) and value and value[0] == "card":
-            value = self.layout.card_constant(value)
-        return repr(value)
+            _, deck, suit, rank = value
+            return const(self.layout.card_id(deck, suit, rank))
+        return const(value)
 
-    def gen_OptionRef(self, e: ir.OptionRef) -> str:
-        return repr(self.layout.options[e.name])
+    def gen_OptionRef(self, e: ir.OptionRef) -> ast.expr:
+        return const(self.layout.options[e.name])
 
-    def gen_Local(self, e: ir.Local) -> str:
-        if e.slot >= CARD_CONTEXT_SLOT:
-            return f"env.lookup({e.name!r})"
-        return self._aliases.get(e.slot, f"v{e.slot}")
+    def gen_Local(self, e: ir.Local) -> ast.expr:
+        alias = self._aliases.get(e.slot)
+        return alias if alias is not None else name(self.slot(e.slot))
 
-    def gen_VarRef(self, e: ir.VarRef) -> str:
+    def gen_CardSelf(self, e: CardSelf) -> ast.expr:
+        if self._card_self is None:
+            raise EngineError(f"{position(e.span)}: a card's own attribute outside a card attribute")
+        return name(self._card_self)
+
+    def gen_VarRef(self, e: ir.VarRef) -> ast.expr:
         offset = self.layout.variable_offsets[e.variable]
         if not e.indices:
-            return f"st.vars[{offset}]"
-        index = e.indices[0]
-        if _always_in_range(index):
-            return f"st.vars[{offset} + {self.gen(index)}]"
-        # A player that may be "nobody" (-1): reading its value is an error, not another's value.
-        check = self.constant(_variable_index(offset, self.layout.n, e.variable, e.span), "vi")
-        return f"st.vars[{check}({self.gen(index)})]"
+            return sub(pyast.st("vars"), const(offset))
+        return sub(pyast.st("vars"), self.variable_index(offset, e.variable, e.indices[0], e.span))
 
-    def gen_ZoneRef(self, e: ir.ZoneRef) -> str:
+    def gen_ZoneRef(self, e: ir.ZoneRef) -> ast.expr:
         family = self.layout.families[e.zone]
         if not e.indices:
-            return str(family.base)
-        message = self.constant(f"{e.span.file}:{e.span.line}:{e.span.column}: an index is outside zone "
-                                f"'{family.name}'", "msg")
-        check = self.constant(_zone_index(family.base, family.strides, family.sizes), "zi")
-        if all(_always_in_range(i) or _cheap(i) for i in e.indices):
+            return const(family.base)
+        text = f"{position(e.span)}: an index is outside zone '{family.name}'"
+        message = self.derived(("message", text), lambda: text, "message")
+        check = name(self.derived(("zone_index", family.name),
+                                  lambda: _zone_index(family.base, family.strides, family.sizes), "zone_index"))
+        if all(always_in_range(i) or _cheap(i) for i in e.indices):
             # Expressions are pure, so a cheap index may be computed twice instead of calling a helper.
             indices = [self.gen(i) for i in e.indices]
-            offset = " + ".join([str(family.base), *(f"{i}{_times(stride)}" for i, stride in
-                                                     zip(indices, family.strides))])
-            tests = [f"0 <= {i} < {size}" for i, size, index in zip(indices, family.sizes, e.indices)
-                     if not (_always_in_range(index) or self._real_suit(index) or _literal_within(i, size))]
+            offset: ast.expr = const(family.base)
+            for node, stride in zip(indices, family.strides):
+                offset = fold_binop(offset, "+", node if stride == 1 else fold_binop(node, "*", const(stride)))
+            tests = [ast.Compare(const(0), [ast.LtE(), ast.Lt()], [node, const(size)])
+                     for node, size, index in zip(indices, family.sizes, e.indices)
+                     if not (always_in_range(index) or self._real_suit(index) or _literal_within(node, size))]
             if not tests:
-                return f"({offset})"
-            return f"({offset} if {' and '.join(tests)} else {check}({message}, {', '.join(indices)}))"
-        args = ", ".join(self.gen(i) for i in e.indices)
-        return f"{check}({message}, {args})"
+                return offset
+            return pyast.ifexp(pyast.and_(*tests), offset, call(check, name(message), *indices))
+        return call(check, name(message), *(self.gen(i) for i in e.indices))
 
     def _real_suit(self, index: ir.Expr) -> bool:
         """Whether `index` is the suit of a card known to be real (from a zone or an action),
@@ -265,92 +352,126 @@ class CodeGenerator:
         return (isinstance(index, ir.CardAttr) and index.attribute == "suit" and isinstance(index.card, ir.Local)
                 and index.card.slot in self.real_cards)
 
-    def gen_Builtin(self, e: ir.Builtin) -> str:
+    def gen_Builtin(self, e: ir.Builtin) -> ast.expr:
         layout = self.layout
-        name = e.name
-        if name == "current":
-            return "st.current"
-        if name == "players":
-            return self.constant(list(range(layout.n)), "players")
-        if name == "active":
-            return "st.active_players"
-        if name == "num_players":
-            return str(layout.n)
-        if name == "suits":
-            return self.constant(list(range(len(layout.suit_names))), "suits")
-        if name == "phase":
-            names = self.constant([p.name for p in layout.r.phases], "phases")
-            return f"({names}[st.phase] if st.phase >= 0 else '')"
-        field = {"direction": "direction", "round": "round_number", "turn": "turns", "passes": "passes"}[name]
-        return f"st.{field}"
+        builtin = e.name
+        if builtin == "current":
+            return pyast.st("current")
+        if builtin == "players":
+            return name(self.derived(("players",), lambda: list(range(layout.num_players)), "players"))
+        if builtin == "active":
+            return pyast.st("active_players")
+        if builtin == "num_players":
+            return const(layout.num_players)
+        if builtin == "suits":
+            return name(self.derived(("suits",), lambda: list(range(len(layout.suit_names))), "suits"))
+        if builtin == "phase":
+            names = name(self.derived(("phase_names",), lambda: list(layout.phase_names), "phase_names"))
+            return pyast.ifexp(compare(pyast.st("phase"), ">=", const(0)), sub(names, pyast.st("phase")), const(""))
+        field = {"direction": "direction", "round": "round_number", "turn": "turns", "passes": "passes"}[builtin]
+        return pyast.st(field)
 
-    def gen_CardAttr(self, e: ir.CardAttr) -> str:
+    def gen_CardAttr(self, e: ir.CardAttr) -> ast.expr:
         if isinstance(e.card, ir.Local) and (e.card.slot, e.attribute) in self._attribute_aliases:
             return self._attribute_aliases[(e.card.slot, e.attribute)]
-        table = self.constant(self.layout.attributes[e.attribute], e.attribute)
-        return f"{table}[{self.gen(e.card)}]"
+        table = self.layout.attributes.get(e.attribute)
+        if table is None:  # an attribute defined after the one being computed: not yet known
+            return const(_NEUTRAL.get(e.type, 0))
+        card = self.gen(e.card)
+        if is_const(card) and type(card.value) is int:  # type: ignore[attr-defined]
+            value = table[card.value]  # type: ignore[attr-defined]
+            if type(value) in (int, str, bool):
+                return const(value)
+        return sub(name(self.constant(table, "attr_" + e.attribute)), card)
 
-    def gen_Unary(self, e: ir.Unary) -> str:
+    def gen_SuitAttr(self, e: SuitAttr) -> ast.expr:
+        values = [s.get(e.attribute) for s in self.layout.suit_attributes]
+        neutral = next((type(v)() for v in values if v is not None), None)
+        # the last: no suit (-1)
+        table = self.derived(("suit_attribute", e.attribute), lambda: values + [neutral], "suit_" + e.attribute)
+        return sub(name(table), self.gen(e.suit))
+
+    def gen_Unary(self, e: ir.Unary) -> ast.expr:
         operand = self.gen(e.operand)
-        known, value = _literal(operand)
-        if known:
-            return repr(-value if e.op == "-" else not value)
-        return f"(-{operand})" if e.op == "-" else f"(not {operand})"
+        if is_const(operand):
+            value = operand.value  # type: ignore[attr-defined]
+            if e.op == "-":
+                return const(runtime.check_int(-value, position(e.span)))
+            return const(not value)
+        if e.op == "-":
+            return self.bounded(pyast.neg(operand), e)
+        return pyast.not_(operand)
 
-    def gen_Binary(self, e: ir.Binary) -> str:
+    def gen_Binary(self, e: ir.Binary) -> ast.expr:
         phase = self._phase_test(e)
         if phase is not None:
             return phase
         left, right = self.gen(e.left), self.gen(e.right)
-        folded = _fold(e.op, left, right)
+        folded = fold(e.op, left, right, position(e.span))
         if folded is not None:
             return folded
         if e.op == "in":
-            return f"({left} in {self.collection(e.right)})"
+            return compare(left, "in", self.collection(e.right, right))
+        if e.op == "and":
+            return pyast.and_(left, right)
+        if e.op == "or":
+            return pyast.or_(left, right)
         if e.op == "//":
-            return f"_div({left}, {right})"
+            return call(self.helper(runtime.div, "div"), left, right)
         if e.op == "%":
-            return f"_mod({left}, {right})"
-        return f"({left} {e.op} {right})"
+            return call(self.helper(runtime.mod, "mod"), left, right)
+        if e.op in ("+", "-", "*"):
+            return self.bounded(pyast.binop(left, e.op, right), e)
+        return compare(left, e.op, right)
 
-    def _phase_test(self, e: ir.Binary) -> str | None:
+    def bounded(self, node: ast.expr, e: ir.Expr) -> ast.expr:
+        """An arithmetic or concatenation result, checked against the language's limits unless
+        its bound, known from its operands, is within them (the common case costs nothing)."""
+        if e.type == ir.STR:
+            return call(self.helper(runtime.check_text, "check_text"), node, const(position(e.span)))
+        bound = value_bound(e, self.layout)
+        if bound is not None and bound <= MAX_INTEGER:
+            return node
+        return call(self.helper(runtime.check_int, "check_int"), node, const(position(e.span)))
+
+    def _phase_test(self, e: ir.Binary) -> ast.expr | None:
         """`phase == "play"` as a comparison of phase numbers, without the phase's name."""
         if e.op not in ("==", "!=") or not isinstance(e.left, ir.Builtin) or e.left.name != "phase":
             return None
         if not isinstance(e.right, ir.Const) or not isinstance(e.right.value, str):
             return None
-        names = [p.name for p in self.layout.r.phases]
-        if e.right.value not in names:
+        if e.right.value not in self.layout.phase_names:
             return None
-        return f"(st.phase {e.op} {names.index(e.right.value)})"
+        return compare(pyast.st("phase"), e.op, const(self.layout.phase_names.index(e.right.value)))
 
-    def gen_Conditional(self, e: ir.Conditional) -> str:
-        known, value = _literal(self.gen(e.condition))
-        if known:
-            return self.gen(e.then if value else e.otherwise)
-        return f"({self.gen(e.then)} if {self.gen(e.condition)} else {self.gen(e.otherwise)})"
+    def gen_Conditional(self, e: ir.Conditional) -> ast.expr:
+        condition = self.gen(e.condition)  # generated once: nested conditionals stay linear
+        if is_const(condition):
+            return self.gen(e.then if condition.value else e.otherwise)  # type: ignore[attr-defined]
+        return pyast.ifexp(condition, self.gen(e.then), self.gen(e.otherwise))
 
-    def gen_ListExpr(self, e: ir.ListExpr) -> str:
-        return "[" + ", ".join(self.gen(i) for i in e.items) + "]"
+    def gen_ListExpr(self, e: ir.ListExpr) -> ast.expr:
+        return pyast.list_(self.gen(i) for i in e.items)
 
-    def gen_Macro(self, e: ir.Macro) -> str:
-        var = f"v{e.slot}"
+    def gen_Macro(self, e: ir.Macro) -> ast.expr:
+        var = self.slot(e.slot)
         if e.kind == "bind":
             value = self.gen(e.collection)
             self._forbidden.add(e.slot)
             try:
-                return f"(lambda {var}: {self.gen(e.body)})({value})"
+                return call(pyast.lambda_([var], self.gen(e.body)), value)
             finally:
                 self._forbidden.discard(e.slot)
-        unrolled = self._unrolled(e)
+        collection = self.gen(e.collection)
+        unrolled = self.unroll(e, collection)
         if unrolled is not None:
             return unrolled
-        items = self.collection(e.collection)
+        items = self.collection(e.collection, collection)
         shared = self._shared.get(e.collection.slot) if isinstance(e.collection, ir.Local) else None
         if e.kind in ("any", "all") and shared is not None and _only_through(e.body, e.slot, shared):
-            # The cards of a set parameter share this attribute, and the body reads nothing
-            # else of the card: the answer for the first card is the answer for all.
-            self._aliases[e.slot] = f"{items}[0]"
+            # Pass `alias`: the cards of a set parameter share this attribute, and the body reads
+            # nothing else of the card: the answer for the first card is the answer for all.
+            self._aliases[e.slot] = sub(items, const(0))
             group_value = self._group_values.get(e.collection.slot)
             if group_value is not None:
                 self._attribute_aliases[(e.slot, shared)] = group_value
@@ -359,169 +480,303 @@ class CodeGenerator:
             finally:
                 del self._aliases[e.slot]
                 self._attribute_aliases.pop((e.slot, shared), None)
+        body = self._macro_body(e)
+        if e.kind in ("max", "min", "sum") and self._table_lookup(body, var):
+            # An attribute of each card: the table's lookup mapped over the cards, without a generator.
+            table = body.value.id  # type: ignore[attr-defined]
+            getter = self._getters.get(table)
+            if getter is None:
+                getter = self._getters[table] = self.constant(self.namespace[table].__getitem__, "get")  # type: ignore
+            mapped = call("map", name(getter), items)
+            return call("sum", mapped) if e.kind == "sum" else \
+                ast.Call(name(e.kind), [mapped], [ast.keyword("default", const(0))])
+        if e.kind == "any":
+            return call("any", pyast.genexp(body, var, items))
+        if e.kind == "all":
+            return call("all", pyast.genexp(body, var, items))
+        if e.kind == "count":
+            return call("sum", pyast.genexp(const(1), var, items, body))
+        if e.kind == "filter":
+            return pyast.listcomp(name(var), var, items, body)
+        if e.kind == "sum":
+            total = call("sum", pyast.genexp(body, var, items))
+            return self.bounded(total, e) if e.type == ir.INT else total
+        if e.kind in ("max", "min"):
+            return ast.Call(name(e.kind), [pyast.genexp(body, var, items)], [ast.keyword("default", const(0))])
+        empty = {ir.CARD: runtime.NO_CARD, ir.PLAYER: -1, ir.SUIT: -1, ir.RANK: -1, ir.INT: 0, ir.STR: ""}.get(e.type)
+        return call(self.helper(runtime.arg_best, "arg_best"), items, pyast.lambda_([var], body), const(empty),
+                    const(e.kind == "argmax"))
+
+    def _macro_body(self, e: ir.Macro) -> ast.expr:
         self._forbidden.add(e.slot)
         real = e.collection.type == ir.ZONE and e.slot not in self.real_cards
         if real:
             self.real_cards.add(e.slot)
         try:
-            body = self.gen(e.body)
+            return self.gen(e.body)
         finally:
             self._forbidden.discard(e.slot)
             if real:
                 self.real_cards.discard(e.slot)
-        lookup = re.fullmatch(rf"(_\w+)\[{var}\]", body)
-        if e.kind in ("max", "min", "sum") and lookup and lookup[1] in self.names:
-            # An attribute of each card: the table's lookup mapped over the cards, without a generator.
-            getter = self._getters.get(lookup[1])
-            if getter is None:
-                getter = self._getters[lookup[1]] = self.constant(self.names[lookup[1]].__getitem__, "getter")
-            return f"{e.kind}(map({getter}, {items}))" if e.kind == "sum" else \
-                f"{e.kind}(map({getter}, {items}), default=0)"
-        if e.kind in _MACRO_SOURCE:
-            return _MACRO_SOURCE[e.kind].format(body=body, var=var, items=items)
-        empty = {ir.CARD: NO_CARD, ir.PLAYER: -1, ir.SUIT: -1, ir.RANK: -1, ir.INT: 0, ir.STR: ""}.get(e.type)
-        return f"_arg_best({items}, lambda {var}: {body}, {empty!r}, {e.kind == 'argmax'})"
 
-    def _unrolled(self, e: ir.Macro) -> str | None:
-        """`any`, `all`, `count` or `sum` over a few values known when the game is compiled
-        (the seats, the suits, a range of constants) written out value by value: no generator."""
+    def _table_lookup(self, node: ast.expr, var: str) -> bool:
+        """Whether `node` is `<constant table>[var]`."""
+        return (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name)
+                and isinstance(node.slice, ast.Name) and node.slice.id == var
+                and isinstance(self.namespace.get(node.value.id), list))
+
+    def unroll(self, e: ir.Macro, collection: ast.expr) -> ast.expr | None:
+        """Pass `unroll`: `any`, `all`, `count` or `sum` over a few values known when the game is
+        compiled (the seats, the suits, a range of constants) written out value by value, when
+        the written-out code stays within UNROLL_BUDGET nodes; else None (a loop is emitted)."""
         if e.kind not in ("any", "all", "count", "sum"):
             return None
-        values = self._static_values(e.collection)
+        values = self._static_values(e.collection, collection)
         if values is None or len(values) > MAX_UNROLLED:
             return None
+        hoisted = self._hoisted
+        mark = len(hoisted) if hoisted is not None else 0
+        once = self._macro_body(e)  # the body once, as a loop would have it: its size decides
+        if len(values) * pyast.size(once) > UNROLL_BUDGET:
+            return None
+        if hoisted is not None:
+            del hoisted[mark:]
         parts = []
         self._forbidden.add(e.slot)
         try:
             for value in values:
-                self._aliases[e.slot] = repr(value)
+                self._aliases[e.slot] = const(value)
                 parts.append(self.gen(e.body))
         finally:
             self._aliases.pop(e.slot, None)
             self._forbidden.discard(e.slot)
         if e.kind == "any":
-            return f"({' or '.join(parts)})" if parts else "False"
+            return _fold_bool("or", parts)
         if e.kind == "all":
-            return f"({' and '.join(parts)})" if parts else "True"
+            return _fold_bool("and", parts)
         if e.kind == "count":
-            return f"({' + '.join(f'(1 if {part} else 0)' for part in parts)})" if parts else "0"
-        return f"({' + '.join(parts)})" if parts else "0"
+            parts = [pyast.ifexp(p, const(1), const(0)) if not is_const(p) else const(1 if p.value else 0)
+                     for p in parts]  # type: ignore[attr-defined]
+        total: ast.expr = const(0)
+        for part in parts:
+            total = fold_binop(total, "+", part)
+        return self.bounded(total, e) if e.kind == "sum" and not is_const(total) else total
 
-    def _static_values(self, e: ir.Expr) -> list[int] | None:
+    def _static_values(self, e: ir.Expr, node: ast.expr) -> list[int] | None:
         """The values of a collection fixed for the game setting: seats, suits, range(k)."""
         if isinstance(e, ir.Builtin) and e.name == "players":
-            return list(range(self.layout.n))
+            return list(range(self.layout.num_players))
         if isinstance(e, ir.Builtin) and e.name == "suits":
             return list(range(len(self.layout.suit_names)))
-        if isinstance(e, ir.Call) and e.function == "range":
-            bounds = [_literal(self.gen(a)) for a in e.args]
-            if all(known and type(value) is int for known, value in bounds):
-                return runtime.range1(bounds[0][1]) if len(bounds) == 1 else runtime.range2(bounds[0][1], bounds[1][1])
+        if isinstance(e, ir.Call) and e.function == "range" and isinstance(node, ast.Call):
+            bounds = node.args
+            if all(is_const(b) and type(b.value) is int for b in bounds):  # type: ignore[attr-defined]
+                values = [b.value for b in bounds]  # type: ignore[attr-defined]
+                return runtime.range1(values[0]) if len(values) == 1 else runtime.range2(values[0], values[1])
         return None
 
-    def gen_Call(self, e: ir.Call) -> str:
+    def gen_Call(self, e: ir.Call) -> ast.expr:
         layout = self.layout
-        name = e.function
+        function = e.function
         args = [self.gen(a) for a in e.args]
-        n = layout.n
-        if name.startswith("suit_attribute:"):
-            attribute = name.split(":", 1)[1]
-            values = [s.attributes.get(attribute) for s in layout.r.suits]
-            neutral = next((type(v)() for v in values if v is not None), None)
-            table = self.constant(values + [neutral], "suit_" + attribute)  # the last: no suit (-1)
-            return f"{table}[{args[0]}]"
-        if name in ("size", "empty"):
-            measured = f"st.zones[{args[0]}]" if e.args[0].type == ir.ZONE else args[0]
-            return f"len({measured})" if name == "size" else f"(not {measured})"
-        if name == "top":
+        n = const(layout.num_players)
+        if function in ("size", "empty"):
+            measured = sub(pyast.st("zones"), args[0]) if e.args[0].type == ir.ZONE else args[0]
+            return call("len", measured) if function == "size" else pyast.not_(measured)
+        if function == "top":
             if len(args) == 1:
-                return f"(st.zones[{args[0]}] or _NOC)[-1]"
-            return f"_top(st.zones[{args[0]}], {args[1]})"
-        if name == "bottom":
+                no_card = name(self.derived(("no_card",), lambda: (runtime.NO_CARD,), "no_card"))
+                return sub(pyast.or_(sub(pyast.st("zones"), args[0]), no_card), const(-1))
+            return call(self.helper(runtime.top, "top"), sub(pyast.st("zones"), args[0]), args[1])
+        if function == "bottom":
             if len(args) == 1:
-                return f"(st.zones[{args[0]}] or _NOC)[0]"
-            return f"st.zones[{args[0]}][:max(0, {args[1]})]"
-        if name == "holder":
-            return f"st.holder({args[0]})"
-        if name in ("seat", "opponent", "left"):
-            shift = "" if name == "seat" else " + 1"
-            return f"(({args[0]}){shift}) % {n}"
-        if name == "right":
-            return f"(({args[0]}) - 1) % {n}"
-        if name == "next":
-            return f"st.next_active({args[0]})"
-        if name == "others":
-            return f"[(({args[0]}) + _k) % {n} for _k in range(1, {n})]"
-        if name == "is_active":
-            return f"st.active[{args[0]}]"
-        if name == "can_move":
-            return f"st.can_move({args[0]})"
-        if name in ("min", "max"):
-            return f"{name}({args[0]}, {args[1]})"
-        if name in ("abs", "len"):
-            return f"{name}({args[0]})"
-        if name == "range":
-            return f"_range1({args[0]})" if len(args) == 1 else f"_range2({args[0]}, {args[1]})"
-        if name == "prefix":
-            return f"{args[0]}[:max(0, {args[1]})]"
-        if name == "letter":
-            return f"_letter({args[0]}, {args[1]})"
-        if name == "text":
+                no_card = name(self.derived(("no_card",), lambda: (runtime.NO_CARD,), "no_card"))
+                return sub(pyast.or_(sub(pyast.st("zones"), args[0]), no_card), const(0))
+            return pyast.slice_(sub(pyast.st("zones"), args[0]), None, call("max", const(0), args[1]))
+        if function == "holder":
+            return pyast.method(name("st"), "holder", args[0])
+        if function == "seat":
+            if is_const(args[0]):
+                return const(args[0].value % layout.num_players)  # type: ignore[attr-defined]
+            return pyast.binop(args[0], "%", n)
+        if function in ("left", "right", "opponent", "next", "others", "is_active", "can_move"):
+            return self._player_function(function, e.args[0], args[0])
+        if function in ("min", "max"):
+            return call(function, args[0], args[1])
+        if function in ("abs", "len"):
+            return call(function, args[0])
+        if function == "range":
+            if len(args) == 1:
+                return call(self.helper(runtime.range1, "range1"), args[0])
+            return call(self.helper(runtime.range2, "range2"), args[0], args[1])
+        if function == "prefix":
+            return pyast.slice_(args[0], None, call("max", const(0), args[1]))
+        if function == "letter":
+            return call(self.helper(runtime.letter, "letter"), args[0], args[1])
+        if function == "text":
             return self.text(e.args[0], args[0])
-        raise EngineError(f"{e.span.file}:{e.span.line}:{e.span.column}: no code for function '{name}'")
+        raise EngineError(f"{position(e.span)}: no code for function '{function}'")
 
-    def text(self, e: ir.Expr, source: str) -> str:
-        """Source giving a value as readable text (the `text()` function, labels and logs)."""
+    def _player_function(self, function: str, e: ir.Expr, arg: ast.expr) -> ast.expr:
+        """Functions of a player. Of nobody (-1): left, right, opponent and next give nobody,
+        is_active and can_move are false, others gives every seat."""
+        n = self.layout.num_players
+        seat = always_in_range(e) or (is_const(arg) and 0 <= arg.value < n)  # type: ignore[attr-defined]
+        if function in ("left", "opponent", "right"):
+            shift = -1 if function == "right" else 1
+            if is_const(arg) and seat:
+                return const((arg.value + shift) % n)  # type: ignore[attr-defined]
+            moved = pyast.binop(fold_binop(arg, "+", const(shift)), "%", const(n))
+            if seat:
+                return moved
+            return call(self.helper(runtime.left if shift == 1 else runtime.right, function), arg, const(n))
+        if function == "next":
+            if seat:
+                return pyast.method(name("st"), "next_active", arg)
+            return call(self.helper(runtime.next_of, "next_of"), name("st"), arg)
+        if function == "others":
+            k = self.names.fresh("_k")
+            return pyast.listcomp(pyast.binop(pyast.binop(arg, "+", name(k)), "%", const(n)), k,
+                                  call("range", const(1), const(n))) if seat \
+                else call(self.helper(runtime.others, "others"), arg, const(n))
+        if function == "is_active":
+            active = sub(pyast.st("active"), arg)
+            return active if seat else pyast.and_(compare(arg, ">=", const(0)), active)
+        can = pyast.method(name("st"), "can_move", arg)
+        return can if seat else pyast.and_(compare(arg, ">=", const(0)), can)
+
+    def text(self, e: ir.Expr, node: ast.expr) -> ast.expr:
+        """A value as readable text (the `text()` function, labels and logs)."""
         layout = self.layout
         if e.type == ir.CARD:
-            names = self.constant(list(layout.card_names) + ["nothing"], "cards")
-            return f"{names}[{source}]"
+            names = name(self.derived(("card_names", layout.card_names, "nothing"),
+                                      lambda: list(layout.card_names) + ["nothing"], "card_names"))
+            return sub(names, node)
         if e.type == ir.PLAYER:
-            return f"('P%d' % (({source}) + 1))"
+            return call(self.helper(runtime.player_text, "player_text"), node)
         if e.type == ir.SUIT:
-            return f"{self.constant(list(layout.suit_names) + [''], 'suitnames')}[{source}]"
+            return sub(name(self.derived(("suit_names",), lambda: list(layout.suit_names) + [""], "suit_names")), node)
         if e.type == ir.RANK:
-            return f"{self.constant(list(layout.r.ranks) + [''], 'ranknames')}[{source}]"
+            return sub(name(self.derived(("rank_names",), lambda: list(layout.ranks) + [""], "rank_names")), node)
         if e.type == ir.BOOL:
-            return f"('yes' if {source} else 'no')"
+            return pyast.ifexp(node, const("yes"), const("no"))
         if e.type in (ir.ZONE, ir.list_of(ir.CARD)):
-            names = self.constant(list(layout.card_names), "cards_")
-            items = f"st.zones[{source}]" if e.type == ir.ZONE else source
-            return f"(' '.join({names}[_c] for _c in {items}) or '-')"
+            names = name(self.derived(("card_names", layout.card_names), lambda: list(layout.card_names), "card_names"))
+            items = sub(pyast.st("zones"), node) if e.type == ir.ZONE else node
+            c = self.names.fresh("_c")
+            joined = pyast.method(const(" "), "join", pyast.genexp(sub(names, name(c)), c, items))
+            return pyast.or_(joined, const("-"))
         if e.type == ir.list_of(ir.PLAYER):
-            return f"(', '.join('P%d' % (_p + 1) for _p in {source}) or 'nobody')"
+            return call(self.helper(runtime.players_text, "players_text"), node)
         if e.type in (ir.list_of(ir.SUIT), ir.list_of(ir.RANK)):
-            names = layout.suit_names if e.type == ir.list_of(ir.SUIT) else layout.r.ranks
-            return f"', '.join({self.constant(list(names), 'names')}[_x] for _x in {source})"
+            names_list = layout.suit_names if e.type == ir.list_of(ir.SUIT) else layout.ranks
+            x = self.names.fresh("_x")
+            table = name(self.derived(("names", names_list), lambda: list(names_list), "names"))
+            return pyast.method(const(", "), "join", pyast.genexp(sub(table, name(x)), x, node))
         if e.type.startswith("list:"):
-            return f"', '.join(str(_x) for _x in {source})"
-        return f"str({source})"
+            x = self.names.fresh("_x")
+            return pyast.method(const(", "), "join", pyast.genexp(call("str", name(x)), x, node))
+        return call("str", node)
 
-    def template(self, parts: tuple[str | ir.Expr, ...]) -> Callable[[Any, list], str]:
-        pieces = []
+    def template_body(self, parts: tuple[str | ir.Expr, ...]) -> ast.expr:
+        return _join([const(part) if isinstance(part, str) else self.text(part, self.gen(part)) for part in parts])
+
+    def template(self, parts: tuple[str | ir.Expr, ...], heading: str) -> Callable[[Any, list], str]:
         slots: set[int] = set()
         for part in parts:
-            if isinstance(part, str):
-                pieces.append(repr(part))
-            else:
-                pieces.append(self.text(part, self.gen(part)))
+            if not isinstance(part, str):
                 slots |= free_slots(part)
-        prologue = "".join(f"    v{slot} = env[{slot}]\n" for slot in sorted(slots))
-        body = " + ".join(pieces) if pieces else "''"
-        return self._compile(f"def _f(st, env):\n{prologue}    return {body}\n", "<label>")["_f"]
+        body = self.template_body(parts)
+        fn = pyast.function(self.names.fresh("_label"), ["st", "env"], [*self.prologue(slots), pyast.return_(body)])
+        return self.define(fn, heading)
 
 
-def _literal_within(source: str, size: int) -> bool:
-    """Whether generated source is an int literal in 0..size-1 (an index known to be in range)."""
-    known, value = _literal(source)
-    return known and type(value) is int and 0 <= value < size
+# ---- pass `fold` ---------------------------------------------------------------------
+
+_NEUTRAL = {ir.INT: 0, ir.STR: "", ir.BOOL: False}
+
+_FOLDABLE = {
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+    "//": runtime.div, "%": runtime.mod, "==": lambda a, b: a == b, "!=": lambda a, b: a != b,
+    "<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
+}
 
 
-def _times(stride: int) -> str:
-    return "" if stride == 1 else f" * {stride}"
+def fold(op: str, left: ast.expr, right: ast.expr, where: str) -> ast.expr | None:
+    """Pass `fold`: an operator over constants of the game setting (options, unrolled values)
+    replaced by its value; `and`/`or` with one constant side reduced. Preserves every value,
+    and raises, as running it would, when a folded result passes the language's limits."""
+    left_known, right_known = is_const(left), is_const(right)
+    a = left.value if left_known else None  # type: ignore[attr-defined]
+    b = right.value if right_known else None  # type: ignore[attr-defined]
+    if op == "and":
+        if left_known:
+            return right if a else const(False)
+        if right_known and b:
+            return left
+        return None
+    if op == "or":
+        if left_known:
+            return const(True) if a else right
+        if right_known and not b:
+            return left
+        return None
+    if left_known and right_known and op in _FOLDABLE and type(a) is type(b):
+        if op == "*" and isinstance(a, str):
+            return None
+        value = _FOLDABLE[op](a, b)
+        if type(value) is int:
+            value = runtime.check_int(value, where)
+        elif type(value) is str:
+            value = runtime.check_text(value, where)
+        return const(value)
+    return None
 
 
-def _always_in_range(index: ir.Expr) -> bool:
+def fold_binop(left: ast.expr, op: str, right: ast.expr) -> ast.expr:
+    """`left op right` for the compiler's own index arithmetic, folded: `0 + x` is `x`."""
+    if is_const(left) and is_const(right):
+        return const(_FOLDABLE[op](left.value, right.value))  # type: ignore[attr-defined]
+    if op == "+" and is_const(left) and left.value == 0:  # type: ignore[attr-defined]
+        return right
+    if op in ("+", "-") and is_const(right) and right.value == 0:  # type: ignore[attr-defined]
+        return left
+    return pyast.binop(left, op, right)
+
+
+def _fold_bool(op: str, parts: list[ast.expr]) -> ast.expr:
+    """`a or b or ...` (or `and`) with constant parts folded away."""
+    absorbing = op == "or"  # True absorbs an `or`, False an `and`
+    kept = []
+    for part in parts:
+        if is_const(part):
+            if bool(part.value) == absorbing:  # type: ignore[attr-defined]
+                return const(absorbing)
+            continue
+        kept.append(part)
+    if not kept:
+        return const(not absorbing)
+    return pyast.or_(*kept) if op == "or" else pyast.and_(*kept)
+
+
+def _join(parts: list[ast.expr]) -> ast.expr:
+    if not parts:
+        return const("")
+    joined = parts[0]
+    for part in parts[1:]:
+        joined = pyast.binop(joined, "+", part)
+    return joined
+
+
+def _literal_within(node: ast.expr, size: int) -> bool:
+    """Whether `node` is an int constant in 0..size-1 (an index known to be in range)."""
+    return is_const(node) and type(node.value) is int and 0 <= node.value < size  # type: ignore[attr-defined]
+
+
+# ---- what the IR tells about values ----------------------------------------------------
+
+
+def always_in_range(index: ir.Expr) -> bool:
     """Player values made by the engine are always seats 0..n-1."""
     if index.type != ir.PLAYER:
         return False
@@ -529,22 +784,59 @@ def _always_in_range(index: ir.Expr) -> bool:
         return True
     if isinstance(index, ir.Builtin):
         return index.name == "current"
-    return isinstance(index, ir.Call) and index.function in ("seat", "left", "right", "opponent", "next")
+    if isinstance(index, ir.Call):
+        # left, right, opponent and next of a seat are seats; of nobody, nobody
+        return index.function == "seat" or (index.function in ("left", "right", "opponent", "next")
+                                            and always_in_range(index.args[0]))
+    return False
 
 
-# List macros as Python source; argmax and argmin call a helper.
-_MACRO_SOURCE = {
-    "any": "any({body} for {var} in {items})",
-    "all": "all({body} for {var} in {items})",
-    "count": "sum(1 for {var} in {items} if {body})",
-    "filter": "[{var} for {var} in {items} if {body}]",
-    "sum": "sum({body} for {var} in {items})",
-    "max": "max(({body} for {var} in {items}), default=0)",
-    "min": "min(({body} for {var} in {items}), default=0)",
-}
+_COUNTERS = 2**62  # turn and round counters count decisions: a match never reaches this
 
 
-def _statement_slots(s: ir.Stmt) -> set[int]:
+def value_bound(e: ir.Expr, layout: Layout) -> int | None:
+    """A bound on the magnitude of an int expression known when the game is compiled (None:
+    no bound is known). Arithmetic whose bound is within MAX_INTEGER needs no check."""
+    if isinstance(e, ir.Const):
+        return abs(e.value) if type(e.value) is int else None
+    if isinstance(e, ir.CardAttr):
+        table = layout.attributes.get(e.attribute)
+        return max((abs(v) for v in table if type(v) is int), default=0) if table is not None else None
+    if isinstance(e, ir.Builtin):
+        return {"num_players": MAX_PLAYERS, "direction": 1}.get(e.name, _COUNTERS)
+    if isinstance(e, ir.Call):
+        if e.function in ("size", "len"):
+            return max(MAX_CARDS, MAX_TEXT_LENGTH)
+        if e.function in ("abs", "min", "max"):
+            bounds = [value_bound(a, layout) for a in e.args]
+            return None if None in bounds else max(bounds)  # type: ignore[type-var]
+        return None
+    if isinstance(e, ir.Unary) and e.op == "-":
+        return value_bound(e.operand, layout)
+    if isinstance(e, ir.Binary) and e.op in ("+", "-", "*", "//", "%"):
+        a, b = value_bound(e.left, layout), value_bound(e.right, layout)
+        if e.op == "//":
+            return a
+        if e.op == "%":
+            return b
+        if a is None or b is None:
+            return None
+        return a + b if e.op in ("+", "-") else a * b
+    if isinstance(e, ir.Conditional):
+        a, b = value_bound(e.then, layout), value_bound(e.otherwise, layout)
+        return None if a is None or b is None else max(a, b)
+    if isinstance(e, ir.Macro):
+        if e.kind == "count":
+            return max(MAX_CARDS, MAX_RANGE)
+        if e.kind in ("max", "min", "bind"):
+            return value_bound(e.body, layout) if e.body is not None else None
+        if e.kind == "sum":
+            body = value_bound(e.body, layout) if e.body is not None else None
+            return None if body is None else body * max(MAX_CARDS, MAX_RANGE)
+    return None
+
+
+def statement_slots(s: ir.Stmt) -> set[int]:
     """Every local slot an effect reads (loop variables included: loading them is harmless)."""
     slots: set[int] = set()
     for field in attrs.fields(type(s)):
@@ -554,58 +846,17 @@ def _statement_slots(s: ir.Stmt) -> set[int]:
             if isinstance(item, ir.Expr):
                 slots |= _all_slots(item)
             elif isinstance(item, ir.Stmt):
-                slots |= _statement_slots(item)
+                slots |= statement_slots(item)
     return slots
 
 
 def _all_slots(e: ir.Expr) -> set[int]:
     if isinstance(e, ir.Local):
-        return set() if e.slot >= CARD_CONTEXT_SLOT else {e.slot}
+        return {e.slot}
     out: set[int] = set()
     for child in ir.children(e):
         out |= _all_slots(child)
     return out
-
-
-def _literal(source: str) -> tuple[bool, Any]:
-    """Whether generated source is a plain literal (an option's value, a constant), and its value."""
-    if source in ("True", "False", "None"):
-        return True, {"True": True, "False": False, "None": None}[source]
-    try:
-        value = ast.literal_eval(source)
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        return False, None
-    return isinstance(value, (int, str, bool)), value
-
-
-_FOLDABLE = {
-    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
-    "//": runtime.div, "%": runtime.mod, "==": lambda a, b: a == b, "!=": lambda a, b: a != b,
-    "<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
-}
-
-
-def _fold(op: str, left: str, right: str) -> str | None:
-    """Constant folding: options are constants of a compiled game, so `"equal" == "equal"` is True."""
-    left_known, a = _literal(left)
-    right_known, b = _literal(right)
-    if op == "and":
-        if left_known:
-            return right if a else "False"
-        if right_known and b:
-            return left
-        return None
-    if op == "or":
-        if left_known:
-            return "True" if a else right
-        if right_known and not b:
-            return left
-        return None
-    if left_known and right_known and op in _FOLDABLE and type(a) is type(b):
-        if op == "*" and isinstance(a, str):
-            return None
-        return repr(_FOLDABLE[op](a, b))
-    return None
 
 
 def _only_through(e: ir.Expr, slot: int, attribute: str) -> bool:
@@ -617,13 +868,20 @@ def _only_through(e: ir.Expr, slot: int, attribute: str) -> bool:
     return all(_only_through(child, slot, attribute) for child in ir.children(e))
 
 
-def _may_fail(e: ir.Expr) -> bool:
-    """Whether evaluating `e` could raise: only an index outside a zone or a player's values can."""
+def _may_fail(e: ir.Expr, layout: Layout) -> bool:
+    """Whether evaluating `e` could raise: an index outside a zone or a player's values, or
+    arithmetic that may pass the language's limits."""
     if isinstance(e, (ir.ZoneRef, ir.VarRef)) and e.indices and not (
-        len(e.indices) == 1 and _always_in_range(e.indices[0])
+        len(e.indices) == 1 and always_in_range(e.indices[0])
     ):
         return True
-    return any(_may_fail(child) for child in ir.children(e))
+    if isinstance(e, ir.Binary) and e.op in ("+", "-", "*") or isinstance(e, ir.Unary) and e.op == "-":
+        if e.type == ir.STR:
+            return True
+        bound = value_bound(e, layout)
+        if bound is None or bound > MAX_INTEGER:
+            return True
+    return any(_may_fail(child, layout) for child in ir.children(e))
 
 
 def _cheap(index: ir.Expr) -> bool:
@@ -633,10 +891,11 @@ def _cheap(index: ir.Expr) -> bool:
     return isinstance(index, (ir.Local, ir.Const, ir.OptionRef)) or (isinstance(index, ir.VarRef) and not index.indices)
 
 
-def _variable_index(offset: int, players: int, name: str, span: Any) -> Callable[[int], int]:
+def _variable_index(offset: int, players: int, variable: str, span: Span) -> Callable[[int], int]:
     def variable_index(player: int) -> int:
         if not 0 <= player < players:
-            raise EngineError(f"{span.file}:{span.line}:{span.column}: '{name}' has no value for player {player}")
+            shown = "nobody" if player == -1 else str(player)
+            raise EngineError(f"{position(span)}: '{variable}' has no value for {shown}")
         return offset + player
 
     return variable_index

@@ -5,19 +5,33 @@ phase, one such function for all its moves (moves that test the same cards one a
 share one loop); for every move no shuffle can interrupt, a `step` function running its
 effects and the triggers; and for every phase, a `settle` function passing the turn and
 listing the next legal actions. The expressions inside come from codegen.CodeGenerator.
+
+Passes over Python syntax nodes here (each keeps the set of legal actions found, and the
+order in which they are appended does not matter: the list is sorted):
+
+- `shared card loops`: moves with one card parameter (or one set sharing an attribute)
+  taking their candidates from the same collection are tested in one loop over it.
+- `shared lookups`: a constant table several tests of that loop index by the card is read
+  once per card into a local (tables never change, so the value is the same).
+- `implication`: a test that can hold only when an earlier one does (`a == b` only when
+  `a >= b`, the same two operands compared) is asked only inside that one.
 """
 
 from __future__ import annotations
 
+import ast
 import contextlib
+import copy
 import itertools
-import re
 from collections.abc import Callable
 from math import comb
 from typing import Any
 
-from . import ir
-from .codegen import CodeGenerator, _statement_slots, _times
+from . import flow, ir, pyast, runtime
+from .codegen import CodeGenerator, free_slots, position, statement_slots
+from .pyast import call, compare, const, name, sub
+
+Wrap = Callable[[list[ast.stmt]], list[ast.stmt]]
 
 
 def _group(cards, same: list) -> dict[object, list[int]]:
@@ -43,65 +57,91 @@ def _sorted_sets(cards, size: int) -> list[tuple[int, ...]]:
     return list(itertools.combinations(sorted(cards), size)) if len(cards) >= size else []
 
 
-_COMPARISON = re.compile(r"^\((\w+) (==|!=|<=|>=|<|>) (\w+)\)$")
 # A comparison implies these others between the same two values.
 _IMPLIES = {"==": {"==", "<=", ">="}, "<": {"<", "<=", "!="}, ">": {">", ">=", "!="},
             "<=": {"<="}, ">=": {">="}, "!=": {"!="}}
 
 
-def _card_tests(tests: list[tuple[str, str]], constants: dict[str, object]) -> list[str]:
-    """The body of a loop testing card `_x` for several moves, as (test, action) pairs.
-
-    A constant table several tests index by the card is read once; a test that can hold only
-    when an earlier one does (`a == b` only when `a >= b`) is asked only inside that one.
-    """
-    lookups = [m for m in re.findall(r"\b(_[A-Za-z]\w*)\[_x\]", " ".join(t for t, _ in tests)) if m in constants]
-    first = []
-    for name in dict.fromkeys(lookups):
-        if lookups.count(name) > 1:
-            local = f"_x{len(first)}"
-            first.append(f"{local} = {name}[_x]")
-            tests = [(test.replace(f"{name}[_x]", local), action) for test, action in tests]
-    outer: list[tuple[str, list[str]]] = []  # (test, actions when it holds)
-    for test, action in tests:
-        inside = next((entry for entry in outer if _implies(test, entry[0])), None)
-        if inside is None:
-            outer.append((test, [action]))
-        elif test == inside[0]:
-            inside[1].append(action)
-        else:
-            inside[1].append(f"if {test}: {action}")
-    lines = first
-    for test, actions in outer:
-        if test == "True":
-            lines += actions
-        else:
-            lines += [f"if {test}:", *(f"    {action}" for action in actions)]
-    return lines
+def _implies(test: ast.expr, other: ast.expr) -> bool:
+    """Whether `test` holding means `other` holds (decided for comparisons of the same operands)."""
+    if pyast.same(test, other):
+        return True
+    a, b = pyast.compare_op(test), pyast.compare_op(other)
+    if a not in _IMPLIES or b is None:
+        return False
+    return (b in _IMPLIES[a] and pyast.same(test.left, other.left)  # type: ignore[attr-defined]
+            and pyast.same(test.comparators[0], other.comparators[0]))  # type: ignore[attr-defined]
 
 
-def _implies(test: str, other: str) -> bool:
-    """Whether `test` holding means `other` holds (decided only for plain comparisons)."""
-    if test == other or other == "True":
-        return test == other
-    a, b = _COMPARISON.match(test), _COMPARISON.match(other)
-    return bool(a and b and a[1] == b[1] and a[3] == b[3] and b[2] in _IMPLIES[a[2]])
+class _Replace(ast.NodeTransformer):
+    def __init__(self, replacements: dict[str, str], card: str):
+        self.replacements, self.card = replacements, card
+
+    def visit_Subscript(self, node: ast.Subscript) -> ast.expr:
+        if (isinstance(node.value, ast.Name) and node.value.id in self.replacements
+                and isinstance(node.slice, ast.Name) and node.slice.id == self.card):
+            return name(self.replacements[node.value.id])
+        self.generic_visit(node)
+        return node
 
 
 class MoveCodeGenerator(CodeGenerator):
     """The code generator of a game setting, with the generation of its moves."""
 
-    def __init__(self, layout: Any):
-        super().__init__(layout)
-        self.names.update({"_group": _group, "_sets": _sorted_sets, "_combinations": itertools.combinations,
-                           "_real_cards": _real_cards})
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
         self._binomials: dict[int, list[int]] = {}
+
+    @property
+    def me(self) -> str:
+        return self.slot(0)
+
+    # ---- passes over a shared loop's tests -----------------------------------------------
+
+    def card_tests(self, tests: list[tuple[ast.expr, ast.stmt]], card: str) -> list[ast.stmt]:
+        """The body of a loop testing card `card` for several moves, as (test, action) pairs,
+        after the passes `shared lookups` and `implication` (see the module's docstring)."""
+        counts: dict[str, int] = {}
+        for test, _ in tests:
+            for node in ast.walk(test):
+                if (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name)
+                        and isinstance(node.slice, ast.Name) and node.slice.id == card
+                        and isinstance(self.namespace.get(node.value.id), list)):
+                    counts[node.value.id] = counts.get(node.value.id, 0) + 1
+        first: list[ast.stmt] = []
+        replacements: dict[str, str] = {}
+        for table, count in counts.items():
+            if count > 1:
+                local = self.names.fresh(f"{card}_{table.lstrip('_')}")
+                replacements[table] = local
+                first.append(pyast.assign(local, sub(name(table), name(card))))
+        if replacements:
+            rewrite = _Replace(replacements, card)
+            tests = [(rewrite.visit(copy.deepcopy(test)), action) for test, action in tests]
+        outer: list[tuple[ast.expr, list[ast.stmt]]] = []  # (test, actions when it holds)
+        for test, action in tests:
+            inside = next((entry for entry in outer if _implies(test, entry[0])), None)
+            if inside is None:
+                outer.append((test, [action]))
+            elif pyast.same(test, inside[0]):
+                inside[1].append(action)
+            else:
+                inside[1].append(pyast.if_(test, [action]))
+        lines = first
+        for test, actions in outer:
+            if pyast.is_const(test) and test.value:  # type: ignore[attr-defined]
+                lines += actions
+            else:
+                lines.append(pyast.if_(test, actions))
+        return lines
+
+    # ---- enumeration ------------------------------------------------------------------
 
     def enumerator(self, move: ir.MoveDef, params: tuple[Any, ...], offset: int) -> Callable[..., None]:
         """One function adding the ids of a move's legal actions to a list: `enum(state, player, found)`."""
-        hoisted: list[str] = []
-        body = self._enumeration(move, params, offset, hoisted, "    ")
-        return self._enumerator_function("_enum(st, v0, found)", hoisted, body, f"<move {move.name}>")
+        hoisted: list[tuple[str, ast.expr]] = []
+        body = self._enumeration(move, params, offset, hoisted)
+        return self._enumerator_function(hoisted, body, f"legal actions of move {move.name} {position(move.span)}")
 
     def phase_functions(self, phase: ir.Phase, moves: list[tuple[ir.MoveDef, Any]],
                         turn_limit: int | None) -> tuple[Callable[..., None], Callable[[Any], None]]:
@@ -109,39 +149,44 @@ class MoveCodeGenerator(CodeGenerator):
         `enumerate(state, player, found)` adds the ids of every legal action to a list, and
         `settle(state)` follows a step (see `settle`)."""
         hoisted, body = self._phase_enumeration(moves)
-        enumerate_ = self._enumerator_function("_enum(st, v0, found)", hoisted, body, f"<phase {phase.name}>")
+        enumerate_ = self._enumerator_function(hoisted, body, f"legal actions of phase {phase.name}")
         return enumerate_, self.settle(phase, hoisted, body, turn_limit)
 
-    def _phase_enumeration(self, moves: list[tuple[ir.MoveDef, Any]]) -> tuple[list[str], list[str]]:
-        """(hoisted lines, body) listing a phase's legal actions of player `v0` into `found`.
+    def _phase_enumeration(self, moves: list[tuple[ir.MoveDef, Any]]) -> tuple[list, list[ast.stmt]]:
+        """(hoisted values, body) listing a phase's legal actions of player `me` into `found`.
 
         The moves share what they compute before their loops (the top card, say), and a
         pass move is listed only when nothing else is legal.
         """
-        hoisted: list[str] = []
-        body: list[str] = []
-        passes: list[str] = []
-        by_candidates: dict[str, list[tuple[ir.MoveDef, Any]]] = {}  # moves going over the same cards
+        hoisted: list[tuple[str, ast.expr]] = []
+        body: list[ast.stmt] = []
+        passes: list[ast.stmt] = []
+        by_candidates: list[tuple[ast.expr, list[tuple[ir.MoveDef, Any]]]] = []  # moves over the same cards
         for move, compiled in moves:
             if compiled.is_pass:
-                passes += self._enumeration(move, compiled.params, compiled.offset, hoisted, "        ")
+                passes += self._enumeration(move, compiled.params, compiled.offset, hoisted)
             elif self._card_by_card(compiled):
-                by_candidates.setdefault(self._candidates(move.params[0]), []).append((move, compiled))
+                candidates = self._candidates(move.params[0])
+                group = next((g for c, g in by_candidates if pyast.same(c, candidates)), None)
+                if group is None:
+                    by_candidates.append((candidates, [(move, compiled)]))
+                else:
+                    group.append((move, compiled))
             else:
-                body += self._enumeration(move, compiled.params, compiled.offset, hoisted, "    ")
-        for candidates, group in by_candidates.items():
+                body += self._enumeration(move, compiled.params, compiled.offset, hoisted)
+        for candidates, group in by_candidates:
             body += self._shared_loop(candidates, group, hoisted)
         if passes:
-            body += ["    if not found:", *passes]
+            body.append(pyast.if_(pyast.not_(name("found")), passes))
         return hoisted, body
 
-    def _candidates(self, param: ir.Param) -> str:
+    def _candidates(self, param: ir.Param) -> ast.expr:
         source = self.collection(param.candidates)
         if param.candidates.type == ir.ZONE:
             return source  # a zone holds real cards, each once
         if param.type == ir.CARD or param.size is not None:
-            return f"_real_cards({source})"  # a list may name a card twice, or "no card"
-        return f"_unique({source})"
+            return call(self.helper(_real_cards, "real_cards"), source)  # a list may name a card twice, or none
+        return call(self.helper(runtime.unique, "unique"), source)
 
     @staticmethod
     def _card_by_card(compiled: Any) -> bool:
@@ -152,81 +197,81 @@ class MoveCodeGenerator(CodeGenerator):
         param = compiled.params[0]
         return param.kind == "card" or (param.kind == "set" and param.same is not None)
 
-    def _shared_loop(self, candidates: str, group: list[tuple[ir.MoveDef, Any]], hoisted: list[str]) -> list[str]:
-        """One loop over `candidates` for several moves: each card is tested for every move in
-        turn; sets are built after the loop from the cards kept for them."""
-        start: list[str] = []
-        tests: list[tuple[str, str]] = []  # (test of card `_x`, what to do when it holds)
-        after: list[str] = []
+    def _shared_loop(self, candidates: ast.expr, group: list[tuple[ir.MoveDef, Any]],
+                     hoisted: list) -> list[ast.stmt]:
+        """Pass `shared card loops`: one loop over `candidates` for several moves: each card is
+        tested for every move in turn; sets are built after the loop from the cards kept for them."""
+        card = self.names.fresh("_x")
+        start: list[ast.stmt] = []
+        tests: list[tuple[ast.expr, ast.stmt]] = []  # (test of the card, what to do when it holds)
+        after: list[ast.stmt] = []
         for move, compiled in group:
             param, kind = move.params[0], compiled.params[0]
             if kind.kind == "card":
-                self._aliases[param.slot] = "_x"
+                self._aliases[param.slot] = name(card)
                 try:
                     with self._real_card_parameters(move):
-                        tests.append((self._legal_condition(move, hoisted), f"found.append({compiled.offset} + _x)"))
+                        test = self._legal_condition(move, hoisted)
                 finally:
                     del self._aliases[param.slot]
+                tests.append((test, self._append(pyast.binop(const(compiled.offset), "+", name(card)))))
                 continue
-            kept = f"_kept{compiled.index}"
-            test = self._card_test(move, compiled.params, hoisted, "_x") if move.legal is not None else "True"
-            if test is None:  # the test reads the set itself: every card may take part
-                test = "True"
-            start.append(f"{kept} = []")
-            tests.append((test, f"{kept}.append(_x)"))
-            var = f"v{param.slot}"
-            opened, indent, iterable = self._set_groups(kept, kind, kept, "    ")
-            condition = "True" if test != "True" or move.legal is None else self._legal_condition(move, hoisted)
-            key = f"{compiled.offset} + {self._set_rank(var, kind.size, 1)}"
-            after += [*opened, f"{indent}for {var} in {iterable}:"]
-            after += ([f"{indent}    found.append({key})"] if condition == "True"
-                      else [f"{indent}    if {condition}:", f"{indent}        found.append({key})"])
-        return [*(f"    {line}" for line in start), f"    for _x in {candidates}:",
-                *(f"        {line}" for line in _card_tests(tests, self.names)), *after]
+            kept = self.names.fresh(f"_kept{compiled.index}")
+            test = self._card_test(move, compiled.params, hoisted, name(card)) if move.legal is not None else None
+            start.append(pyast.assign(kept, pyast.list_([])))
+            tests.append((test if test is not None else const(True),
+                          pyast.expr(pyast.method(name(kept), "append", name(card)))))
+            var = self.slot(param.slot)
+            wrap, iterable = self._set_groups(name(kept), kind)
+            condition = const(True) if test is not None or move.legal is None else self._legal_condition(move, hoisted)
+            key = pyast.binop(const(compiled.offset), "+", self._set_rank(var, kind.size, 1))
+            inner: list[ast.stmt] = [self._append(key)]
+            if not (pyast.is_const(condition) and condition.value):  # type: ignore[attr-defined]
+                inner = [pyast.if_(condition, inner)]
+            after += wrap([pyast.for_(var, iterable, inner)])
+        return [*start, pyast.for_(card, candidates, self.card_tests(tests, card)), *after]
 
-    def settle(self, phase: ir.Phase, hoisted: list[str], body: list[str], turn_limit: int | None):
+    @staticmethod
+    def _append(key: ast.expr) -> ast.stmt:
+        return pyast.expr(pyast.method(name("found"), "append", key))
+
+    def settle(self, phase: ir.Phase, hoisted: list, body: list[ast.stmt], turn_limit: int | None):
         """One function for what follows a step in `phase`: `settle(state)` passes the turn and
         lists the next player's legal actions (with the phase's enumeration `hoisted` and
-        `body`). Whatever is rare (the round or phase ending, a player with nothing legal) is
-        left to the engine's general `_advance` and `_check`, which decide the same way from
-        the same state."""
-        due = "st.passes and st.passes >= len(st.active_players)"
-        if turn_limit is not None:
-            due = f"st.turns >= {turn_limit} or ({due})"
-        lines = [
-            "def _settle(st):",
-            "    if st.game_over or st.round_over or st.goto is not None or st.phase_over:",
-            "        if not st.game_over:",
-            "            st._advance()",
-            "        st._check()",
-            "        return",
-            "    v0 = st.current",
-            "    if not st.turn_set:",
-            # Mostly the next seat or the one after is still in the round.
-            f"        v0 = (v0 + st.direction) % {self.layout.n}",
-            "        if not st.active[v0]:",
-            f"            v0 = (v0 + st.direction) % {self.layout.n}",
-            "            if not st.active[v0]:",
-            "                v0 = st.next_active(st.current)",
-            "        st.current = v0",
-            f"    if {due}:",
-            "        st._end_if_due()",
-            "        st._check()",
-            "        return",
+        `body`). The turn passing is flow.turn_passing, which the engine's `State.pass_turn` is
+        compiled from too, and the end checks are the engine's `State._check`: what is rare
+        (the round or phase ending, a player with nothing legal)
+        goes through `_check`, which decides from the same state."""
+        me = self.me
+        st_ = name("st")
+        check_return = [pyast.expr(pyast.method(st_, "_check")), pyast.return_()]
+        lines: list[ast.stmt] = [
+            pyast.if_(pyast.or_(pyast.st("game_over"), pyast.st("round_over"),
+                                compare(pyast.st("goto"), "is not", const(None)), pyast.st("phase_over")),
+                      [pyast.if_(pyast.not_(pyast.st("game_over")), [pyast.expr(pyast.method(st_, "_advance"))]),
+                       *check_return]),
+            *flow.turn_passing(const(self.layout.num_players), None if turn_limit is None else const(turn_limit),
+                               check_return, me),
+            pyast.assign(me, pyast.st("current")),
         ]
         if phase.until is not None:
-            lines += [f"    if {self.gen(phase.until)}:", "        st._check()", "        return"]
-        lines += ["    if not st.active[v0]:", "        st._check()", "        return", "    found = []",
-                  *(f"    {line}" for line in hoisted), *body,
-                  "    found.sort()", "    st._legal = found", "    if not found:", "        st._check()"]
-        return self._compile("\n".join(lines) + "\n", f"<settle {phase.name}>")["_settle"]
+            lines.append(pyast.located(pyast.if_(self.gen(phase.until), check_return), position(phase.until.span)))
+        lines += [pyast.if_(pyast.not_(sub(pyast.st("active"), name(me))), check_return),
+                  pyast.assign("found", pyast.list_([])),
+                  *(pyast.assign(symbol, value) for symbol, value in hoisted), *body,
+                  pyast.expr(pyast.method(name("found"), "sort")),
+                  pyast.assign(pyast.store_attr(st_, "_legal"), name("found")),
+                  pyast.if_(pyast.not_(name("found")), [pyast.expr(pyast.method(st_, "_check"))])]
+        fn = pyast.function(self.names.fresh(f"_settle_{phase.name}"), ["st"], lines)
+        return self.define(fn, f"after a step in phase {phase.name}")
 
-    def _enumerator_function(self, signature: str, hoisted: list[str], body: list[str], where: str):
-        lines = [f"def {signature}:", *(f"    {line}" for line in hoisted), *(body or ["    pass"])]
-        return self._compile("\n".join(lines) + "\n", where)["_enum"]
+    def _enumerator_function(self, hoisted: list, body: list[ast.stmt], heading: str):
+        statements = [*(pyast.assign(symbol, value) for symbol, value in hoisted), *body]
+        fn = pyast.function(self.names.fresh("_enumerate"), ["st", self.me, "found"], statements)
+        return self.define(fn, heading)
 
     def _enumeration(self, move: ir.MoveDef, compiled_params: tuple[Any, ...], offset: int,
-                     hoisted: list[str], indent: str) -> list[str]:
+                     hoisted: list) -> list[ast.stmt]:
         """Loops over a move's parameters adding the id of each legal action to `found`.
 
         Sets of cards sharing an attribute are built group by group. When the legal test
@@ -242,41 +287,51 @@ class MoveCodeGenerator(CodeGenerator):
         strides.reverse()
         with self._real_card_parameters(move):
             condition = self._legal_condition(move, hoisted)
-        card_test = self._card_test(move, compiled_params, hoisted, f"_c{len(params) - 1}")
+        test_card = self.names.fresh("_c")
+        card_test = self._card_test(move, compiled_params, hoisted, name(test_card))
         if card_test is not None:
-            condition = "True"
-        lines: list[str] = []
-        key = str(offset)
+            condition = const(True)
+        wraps: list[Wrap] = []
+        key: ast.expr = const(offset)
         for depth, (param, compiled) in enumerate(zip(params, compiled_params)):
-            var = f"v{param.slot}"
+            var = self.slot(param.slot)
             candidates = self._candidates(param)
+            stride = strides[depth]
             if compiled.kind == "card":
-                key += f" + {var}{_times(strides[depth])}"
+                key = pyast.binop(key, "+", name(var) if stride == 1 else pyast.binop(name(var), "*", const(stride)))
                 iterable = candidates
             elif compiled.kind == "set":
-                key += f" + {self._set_rank(var, compiled.size, strides[depth])}"
+                key = pyast.binop(key, "+", self._set_rank(var, compiled.size, stride))
                 if compiled.same is None:
-                    iterable = f"_sets({candidates}, {compiled.size})"
+                    iterable = call(self.helper(_sorted_sets, "sorted_sets"), candidates, const(compiled.size))
                 else:
                     if depth == len(params) - 1 and card_test is not None:
-                        lines += [f"{indent}_s{depth} = []", f"{indent}for _c{depth} in {candidates}:",
-                                  f"{indent}    if {card_test}: _s{depth}.append(_c{depth})"]
-                        candidates = f"_s{depth}"
-                    opened, indent, iterable = self._set_groups(candidates, compiled, str(depth), indent)
-                    lines += opened
+                        kept = self.names.fresh("_s")
+                        test = card_test
+                        filtered = [pyast.assign(kept, pyast.list_([])), pyast.for_(test_card, candidates, [
+                            pyast.if_(test, [pyast.expr(pyast.method(name(kept), "append", name(test_card)))])])]
+                        wraps.append(lambda body, filtered=filtered: [*filtered, *body])
+                        candidates = name(kept)
+                    wrap, iterable = self._set_groups(candidates, compiled)
+                    wraps.append(wrap)
             else:
-                positions = self.constant({v: i for i, v in enumerate(compiled.domain)}, "pos")
-                lines.append(f"{indent}for {var} in {candidates}:")
-                indent += "    "
-                lines.append(f"{indent}_p{depth} = {positions}.get({var}, -1)")
-                lines.append(f"{indent}if _p{depth} < 0: continue")
-                key += f" + _p{depth}{_times(strides[depth])}"
+                positions = name(self.constant({v: i for i, v in enumerate(compiled.domain)}, "positions"))
+                at = self.names.fresh(f"_p{depth}")
+                opened = [pyast.assign(at, pyast.method(positions, "get", name(var), const(-1))),
+                          pyast.if_(compare(name(at), "<", const(0)), [ast.Continue()])]
+                wraps.append(lambda body, var=var, candidates=candidates, opened=opened:
+                             [pyast.for_(var, candidates, [*opened, *body])])
+                key = pyast.binop(key, "+", name(at) if stride == 1 else pyast.binop(name(at), "*", const(stride)))
                 continue
-            lines.append(f"{indent}for {var} in {iterable}:")
-            indent += "    "
-        if condition == "True":
-            return [*lines, f"{indent}found.append({key})"]
-        return [*lines, f"{indent}if {condition}:", f"{indent}    found.append({key})"]
+            wraps.append(lambda body, var=var, iterable=iterable: [pyast.for_(var, iterable, body)])
+        inner: list[ast.stmt] = [self._append(key)]
+        if not (pyast.is_const(condition) and condition.value):  # type: ignore[attr-defined]
+            inner = [pyast.if_(condition, inner)]
+        for wrap in reversed(wraps):
+            inner = wrap(inner)
+        if move.legal is not None and inner:
+            pyast.located(inner[0], position(move.legal.span))
+        return inner
 
     @contextlib.contextmanager
     def _real_card_parameters(self, move: ir.MoveDef, decoded: bool = False):
@@ -290,35 +345,45 @@ class MoveCodeGenerator(CodeGenerator):
         finally:
             self.real_cards -= slots
 
-    def _set_groups(self, cards: str, compiled: Any, tag: str, indent: str) -> tuple[list[str], str, str]:
-        """Lines opening the groups of `cards` equal in the set parameter's attribute that are
-        large enough; the indent inside them and the sets of one group `_g<tag>` (sorted)."""
-        size, same = compiled.size, self.constant(compiled.same, "same")
-        lines = [f"{indent}if len({cards}) >= {size}:",
-                 f"{indent}    for _g{tag} in _group({cards}, {same}).values():",
-                 f"{indent}        if len(_g{tag}) >= {size}:"]
-        return lines, indent + "            ", f"_combinations(sorted(_g{tag}), {size})"
+    def _set_groups(self, cards: ast.expr, compiled: Any) -> tuple[Wrap, ast.expr]:
+        """What opens the groups of `cards` equal in the set parameter's attribute that are
+        large enough, and the sets of one group (sorted)."""
+        size, same = compiled.size, name(self.constant(compiled.same, "same"))
+        group = self.names.fresh("_g")
+        grouped = pyast.method(call(self.helper(_group, "group"), cards, same), "values")
 
-    def _card_test(self, move: ir.MoveDef, compiled_params: tuple[Any, ...], hoisted: list[str],
-                   card: str) -> str | None:
+        def wrap(body: list[ast.stmt]) -> list[ast.stmt]:
+            return [pyast.if_(compare(call("len", cards), ">=", const(size)), [
+                pyast.for_(group, grouped, [pyast.if_(compare(call("len", name(group)), ">=", const(size)), body)])])]
+
+        combinations = call(self.helper(itertools.combinations, "combinations"), call("sorted", name(group)),
+                            const(size))
+        return wrap, combinations
+
+    def _card_test(self, move: ir.MoveDef, compiled_params: tuple[Any, ...], hoisted: list,
+                   card: ast.expr) -> ast.expr | None:
         """When the last parameter is a set of cards sharing an attribute and `legal` reads the
-        set only through that attribute: the test as asked of one card (named `card`); else None."""
+        set only through that attribute: the test as asked of one card; else None."""
         if not move.params or move.legal is None:
             return None
         last, compiled = move.params[-1], compiled_params[-1]
         if compiled.kind != "set" or compiled.same is None:
             return None
-        table = self.constant(compiled.same, "same")
-        self._group_values = {last.slot: f"{table}[{card}]"}
+        table = name(self.constant(compiled.same, "same"))
+        self._group_values = {last.slot: sub(table, card)}
+        mark = len(hoisted)
         try:
             test = self._legal_condition(move, hoisted)
         finally:
             self._group_values = {}
-        return None if re.search(rf"\bv{last.slot}\b", test) else test
+        if self.slot(last.slot) in pyast.names_in(test):
+            del hoisted[mark:]  # nothing of this attempt is used
+            return None
+        return test
 
-    def _legal_condition(self, move: ir.MoveDef, hoisted: list[str]) -> str:
+    def _legal_condition(self, move: ir.MoveDef, hoisted: list) -> ast.expr:
         if move.legal is None:
-            return "True"
+            return const(True)
         if not move.params:
             return self.gen(move.legal)
         # Parts of `legal` that depend on no parameter are computed once, before the loops.
@@ -329,11 +394,13 @@ class MoveCodeGenerator(CodeGenerator):
         finally:
             self._hoisted, self._forbidden, self._shared = None, set(), {}
 
-    def _set_rank(self, var: str, size: int, stride: int) -> str:
-        """Source for the index of a sorted card set among all sets of its size (colex order)."""
-        tables = [self.constant(self.binomials(i), f"binom{i}_") for i in range(1, size + 1)]
-        rank = " + ".join(f"{table}[{var}[{i}]]" for i, table in enumerate(tables))
-        return rank if stride == 1 else f"({rank}) * {stride}"
+    def _set_rank(self, var: str, size: int, stride: int) -> ast.expr:
+        """The index of a sorted card set among all sets of its size (colex order)."""
+        tables = [name(self.constant(self.binomials(i), f"binomial{i}")) for i in range(1, size + 1)]
+        rank: ast.expr = sub(tables[0], sub(name(var), const(0)))
+        for i, table in enumerate(tables[1:], start=1):
+            rank = pyast.binop(rank, "+", sub(table, sub(name(var), const(i))))
+        return rank if stride == 1 else pyast.binop(rank, "*", const(stride))
 
     def binomials(self, k: int) -> list[int]:
         """comb(card, k) for every card: how many sets of k come before a set whose largest is `card`."""
@@ -341,42 +408,67 @@ class MoveCodeGenerator(CodeGenerator):
             self._binomials[k] = [comb(card, k) for card in range(len(self.layout.card_names))]
         return self._binomials[k]
 
+    # ---- steps ------------------------------------------------------------------------
+
     def step(self, move: ir.MoveDef, triggers: tuple[ir.Trigger, ...]) -> Callable[[Any, int, tuple], None]:
         """One generated function for a move no shuffle can interrupt: `step(state, player, values)`
         runs the move's effects, then the triggers in order, each one's firings chosen before
-        its effects run (as the engine's general path does, see engine.py)."""
-        lines = ["def _step(st, v0, values):"]
+        its effects run (`trigger_firings`, which the engine's general path uses too)."""
+        body: list[ast.stmt] = []
         if move.params:
-            lines.append("    " + "".join(f"v{p.slot}, " for p in move.params) + "= values")
-        with self._real_card_parameters(move, decoded=True):
-            body = self.statements(move.effects, "    ")
-        if triggers:
-            body += ["    if st.game_over or st.round_over:", "        return"]
-        for position, trigger in enumerate(triggers):
-            last = position == len(triggers) - 1
-            effects = self.statements(trigger.effects, "        ") or ["        pass"]
-            if trigger.each is None:
-                # The flags change only when effects run, so they are looked at after effects.
-                body += [f"    if {self.gen(trigger.when)}:", *effects]
-                body += [] if last else ["        if st.game_over or st.round_over:", "            return"]
-                continue
-            var, fired = f"v{trigger.slot}", f"_fired{trigger.slot}"
-            items = self.collection(trigger.each)
-            if trigger.each.type == ir.CARD:
-                items = f"({items},)"
-            # Every firing is chosen before any runs; a round ending in one still lets the
-            # others of the same trigger run, a match ending does not.
-            body += [f"    {fired} = None", f"    for {var} in {items}:", f"        if {self.gen(trigger.when)}:",
-                     f"            if {fired} is None:", f"                {fired} = [{var}]",
-                     "            else:", f"                {fired}.append({var})",
-                     f"    if {fired} is not None:", f"        for {var} in {fired}:",
-                     *(f"    {line}" for line in effects), "            if st.game_over:", "                return"]
-            body += [] if last else ["        if st.round_over:", "            return"]
+            body.append(pyast.assign(ast.Tuple([pyast.store(self.slot(p.slot)) for p in move.params], ast.Store()),
+                                     name("values")))
         # Slots the code reads before it sets them (loop variables) start empty, as in an environment.
         assigned = {0, *(p.slot for p in move.params)}
         read = {slot for statement in (*move.effects, *(s for t in triggers for s in t.effects))
-                for slot in _statement_slots(statement)}
-        lines += [f"    v{slot} = None" for slot in sorted(read - assigned)]
-        source = "\n".join([*lines, *body, "    return"]) + "\n"
-        return self._compile(source, f"<step {move.name}>")["_step"]
+                for slot in statement_slots(statement)}
+        body += [pyast.assign(self.slot(slot), const(None)) for slot in sorted(read - assigned)]
+        with self._real_card_parameters(move, decoded=True):
+            body += self.statements(move.effects)
+        over = pyast.or_(pyast.st("game_over"), pyast.st("round_over"))
+        if triggers:
+            body.append(pyast.if_(over, [pyast.return_()]))
+        for index, trigger in enumerate(triggers):
+            last = index == len(triggers) - 1
+            effects = self.statements(trigger.effects)
+            if trigger.each is None:
+                # The flags change only when effects run, so they are looked at after effects.
+                body.append(pyast.located(pyast.if_(self.gen(trigger.when), [
+                    *effects, *([] if last else [pyast.if_(over, [pyast.return_()])])]),
+                    f"trigger {trigger.name} {position(trigger.when.span)}"))
+                continue
+            fired = self.names.fresh(f"_fired_{trigger.name}")
+            var = self.slot(trigger.slot)  # type: ignore[arg-type]
+            choice = self.trigger_firings(trigger, fired)
+            pyast.located(choice[0], f"trigger {trigger.name} {position(trigger.when.span)}")
+            body += choice
+            # A round ending in one firing still lets the others of the same trigger run, a match ending does not.
+            loop = pyast.for_(var, name(fired), [*effects, pyast.if_(pyast.st("game_over"), [pyast.return_()])])
+            body.append(pyast.if_(compare(name(fired), "is not", const(None)), [
+                loop, *([] if last else [pyast.if_(pyast.st("round_over"), [pyast.return_()])])]))
+        body.append(pyast.return_())
+        fn = pyast.function(self.names.fresh(f"_step_{move.name}"), ["st", self.me, "values"], body)
+        return self.define(fn, f"step of move {move.name} {position(move.span)}")
 
+    def trigger_firings(self, trigger: ir.Trigger, fired: str) -> list[ast.stmt]:
+        """Statements setting `fired` to the items of a trigger's `for` whose `when` holds (None
+        when none does), every one chosen before any runs: the one description of firing, used
+        inline by steps and as `CompiledTrigger.firings` by the engine's general path."""
+        var = self.slot(trigger.slot)  # type: ignore[arg-type]
+        items = self.collection(trigger.each)  # type: ignore[arg-type]
+        if trigger.each.type == ir.CARD:  # type: ignore[union-attr]
+            items = pyast.tuple_([items])
+        add = pyast.if_(compare(name(fired), "is", const(None)),
+                        [pyast.assign(fired, pyast.list_([name(var)]))],
+                        [pyast.expr(pyast.method(name(fired), "append", name(var)))])
+        return [pyast.assign(fired, const(None)),
+                pyast.for_(var, items, [pyast.if_(self.gen(trigger.when), [add])])]
+
+    def firings_function(self, trigger: ir.Trigger) -> Callable[[Any, list], list]:
+        """`firings(state, env)`: the items of a trigger's `for` that fire now (see trigger_firings)."""
+        fired = self.names.fresh(f"_fired_{trigger.name}")
+        slots = (free_slots(trigger.each) | free_slots(trigger.when)) - {trigger.slot}
+        body = [*self.prologue(slots), *self.trigger_firings(trigger, fired),
+                pyast.return_(pyast.or_(name(fired), pyast.list_([])))]
+        fn = pyast.function(self.names.fresh(f"_firings_{trigger.name}"), ["st", "env"], body)
+        return self.define(fn, f"firings of trigger {trigger.name} {position(trigger.when.span)}")

@@ -1,9 +1,11 @@
 """Compile a checked ruleset into a program, once per game setting.
 
-A game setting is a ruleset with its options and number of players fixed. Options become
-constants, zone families become ranges of slots in the state's zone list, and every
-expression and effect list becomes a generated function `f(state, env)` (see
-codegen.py); nothing parses or walks a tree at run time.
+A game setting is a ruleset with its options and number of players fixed. The compiler
+lowers the IR (lower.py: typed special cases, options folded as constants), builds the
+frozen `Layout` (cards, attribute tables, zone families and slots, variable offsets,
+phases, options) and hands it to the code generator, which turns every expression and
+effect list into a generated function `f(state, env)` (codegen.py, codegen_moves.py);
+nothing parses or walks a tree at run time.
 """
 
 from __future__ import annotations
@@ -15,7 +17,11 @@ from typing import Any
 import attrs
 
 from . import ir
+from .codegen import GeneratedSource
 from .codegen_moves import MoveCodeGenerator
+from .layout import Layout, ZoneFamily
+from .lower import lower
+from .names import NameAllocator
 
 Fn = Callable[[Any, list], Any]
 Effect = Callable[[Any, list], None]
@@ -23,23 +29,8 @@ Effect = Callable[[Any, list], None]
 # What an attribute of "no card" (the top of an empty zone) is, by type: totality.
 _NEUTRAL = {ir.INT: 0, ir.STR: "", ir.BOOL: False}
 
-
-@attrs.frozen
-class ZoneFamily:
-    name: str
-    base: int
-    strides: tuple[int, ...]
-    sizes: tuple[int, ...]
-    dimensions: tuple[str | int, ...]
-    visibility: str
-    sorted_by: str | None
-
-    @property
-    def count(self) -> int:
-        total = 1
-        for size in self.sizes:
-            total *= size
-        return total
+__all__ = ["CompiledMove", "CompiledParam", "CompiledPhase", "CompiledTrigger", "Layout", "Program", "Segment",
+           "ZoneFamily", "compile_program"]
 
 
 @attrs.frozen
@@ -85,6 +76,9 @@ class CompiledTrigger:
     each: Fn | None
     when: Fn
     effects: tuple[Segment, ...]
+    # firings(state, env): the items of `each` whose `when` holds, from the same generated code as
+    # the steps' own firing (None: the engine asks `each` and `when` itself)
+    firings: Fn | None = None
 
 
 @attrs.frozen
@@ -133,6 +127,9 @@ class Program:
     losers: Fn | None
     slots: int
     num_actions: int
+    # every generated function with its source (rule-file positions as comments), in order
+    source: tuple[GeneratedSource, ...] = ()
+    layout: Layout | None = None
 
     @property
     def num_cards(self) -> int:
@@ -141,23 +138,38 @@ class Program:
 
 class Compiler:
     def __init__(self, ruleset: ir.Ruleset, options: dict[str, object], num_players: int):
-        self.r = ruleset
+        self.original = ruleset
+        self.r = lower(ruleset, options)  # the passes over the IR (lower.py)
         self.options = options
         self.n = num_players
-        self.suit_names = tuple(s.name for s in ruleset.suits)
-        self.codegen = MoveCodeGenerator(self)
-        self._sorted_tables: dict[int, list] | None = None
+        self.names = NameAllocator()
+        r = self.r
+        self.suit_names = tuple(s.name for s in r.suits)
+        self.layout = Layout(
+            num_players=num_players,
+            options=options,
+            suit_names=self.suit_names,
+            suit_attributes=tuple(s.attributes for s in r.suits),
+            ranks=tuple(r.ranks),
+            phase_names=tuple(p.name for p in r.phases),
+        )
+        self.codegen = MoveCodeGenerator(self.layout, self.names)
         self.build_cards()
         self.build_zones()
         self.build_variables()
-        self.move_index = {m.name: i for i, m in enumerate(ruleset.moves)}
-        self.phase_index = {p.name: i for i, p in enumerate(ruleset.phases)}
+        self.move_index = {m.name: i for i, m in enumerate(r.moves)}
+        self.phase_index = {p.name: i for i, p in enumerate(r.phases)}
+
+    def _extend_layout(self, **changes: Any) -> None:
+        """A new frozen layout with more of the game known; the generator sees only layouts."""
+        self.layout = attrs.evolve(self.layout, **changes)
+        self.codegen.layout = self.layout
 
     # ---- static layout ---------------------------------------------------------------
 
     def build_cards(self) -> None:
         r = self.r
-        names, decks, suits, ranks, orders = [], [], [], [], []
+        decks, suits, ranks, orders = [], [], [], []
         for deck_index, deck in enumerate(r.decks):
             for _copy in range(deck.copies):
                 for suit in deck.suits:
@@ -167,41 +179,32 @@ class Compiler:
                         ranks.append(r.ranks.index(rank))
                         orders.append(order)
         count = len(decks)
-        self.attributes: dict[str, list] = {
+        attributes: dict[str, list] = {
             "suit": suits + [-1],
             "rank": ranks + [-1],
             "order": orders + [0],
             "id": list(range(count)) + [-1],
         }
+        names = [self.default_label(rank=r.ranks[ranks[c]], suit=self.suit_names[suits[c]]) for c in range(count)]
+        self._extend_layout(attributes=attributes, card_deck=tuple(decks), card_names=tuple(names))
         suit_table = {s.name: s.attributes for s in r.suits}
         for attribute in r.card_attributes:
             if attribute.expression is None:
                 table = [suit_table[self.suit_names[s]].get(attribute.name) for s in suits]
             else:
-                fn = self.expr(attribute.expression)
-                table = []
-                for card in range(count):
-                    env = _CardEnv(
-                        suits[card], ranks[card], orders[card], {a: self.attributes[a][card] for a in self.attributes}
-                    )
-                    table.append(fn(None, env))
-            self.attributes[attribute.name] = table + [_NEUTRAL[attribute.type]]
-        for card in range(count):
-            rank_name, suit_name = r.ranks[ranks[card]], self.suit_names[suits[card]]
-            names.append(self.default_label(card, rank_name, suit_name))
+                fn = self.codegen.card_function(attribute.expression, f"card attribute {attribute.name}")
+                table = [fn(card) for card in range(count)]
+            attributes[attribute.name] = table + [_NEUTRAL[attribute.type]]
+            self._extend_layout(attributes=attributes)
         if r.card_label:
-            self.card_names = tuple(names)  # the template compiler reads them; defaults until set
-            label = self.template(r.card_label)
-            names = [
-                label(
-                    None, _CardEnv(suits[c], ranks[c], orders[c], {a: self.attributes[a][c] for a in self.attributes})
-                )
-                for c in range(count)
-            ]
+            label = self.codegen.card_function(r.card_label, "card label")
+            names = [label(card) for card in range(count)]
         self.card_names = tuple(names)
         self.card_deck = tuple(decks)
+        self.attributes = attributes
+        self._extend_layout(card_names=self.card_names)
 
-    def default_label(self, card: int, rank: str, suit: str) -> str:
+    def default_label(self, rank: str, suit: str) -> str:
         symbol = next((s.attributes.get("symbol") for s in self.r.suits if s.name == suit), None)
         return f"{rank}{symbol}" if symbol else f"{rank} of {suit}"
 
@@ -247,17 +250,23 @@ class Compiler:
             initial[self.families[deck.zone].base].extend(range(card, card + deck_size))
             card += deck_size
         self.initial_zones = tuple(tuple(z) for z in initial)
+        sorted_tables = {
+            f.base + i: self.attributes[f.sorted_by] for f in self.families.values() if f.sorted_by
+            for i in range(f.count)
+        }
+        self._extend_layout(families=self.families, sorted_tables=sorted_tables)
 
     def build_variables(self) -> None:
         offsets, values, layout = {}, [], []
         for variable in self.r.variables:
             offsets[variable.name] = len(values)
-            value = self.expr(variable.default)(None, [None] * 2)
+            value = self.expr(variable.default, f"default of variable {variable.name}")(None, [None] * 2)
             values.extend([value] * (self.n if variable.per_player else 1))
             layout.append((variable.name, variable.per_player, variable.type))
         self.variable_offsets = offsets
         self.initial_variables = tuple(values)
         self.variable_layout = tuple(layout)
+        self._extend_layout(variable_offsets=offsets)
 
     # ---- the program -----------------------------------------------------------------
 
@@ -280,8 +289,8 @@ class Compiler:
                     offset,
                     width,
                     params,
-                    self.segments(move.effects),
-                    self.template(move.label) if move.label else None,
+                    self.segments(move.effects, f"effects of move {move.name}"),
+                    self.codegen.template(move.label, f"label of move {move.name}") if move.label else None,
                     move.is_pass,
                     move.hidden,
                     self.codegen.enumerator(move, params, offset),
@@ -293,10 +302,10 @@ class Compiler:
             CompiledPhase(
                 p.name,
                 tuple(self.move_index[m] for m in p.moves),
-                self.expr(p.first) if p.first is not None else None,
-                self.expr(p.until) if p.until is not None else None,
-                self.segments(p.enter),
-                self.segments(p.exit),
+                self.expr(p.first, f"first of phase {p.name}") if p.first is not None else None,
+                self.expr(p.until, f"until of phase {p.name}") if p.until is not None else None,
+                self.segments(p.enter, f"enter of phase {p.name}"),
+                self.segments(p.exit, f"exit of phase {p.name}"),
                 self.phase_index[p.next] if p.next is not None else None,
                 *self.codegen.phase_functions(p, self.phase_moves(p, moves), r.round_limit),
             )
@@ -306,14 +315,23 @@ class Compiler:
             CompiledTrigger(
                 t.name,
                 t.slot,
-                self.card_list(t.each) if t.each is not None else None,
-                self.expr(t.when),
-                self.segments(t.effects),
+                self.card_list(t.each, f"for of trigger {t.name}") if t.each is not None else None,
+                self.expr(t.when, f"when of trigger {t.name}"),
+                self.segments(t.effects, f"effects of trigger {t.name}"),
+                self.codegen.firings_function(t) if t.each is not None else None,
             )
             for t in r.triggers
         )
+        setup = self.segments(r.setup, "setup")
+        round_setup = self.segments(r.round_setup, "round setup")
+        round_end = self.segments(r.round_end, "round end")
+        limit_effects = self.segments(r.round_limit_effects, "round limit")
+        stuck_effects = self.segments(r.round_stuck_effects, "round stuck")
+        match_until = self.expr(r.match_until, "match until")
+        winners = self.expr(r.winners, "match winners") if r.winners is not None else None
+        losers = self.expr(r.losers, "match losers") if r.losers is not None else None
         return Program(
-            ruleset=r,
+            ruleset=self.original,
             options=dict(self.options),
             num_players=self.n,
             card_names=self.card_names,
@@ -328,20 +346,22 @@ class Compiler:
             variable_offsets=self.variable_offsets,
             initial_variables=self.initial_variables,
             variable_layout=self.variable_layout,
-            setup=self.segments(r.setup),
-            round_setup=self.segments(r.round_setup),
-            round_end=self.segments(r.round_end),
+            setup=setup,
+            round_setup=round_setup,
+            round_end=round_end,
             round_limit=r.round_limit,
-            round_limit_effects=self.segments(r.round_limit_effects),
-            round_stuck_effects=self.segments(r.round_stuck_effects),
+            round_limit_effects=limit_effects,
+            round_stuck_effects=stuck_effects,
             phases=phases,
             moves=tuple(moves),
             triggers=triggers,
-            match_until=self.expr(r.match_until),
-            winners=self.expr(r.winners) if r.winners is not None else None,
-            losers=self.expr(r.losers) if r.losers is not None else None,
+            match_until=match_until,
+            winners=winners,
+            losers=losers,
             slots=r.slots,
             num_actions=offset,
+            source=tuple(self.codegen.sources),
+            layout=self.layout,
         )
 
     def phase_moves(self, phase: ir.Phase, moves: list[CompiledMove]) -> list[tuple[ir.MoveDef, CompiledMove]]:
@@ -358,77 +378,45 @@ class Compiler:
         if p.type == ir.SUIT:
             domain = tuple(range(len(self.suit_names)))
             return CompiledParam(p.slot, None, None, domain, len(domain), "suit")
-        domain = tuple(dict.fromkeys(self.expr(p.candidates)(None, [None])))  # static: checked before
+        # static: checked before
+        domain = tuple(dict.fromkeys(self.expr(p.candidates, f"candidates of {p.name}")(None, [None])))
         return CompiledParam(p.slot, None, None, domain, max(1, len(domain)), "value")
 
     # ---- statements ------------------------------------------------------------------
 
-    def segments(self, statements: tuple[ir.Stmt, ...]) -> tuple[Segment, ...]:
+    def segments(self, statements: tuple[ir.Stmt, ...], what: str = "effects") -> tuple[Segment, ...]:
         """Split an effect list at its top-level shuffles (each shuffle is a chance node)."""
         out: list[Segment] = []
         pending: list[ir.Stmt] = []
         for statement in statements:
             if isinstance(statement, ir.Shuffle):
-                out.append(Segment(self.effects(pending), self.expr(statement.zone)))
+                out.append(Segment(self.effects(pending, what), self.expr(statement.zone, f"shuffle in {what}")))
                 pending = []
             else:
                 pending.append(statement)
         if pending or not out:
-            out.append(Segment(self.effects(pending), None))
+            out.append(Segment(self.effects(pending, what), None))
         return tuple(out)
 
-    def effects(self, statements: list[ir.Stmt]) -> Effect:
+    def effects(self, statements: list[ir.Stmt], what: str = "effects") -> Effect:
         if not statements:
             return _nothing
         first = statements[0].span
-        return self.codegen.effects(tuple(statements), f"<effects {first.file}:{first.line}>")
+        return self.codegen.effects(tuple(statements), f"{what} {first.file}:{first.line}:{first.column}")
 
-    def card_list(self, e: ir.Expr) -> Fn:
+    def card_list(self, e: ir.Expr, what: str) -> Fn:
         """A function giving a fresh list of cards for a card, card list or zone."""
-        fn = self.expr(e)
+        fn = self.expr(e, what)
         if e.type == ir.CARD:
             return lambda st, env: [fn(st, env)]
         if e.type == ir.ZONE:
             return lambda st, env: list(st.zones[fn(st, env)])
         return lambda st, env: list(fn(st, env))
 
-    def sorted_tables(self) -> dict[int, list]:
-        """For each zone slot kept sorted: the attribute table it is sorted by."""
-        if self._sorted_tables is None:
-            self._sorted_tables = {
-                f.base + i: self.attributes[f.sorted_by]
-                for f in self.families.values()
-                if f.sorted_by
-                for i in range(f.count)
-            }
-        return self._sorted_tables
-
     # ---- expressions -----------------------------------------------------------------
 
-    def template(self, parts: tuple[str | ir.Expr, ...]) -> Callable[[Any, list], str]:
-        return self.codegen.template(parts)
-
-    def expr(self, e: ir.Expr) -> Fn:
-        return self.codegen.function(e)
-
-    def card_constant(self, value: tuple) -> int:
-        """The id of a card named by card(rank, suit)."""
-        _, deck, suit, rank = value
-        suit_index, rank_index = self.suit_names.index(suit), self.r.ranks.index(rank)
-        attributes = self.attributes
-        return next(c for c in range(len(self.card_deck)) if self.card_deck[c] == deck
-                    and attributes["suit"][c] == suit_index and attributes["rank"][c] == rank_index)
-
-
-class _CardEnv(list):
-    """The environment of a card-attribute expression: the card's own values by name."""
-
-    def __init__(self, suit: int, rank: int, order: int, values: dict[str, object]):
-        super().__init__([None] * 4)
-        self.values = {"suit": suit, "rank": rank, "order": order, **values}
-
-    def lookup(self, name: str) -> object:
-        return self.values.get(name)
+    def expr(self, e: ir.Expr, what: str = "expression") -> Fn:
+        return self.codegen.function(e, what)
 
 
 def _nothing(st, env) -> None:
@@ -437,3 +425,16 @@ def _nothing(st, env) -> None:
 
 def compile_program(ruleset: ir.Ruleset, options: dict[str, object], num_players: int) -> Program:
     return Compiler(ruleset, options, num_players).program()
+
+
+def listing(program: Program) -> str:
+    """The generated module of a program as one text: every function with the rule-file
+    positions it comes from as comments (what `rulesengine compile` prints)."""
+    options = ", ".join(f"{k}={v!r}" for k, v in sorted(program.options.items())) or "none"
+    lines = [f"# {program.ruleset.name} ({program.ruleset.file}), {program.num_players} players, options: {options}",
+             f"# {len(program.source)} generated functions", ""]
+    if not program.source:
+        lines.append("# this program keeps no generated source")
+    for function in program.source:
+        lines.append(function.source)
+    return "\n".join(lines)

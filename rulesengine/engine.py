@@ -14,7 +14,7 @@ from bisect import bisect_left
 from collections.abc import Sequence
 from typing import Any
 
-from . import ir
+from . import flow, ir
 from .compile import CompiledMove, Program, Segment
 from .diagnostics import EngineError, IllegalActionError
 from .limits import DEFAULT_MAX_STEPS, MAX_TASKS_PER_STEP
@@ -23,7 +23,7 @@ from .runtime import combination_unrank, insert_sorted
 # agenda task kinds
 _SEGMENTS, _ROUND_START, _PHASE_START, _FIRST, _CHECK, _ROUND_END, _MATCH_CHECK, _TRIGGERS, _ADVANCE = range(9)
 # how a round ended
-_NORMAL, _LIMIT, _STUCK = range(3)
+_NORMAL, _LIMIT, _STUCK = flow.NORMAL, flow.LIMIT, flow.STUCK
 
 
 
@@ -223,6 +223,12 @@ class State:
         env = self._env(self.mover)
         if trigger.each is None:
             return [env] if trigger.when(self, env) else []
+        if trigger.firings is not None:  # the same generated choice as a step's
+            fired = []
+            for item in trigger.firings(self, env):
+                env[trigger.slot] = item
+                fired.append(env[:])
+            return fired
         fired = []
         slot, when = trigger.slot, trigger.when
         for item in trigger.each(self, env):
@@ -406,17 +412,11 @@ class State:
     def _advance(self) -> None:
         if self.game_over or self.round_over:
             return
-        if not self.turn_set:
-            self.current = self.next_active(self.current)
-        self._end_if_due()
+        self.pass_turn()
 
-    def _end_if_due(self) -> None:
-        """End the round when it reaches its turn limit or every active player passed in a row."""
-        limit = self.program.round_limit
-        if limit is not None and self.turns >= limit:
-            self._end_round(_LIMIT)
-        elif self.passes and self.passes >= len(self.active_players):
-            self._end_round(_STUCK)
+    # After a step: the next player (unless an effect chose one), and the end of the round when
+    # due; False when the round ends. Compiled from flow.turn_passing, as the settle functions are.
+    pass_turn = flow.pass_turn_function()
 
     def _triggers(self, index: int) -> None:
         """Evaluate trigger `index` and queue the effects that fire (the agenda's path)."""

@@ -10,13 +10,117 @@ from __future__ import annotations
 import bisect
 from collections.abc import Callable
 from math import comb
-from typing import Any
+from typing import Any, Protocol
 
-from .limits import MAX_RANGE
+from .diagnostics import EngineError
+from .limits import MAX_INTEGER, MAX_RANGE, MAX_TEXT_LENGTH
 
 NO_CARD = -1  # "no card": the top of an empty zone, an absent card value
+NOBODY = -1  # "nobody": the holder of a card in a shared zone, an absent player value
 
 
+class StateInterface(Protocol):
+    """Every member of a state that generated code may use; nothing else (a test parses every
+    generated function of the shipped rulesets and examples and holds it to this list)."""
+
+    # read (and the flags and turn fields also written by effects)
+    zones: list[list[int]]
+    vars: list
+    current: int
+    direction: int
+    round_number: int
+    turns: int
+    passes: int
+    phase: int
+    active: list[bool]
+    active_players: list[int]
+    log: list[str] | None
+    game_over: bool
+    round_over: bool
+    phase_over: bool
+    goto: int | None
+    _legal: list[int] | None  # written by a phase's settle function: the next legal actions
+
+    # card movements and effects
+    def put_on_top(self, card: int, destination: int) -> None: ...
+    def move_all(self, source: int, destination: int, sorted_tables: Any) -> None: ...
+    def move_top(self, source: int, count: int, destination: int, sorted_tables: Any) -> None: ...
+    def move_cards(self, cards: Any, destination: int, at_bottom: bool, sorted_tables: Any) -> None: ...
+    def deal(self, source: int, base: int, first: int, each: int | None, sorted_tables: Any) -> None: ...
+    def reveal(self, player: int, cards: Any) -> None: ...
+    def leave_round(self, player: int, where: str = "") -> None: ...
+    def turn_to(self, player: int, where: str) -> None: ...
+
+    # questions
+    def holder(self, card: int) -> int: ...
+    def can_move(self, player: int) -> bool: ...
+
+    # the flow of a match, shared with the engine's general path
+    turn_set: bool
+    def next_active(self, player: int) -> int: ...
+    def _end_round(self, kind: int) -> None: ...
+    def _advance(self) -> None: ...
+    def _check(self) -> None: ...
+
+
+STATE_MEMBERS = frozenset(
+    [*StateInterface.__annotations__,
+     *(member for member, value in vars(StateInterface).items() if callable(value) and not member.startswith("__"))]
+)
+
+
+# ---- the language's value limits (checked where a value can grow) ------------------------
+
+
+def check_int(value: int, where: str) -> int:
+    """An integer result of + - * or unary minus, within the language's limit."""
+    if -MAX_INTEGER <= value <= MAX_INTEGER:
+        return value
+    raise EngineError(f"{where}: an integer passes the language's limit of {MAX_INTEGER} in size")
+
+
+def check_text(value: str, where: str) -> str:
+    """A text joined by +, within the language's limit."""
+    if len(value) <= MAX_TEXT_LENGTH:
+        return value
+    raise EngineError(f"{where}: a text passes the language's limit of {MAX_TEXT_LENGTH} characters")
+
+
+# ---- players, and nobody -------------------------------------------------------------------
+
+
+def seat_of(player: int, players: int, where: str) -> int:
+    """A player that must be a seat (to deal from, to reveal to): nobody is an error."""
+    if 0 <= player < players:
+        return player
+    raise EngineError(f"{where}: a player is needed here, not {'nobody' if player == NOBODY else player}")
+
+
+def left(player: int, players: int) -> int:
+    return (player + 1) % players if player >= 0 else NOBODY
+
+
+def right(player: int, players: int) -> int:
+    return (player - 1) % players if player >= 0 else NOBODY
+
+
+def next_of(state: Any, player: int) -> int:
+    return state.next_active(player) if player >= 0 else NOBODY
+
+
+def others(player: int, players: int) -> list[int]:
+    """Every seat but `player`, from the next one on; of nobody, every seat."""
+    if player < 0:
+        return list(range(players))
+    return [(player + k) % players for k in range(1, players)]
+
+
+def player_text(player: int) -> str:
+    return f"P{player + 1}" if player >= 0 else "nobody"
+
+
+def players_text(players: list[int]) -> str:
+    return ", ".join(map(player_text, players)) or "nobody"
 
 
 def div(a: int, b: int) -> int:

@@ -1,0 +1,104 @@
+"""Passes over the checked IR before code is generated, and the typed nodes they introduce.
+
+Each pass maps a ruleset to a ruleset of the same meaning; the code generator sees only
+their output, so the special cases below are typed nodes, not slot numbers or name
+prefixes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import attrs
+
+from . import ir
+
+# The checker marks the names an attribute expression or a card label sees (the card's own
+# suit, rank, order and earlier attributes) as locals in slots from here on; `lower_card_context`
+# is the only reader of that convention.
+_CARD_CONTEXT_SLOT = 1_000_000
+_SUIT_ATTRIBUTE = "suit_attribute:"
+
+
+@attrs.frozen
+class CardSelf(ir.Expr):
+    """The card whose attribute (or label) is being defined."""
+
+
+@attrs.frozen
+class SuitAttr(ir.Expr):
+    """An attribute a suit has in the rule file's suit table (`s.symbol`)."""
+
+    suit: ir.Expr
+    attribute: str
+
+
+def lower_card_context(e: ir.Expr) -> ir.Expr | None:
+    """Typed nodes for the checker's encodings: a card-context name becomes `CardSelf`'s
+    attribute, a suit attribute call becomes `SuitAttr`. Preserves: the value of every
+    expression (it only changes how the same reads are spelt)."""
+    if isinstance(e, ir.Local) and e.slot >= _CARD_CONTEXT_SLOT:
+        return ir.CardAttr(e.type, e.span, CardSelf(ir.CARD, e.span), e.name)
+    if isinstance(e, ir.Call) and e.function.startswith(_SUIT_ATTRIBUTE):
+        return SuitAttr(e.type, e.span, e.args[0], e.function[len(_SUIT_ATTRIBUTE):])
+    return None
+
+
+def fold_options(options: Mapping[str, object]) -> Callable[[ir.Expr], ir.Expr | None]:
+    """Options are constants of a game setting: each `OptionRef` becomes a `Const` of its value.
+    Preserves: every value (an option cannot change while a game is played)."""
+
+    def fold(e: ir.Expr) -> ir.Expr | None:
+        if isinstance(e, ir.OptionRef):
+            return ir.Const(e.type, e.span, options[e.name])
+        return None
+
+    return fold
+
+
+def map_expr(e: ir.Expr, rewrite: Callable[[ir.Expr], ir.Expr | None]) -> ir.Expr:
+    """`e` with `rewrite` applied bottom-up wherever it gives a replacement (None: keep)."""
+    changes: dict[str, Any] = {}
+    for field in attrs.fields(type(e)):
+        value = getattr(e, field.name)
+        if isinstance(value, ir.Expr):
+            new = map_expr(value, rewrite)
+            if new is not value:
+                changes[field.name] = new
+        elif isinstance(value, tuple) and any(isinstance(v, ir.Expr) for v in value):
+            new_items = tuple(map_expr(v, rewrite) if isinstance(v, ir.Expr) else v for v in value)
+            if any(a is not b for a, b in zip(new_items, value)):
+                changes[field.name] = new_items
+    if changes:
+        e = attrs.evolve(e, **changes)
+    replaced = rewrite(e)
+    return e if replaced is None else replaced
+
+
+def map_ruleset(value: Any, rewrite: Callable[[ir.Expr], ir.Expr | None]) -> Any:
+    """Every expression inside an IR value (statements, moves, phases, the ruleset) rewritten."""
+    if isinstance(value, ir.Expr):
+        return map_expr(value, rewrite)
+    if isinstance(value, tuple):
+        items = tuple(map_ruleset(v, rewrite) for v in value)
+        return items if any(a is not b for a, b in zip(items, value)) else value
+    if attrs.has(type(value)):
+        changes = {}
+        for field in attrs.fields(type(value)):
+            old = getattr(value, field.name)
+            new = map_ruleset(old, rewrite)
+            if new is not old:
+                changes[field.name] = new
+        return attrs.evolve(value, **changes) if changes else value
+    return value
+
+
+def lower(ruleset: ir.Ruleset, options: Mapping[str, object]) -> ir.Ruleset:
+    """The passes over the IR, in order: typed card-context nodes, then options folded."""
+    fold = fold_options(options)
+
+    def both(e: ir.Expr) -> ir.Expr | None:
+        return lower_card_context(e) or fold(e)
+
+    return map_ruleset(ruleset, both)

@@ -1,0 +1,225 @@
+"""Small constructors for Python syntax trees, and the one place they become source text.
+
+The code generator builds Python `ast` nodes, never text; `emit_function` turns one
+finished function into source once, at the end, with the rule-file position of each
+statement as a trailing comment (so a traceback through generated code shows it).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+
+_BINARY = {"+": ast.Add, "-": ast.Sub, "*": ast.Mult, "//": ast.FloorDiv, "%": ast.Mod}
+_COMPARE = {"==": ast.Eq, "!=": ast.NotEq, "<": ast.Lt, "<=": ast.LtE, ">": ast.Gt, ">=": ast.GtE,
+            "in": ast.In, "not in": ast.NotIn, "is": ast.Is, "is not": ast.IsNot}
+COMPARE_OPS = {cls: op for op, cls in _COMPARE.items()}
+
+
+def name(id_: str) -> ast.Name:
+    return ast.Name(id_, ast.Load())
+
+
+def store(id_: str) -> ast.Name:
+    return ast.Name(id_, ast.Store())
+
+
+def const(value: object) -> ast.Constant:
+    return ast.Constant(value)
+
+
+def is_const(node: ast.expr) -> bool:
+    """Whether `node` is a plain literal of the language (an option's value, a folded constant)."""
+    return isinstance(node, ast.Constant) and type(node.value) in (int, str, bool)
+
+
+def attr(obj: ast.expr, field: str) -> ast.Attribute:
+    return ast.Attribute(obj, field, ast.Load())
+
+
+def st(field: str) -> ast.Attribute:
+    """`st.<field>`: a member of the state (see runtime.StateInterface)."""
+    return attr(name("st"), field)
+
+
+def call(function: ast.expr | str, *args: ast.expr, **keywords: ast.expr) -> ast.Call:
+    target = name(function) if isinstance(function, str) else function
+    return ast.Call(target, list(args), [ast.keyword(k, v) for k, v in keywords.items()])
+
+
+def method(obj: ast.expr, field: str, *args: ast.expr) -> ast.Call:
+    return ast.Call(attr(obj, field), list(args), [])
+
+
+def sub(value: ast.expr, index: ast.expr) -> ast.Subscript:
+    return ast.Subscript(value, index, ast.Load())
+
+
+def slice_(value: ast.expr, lower: ast.expr | None, upper: ast.expr | None) -> ast.Subscript:
+    return ast.Subscript(value, ast.Slice(lower, upper, None), ast.Load())
+
+
+def binop(left: ast.expr, op: str, right: ast.expr) -> ast.BinOp:
+    return ast.BinOp(left, _BINARY[op](), right)
+
+
+def compare(left: ast.expr, op: str, right: ast.expr) -> ast.Compare:
+    return ast.Compare(left, [_COMPARE[op]()], [right])
+
+
+def compare_op(node: ast.expr) -> str | None:
+    """The operator of a single comparison (`a <= b`), else None."""
+    if isinstance(node, ast.Compare) and len(node.ops) == 1:
+        return COMPARE_OPS.get(type(node.ops[0]))
+    return None
+
+
+def and_(*values: ast.expr) -> ast.expr:
+    return values[0] if len(values) == 1 else ast.BoolOp(ast.And(), list(values))
+
+
+def or_(*values: ast.expr) -> ast.expr:
+    return values[0] if len(values) == 1 else ast.BoolOp(ast.Or(), list(values))
+
+
+def not_(value: ast.expr) -> ast.UnaryOp:
+    return ast.UnaryOp(ast.Not(), value)
+
+
+def neg(value: ast.expr) -> ast.UnaryOp:
+    return ast.UnaryOp(ast.USub(), value)
+
+
+def ifexp(test: ast.expr, body: ast.expr, orelse: ast.expr) -> ast.IfExp:
+    return ast.IfExp(test, body, orelse)
+
+
+def tuple_(items: Iterable[ast.expr]) -> ast.Tuple:
+    return ast.Tuple(list(items), ast.Load())
+
+
+def list_(items: Iterable[ast.expr]) -> ast.List:
+    return ast.List(list(items), ast.Load())
+
+
+def _comprehension(target: str, iterable: ast.expr, condition: ast.expr | None) -> list[ast.comprehension]:
+    return [ast.comprehension(store(target), iterable, [] if condition is None else [condition], 0)]
+
+
+def genexp(element: ast.expr, target: str, iterable: ast.expr, condition: ast.expr | None = None) -> ast.GeneratorExp:
+    return ast.GeneratorExp(element, _comprehension(target, iterable, condition))
+
+
+def listcomp(element: ast.expr, target: str, iterable: ast.expr, condition: ast.expr | None = None) -> ast.ListComp:
+    return ast.ListComp(element, _comprehension(target, iterable, condition))
+
+
+def arguments(*names: str) -> ast.arguments:
+    return ast.arguments([], [ast.arg(n) for n in names], None, [], [], None, [])
+
+
+def lambda_(params: Iterable[str], body: ast.expr) -> ast.Lambda:
+    return ast.Lambda(arguments(*params), body)
+
+
+# ---- statements ------------------------------------------------------------------------
+
+
+def assign(target: ast.expr | str, value: ast.expr) -> ast.Assign:
+    if isinstance(target, str):
+        target = store(target)
+    return ast.Assign([target], value, lineno=0)
+
+
+def store_sub(value: ast.expr, index: ast.expr) -> ast.Subscript:
+    return ast.Subscript(value, index, ast.Store())
+
+
+def store_attr(obj: ast.expr, field: str) -> ast.Attribute:
+    return ast.Attribute(obj, field, ast.Store())
+
+
+def augassign(target: ast.expr, op: str, value: ast.expr) -> ast.AugAssign:
+    return ast.AugAssign(target, _BINARY[op](), value)
+
+
+def expr(value: ast.expr) -> ast.Expr:
+    return ast.Expr(value)
+
+
+def if_(test: ast.expr, body: list[ast.stmt], orelse: list[ast.stmt] | None = None) -> ast.If:
+    return ast.If(test, body or [ast.Pass()], orelse or [])
+
+
+def for_(target: str | ast.expr, iterable: ast.expr, body: list[ast.stmt]) -> ast.For:
+    target_node = store(target) if isinstance(target, str) else target
+    return ast.For(target_node, iterable, body or [ast.Pass()], [], lineno=0)
+
+
+def return_(value: ast.expr | None = None) -> ast.Return:
+    return ast.Return(value)
+
+
+def function(fname: str, params: Iterable[str], body: list[ast.stmt]) -> ast.FunctionDef:
+    return ast.FunctionDef(fname, arguments(*params), body or [ast.Pass()], [], None, lineno=0)
+
+
+def located(node: ast.stmt, position: str | None) -> ast.stmt:
+    """Mark a statement with the rule-file position it was generated from (a comment in the source)."""
+    if position:
+        node.rule_position = position  # type: ignore[attr-defined]
+    return node
+
+
+# ---- emitting --------------------------------------------------------------------------
+
+
+def _comment(text: str) -> str:
+    # A position names a file, and file names are text from outside: nothing in it may end the comment.
+    return "".join(ch if ch.isprintable() else "?" for ch in text)
+
+
+def emit_function(node: ast.FunctionDef, heading: str = "") -> str:
+    """The source of one generated function: each statement on its own line(s), each with the
+    rule-file position it comes from as a trailing comment. Produced once, never edited."""
+    lines = [f"# {_comment(heading)}"] if heading else []
+    _emit([node], "", lines)
+    return "\n".join(lines) + "\n"
+
+
+def _emit(statements: list[ast.stmt], indent: str, out: list[str]) -> None:
+    if not statements:
+        out.append(f"{indent}pass")
+        return
+    for statement in statements:
+        position = getattr(statement, "rule_position", None)
+        tail = f"  # {_comment(position)}" if position else ""
+        inner = indent + "    "
+        if isinstance(statement, ast.FunctionDef):
+            out.append(f"{indent}def {statement.name}({ast.unparse(statement.args)}):{tail}")
+            _emit(statement.body, inner, out)
+        elif isinstance(statement, ast.If):
+            out.append(f"{indent}if {ast.unparse(statement.test)}:{tail}")
+            _emit(statement.body, inner, out)
+            if statement.orelse:
+                out.append(f"{indent}else:")
+                _emit(statement.orelse, inner, out)
+        elif isinstance(statement, ast.For):
+            out.append(f"{indent}for {ast.unparse(statement.target)} in {ast.unparse(statement.iter)}:{tail}")
+            _emit(statement.body, inner, out)
+        else:
+            out.append(f"{indent}{ast.unparse(statement)}{tail}")
+
+
+def size(node: ast.AST) -> int:
+    """The number of nodes of a syntax tree (the measure of the unrolling budget)."""
+    return sum(1 for _ in ast.walk(node))
+
+
+def same(a: ast.AST, b: ast.AST) -> bool:
+    """Structural equality of two syntax trees (not of their text)."""
+    return ast.dump(a) == ast.dump(b)
+
+
+def names_in(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
