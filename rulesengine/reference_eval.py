@@ -122,18 +122,6 @@ class Evaluator:
         slot = e.slot
         return lambda st, env: env[slot]
 
-    def player_index(self, e: ir.Expr, what: str) -> Fn:
-        """A closure giving a player that must be a seat: nobody stops the match."""
-        fn, n, at = self.expr(e), self.s.num_players, where(e.span)
-
-        def seat(st, env):
-            player = fn(st, env)
-            if not 0 <= player < n:
-                raise EngineError(f"{at}: {what} is indexed with nobody")
-            return player
-
-        return seat
-
     def e_VarRef(self, e: ir.VarRef) -> Fn:
         offset = self.s.variable_offsets[e.variable]
         if not e.indices:
@@ -147,7 +135,7 @@ class Evaluator:
         def seat(st, env):
             player = fn(st, env)
             if not 0 <= player < n:
-                raise EngineError(f"{at}: {what} has no value for nobody")
+                raise EngineError(f"{at}: {what} needs a player, not nobody")
             return player
 
         return seat
@@ -387,7 +375,7 @@ class Evaluator:
         raise EngineError(f"{where(s.span)}: a shuffle stands only at the top level of an effect list")
 
     def s_Reveal(self, s: ir.Reveal) -> Run:
-        cards, player = self.cards(s.cards), self.player_index(s.player, "'reveal'")
+        cards, player = self.cards(s.cards), self.player_index_at(s.player, s.span, "'reveal'")
 
         def run(st, env):
             shown = cards(st, env)
