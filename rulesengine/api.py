@@ -128,20 +128,25 @@ def make_game(
     players: int | None = None,
     options: Mapping[str, object] | None = None,
     max_steps: int = DEFAULT_MAX_STEPS,
+    optimize: bool = True,
 ) -> Game:
-    """A playable game: a ruleset (or its name or path), a number of players and options."""
+    """A playable game: a ruleset (or its name or path), a number of players and options.
+
+    `optimize=False` compiles it in the reference mode: direct, slow, and sharing no code
+    with the optimising compiler (see docs/language.md, "Reference mode").
+    """
     if not isinstance(ruleset, ir.Ruleset):
         ruleset = load_ruleset(ruleset)
     count = ruleset.default_players if players is None else players
     if not ruleset.min_players <= count <= ruleset.max_players:
         raise OptionError(f"{ruleset.name} is for {ruleset.min_players} to {ruleset.max_players} players, not {count}")
     values = resolve_options(ruleset, options)
-    return _game_cached(ruleset, count, tuple(sorted(values.items())), max_steps)
+    return _game_cached(ruleset, count, tuple(sorted(values.items())), max_steps, optimize)
 
 
 @functools.lru_cache(maxsize=128)
-def _game_cached(ruleset: ir.Ruleset, players: int, options: tuple, max_steps: int) -> Game:
-    program = compile_program(ruleset, dict(options), players)
+def _game_cached(ruleset: ir.Ruleset, players: int, options: tuple, max_steps: int, optimize: bool = True) -> Game:
+    program = compile_program(ruleset, dict(options), players, optimize)
     return Game(program, max_steps=max_steps)
 
 

@@ -423,7 +423,14 @@ def _nothing(st, env) -> None:
     return None
 
 
-def compile_program(ruleset: ir.Ruleset, options: dict[str, object], num_players: int) -> Program:
+def compile_program(
+    ruleset: ir.Ruleset, options: dict[str, object], num_players: int, optimize: bool = True
+) -> Program:
+    """The program of one game setting; `optimize=False` gives the reference mode's (reference.py)."""
+    if not optimize:
+        from .reference import compile_reference  # the oracle shares no code with this module's compiler
+
+        return compile_reference(ruleset, options, num_players)
     return Compiler(ruleset, options, num_players).program()
 
 

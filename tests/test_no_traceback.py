@@ -1,7 +1,11 @@
 """No input ends in a Python traceback.
 
 Whatever a rule file holds, `validate_file` returns diagnostics (or none) and never raises;
-and a file that validates makes a game whose play raises nothing but `RulesEngineError`.
+and a file that validates makes a game whose play offers at least one legal action at
+every decision and raises nothing but the run-time errors the language defines: an
+`EngineError` naming the rule file's position (an index outside a zone family, nobody
+used as a seat, a value beyond the limits) or the engine's budget of steps without a
+decision.
 Inputs come from the grammar (token soup and well-formed expressions put into a small
 valid game) and from mutations of the shipped rulesets.
 
@@ -21,7 +25,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rulesengine import RulesEngineError, make_game
+from rulesengine import EngineError, make_game
 from rulesengine.api import validate_file
 from rulesengine.check import BUILTINS, FUNCTIONS, MACROS
 from rulesengine.parse import _parser
@@ -193,10 +197,21 @@ def survives(path: Path, seed: int = 0) -> None:
         return
     rng = random.Random(seed)
     for players in sorted({ruleset.min_players, ruleset.max_players}):
+        game = make_game(ruleset, players=players)
         try:
-            play(make_game(ruleset, players=players), rng, seed)
-        except RulesEngineError:
-            pass
+            play(game, rng, seed)
+        except EngineError as error:
+            assert_names_the_rule_file(error, path)
+
+
+def assert_names_the_rule_file(error: EngineError, path: Path) -> None:
+    """A run-time error names a place in the rule file (`file:line:column: ...`), or is the
+    engine's bound on steps without a decision, which names the file."""
+    text = str(error)
+    assert text.startswith(f"{path}:"), text
+    place = text[len(f"{path}:"):].split(": ", 1)[0].split(":")
+    if "keep running without reaching a decision" not in text:
+        assert len(place) == 2 and all(part.isdigit() for part in place), text
 
 
 def play(game, rng: random.Random, seed: int) -> None:
@@ -205,8 +220,7 @@ def play(game, rng: random.Random, seed: int) -> None:
         if state.is_terminal():
             break
         actions = state.legal_actions()
-        if not actions:
-            break
+        assert actions, "a decision node offers no legal action"
         action = rng.choice(actions)
         state.action_to_string(action)
         state.apply_action(action)

@@ -1,0 +1,113 @@
+"""Play one match with the optimised program and the reference program side by side.
+
+`play_both` compares, at every step: whether the match is over, whether it is a chance
+node, the player to move, the chance outcomes, the legal actions and their names, the
+log, every zone's cards, every variable, every player's observation, and at the end the
+returns. An `EngineError` must be raised by both at the same step, naming the same rule
+file position. Used by tests/test_reference_oracle.py and by `python -m tests.fuzz_compiler`.
+"""
+
+from __future__ import annotations
+
+import random
+
+from rulesengine import EngineError, Game, State
+
+
+class Disagreement(AssertionError):
+    """The optimised and the reference programs decided differently."""
+
+
+def position(error: EngineError) -> str:
+    """The rule-file position an error names (its text up to the first ': ')."""
+    return str(error).split(": ", 1)[0]
+
+
+def same_layout(fast: Game, reference: Game) -> None:
+    a, b = fast.program, reference.program
+    for field in ("card_names", "card_deck", "suit_names", "zone_names", "zone_owner", "zone_visibility",
+                  "initial_zones", "variable_offsets", "initial_variables", "variable_layout", "num_actions",
+                  "slots"):
+        if getattr(a, field) != getattr(b, field):
+            raise Disagreement(f"{field}: {getattr(a, field)!r} != {getattr(b, field)!r}")
+    for move_a, move_b in zip(a.moves, b.moves):
+        if (move_a.offset, move_a.width, move_a.is_pass, move_a.hidden) != (
+            move_b.offset, move_b.width, move_b.is_pass, move_b.hidden
+        ):
+            raise Disagreement(f"move {move_a.name}: ids or kind differ")
+        for pa, pb in zip(move_a.params, move_b.params):
+            if (pa.kind, pa.domain, pa.domain_size, pa.size) != (pb.kind, pb.domain, pb.domain_size, pb.size):
+                raise Disagreement(f"move {move_a.name}: parameter {pa.slot} differs")
+
+
+def _run(what, *args):
+    """(result, None) or (None, the EngineError raised)."""
+    try:
+        return what(*args), None
+    except EngineError as error:
+        return None, error
+
+
+def _agree(step: int, what: str, a, b) -> None:
+    if a != b:
+        raise Disagreement(f"step {step}: {what} differ:\n  optimised: {a!r}\n  reference: {b!r}")
+
+
+def _same_outcome(step: int, what: str, result_a, result_b) -> bool:
+    """Whether both raised (at the same position); fails if only one did. True: both raised."""
+    (_, error_a), (_, error_b) = result_a, result_b
+    if error_a is None and error_b is None:
+        return False
+    if error_a is None or error_b is None:
+        raise Disagreement(f"step {step}: {what}: optimised raised {error_a!r}, reference raised {error_b!r}")
+    _agree(step, f"{what}: error positions", position(error_a), position(error_b))
+    return True
+
+
+def compare_states(step: int, a: State, b: State) -> None:
+    _agree(step, "terminal", a.is_terminal(), b.is_terminal())
+    _agree(step, "chance node", a.is_chance_node(), b.is_chance_node())
+    _agree(step, "current player", a.current_player(), b.current_player())
+    _agree(step, "logs", a.log, b.log)
+    _agree(step, "zones", a.zones, b.zones)
+    _agree(step, "variables", a.vars, b.vars)
+    _agree(step, "round, phase, turn, passes, direction, active",
+           (a.round_number, a.phase, a.turns, a.passes, a.direction, a.active),
+           (b.round_number, b.phase, b.turns, b.passes, b.direction, b.active))
+    _agree(step, "shown", a.shown, b.shown)
+    _agree(step, "chance outcomes", a.chance_outcomes(), b.chance_outcomes())
+    for player in range(a.num_players):
+        _agree(step, f"observation of P{player + 1}", a.observation(player), b.observation(player))
+
+
+def play_both(fast: Game, reference: Game, seed: int | None, choice_seed: int, max_steps: int = 200) -> int:
+    """Play the same match with both games; with `seed=None`, chance outcomes are chosen
+    from `chance_outcomes()` with a generator seeded by `choice_seed`, as are actions.
+    Returns the number of steps played. Raises Disagreement at the first difference."""
+    same_layout(fast, reference)
+    rng = random.Random(choice_seed)
+    started = (_run(fast.new_initial_state, seed, True), _run(reference.new_initial_state, seed, True))
+    if _same_outcome(0, "start", *started):
+        return 0
+    a, b = started[0][0], started[1][0]
+    steps = 0
+    while steps < max_steps:
+        compare_states(steps, a, b)
+        if a.is_terminal():
+            _agree(steps, "returns", a.returns(), b.returns())
+            return steps
+        legal = a.legal_actions()
+        _agree(steps, "legal actions", legal, b.legal_actions())
+        if a.is_chance_node():
+            action = rng.choice([card for card, _ in a.chance_outcomes()])
+        else:
+            if not legal:
+                raise Disagreement(f"step {steps}: a decision node offers no legal action")
+            _agree(steps, "action names", [a.action_to_string(x) for x in legal],
+                   [b.action_to_string(x) for x in legal])
+            action = rng.choice(legal)
+        if _same_outcome(steps, f"action {action}", _run(a.apply_action, action), _run(b.apply_action, action)):
+            return steps
+        steps += 1
+    compare_states(steps, a, b)
+    return steps
