@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .diagnostics import Diagnostic, RuleFileError
+from .fileformat import version_problems
 from .limits import MAX_CHAIN
 from .resources import resolve_ruleset, shipped_rulesets
 from .source import Map, Node, Scalar, Seq, load_file
@@ -54,7 +55,9 @@ def compose(path: str, sources: dict[str, str] | None = None, _chain: tuple[str,
                 )
             ]
         )
-    problems: list[Diagnostic] = []
+    problems = version_problems(tree)
+    if problems:  # a newer format may mean something else: read nothing more of it
+        raise RuleFileError(problems)
     here = Path(path).resolve().parent
     chain = (*_chain, str(Path(path).resolve()))
     bases: list[Node] = []
