@@ -386,7 +386,7 @@ def test_the_pre_commit_hook_runs_validate_on_yaml_files():
     hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
     hook = next(h for h in hooks if h["id"] == "rulesengine-validate")
     assert hook["language"] == "python" and hook["pass_filenames"] is True
-    assert hook["entry"].split() == ["rulesengine", "validate"]
+    assert hook["entry"].split() == ["rulesengine", "validate", "--skip-non-rule-files"]
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())
     assert config["project"]["scripts"]["rulesengine"] == "rulesengine.cli:entry"
     pattern = re.compile(hook["files"])
