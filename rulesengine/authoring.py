@@ -6,6 +6,7 @@ variant of an existing one; the text is made here, the commands live in cli.py.
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import re
@@ -41,6 +42,20 @@ def schema_comment(folder: Path) -> str:
         if candidate.is_file():
             return f"{_MODELINE}{Path(os.path.relpath(candidate, folder)).as_posix()}\n"
     return f"{_MODELINE}{SCHEMA_FILE}\n"
+
+
+def stale_schema(folder: Path) -> Path | None:
+    """The nearest schema file in `folder` or above if it describes another format version
+    than this rulesengine's (its `$id` differs), so that the author can regenerate it."""
+    for place in (folder, *folder.parents):
+        candidate = place / SCHEMA_FILE
+        if candidate.is_file():
+            try:
+                found = json.loads(candidate.read_text(encoding="utf-8")).get("$id")
+            except (OSError, ValueError, AttributeError):
+                found = None
+            return None if found == shape.json_schema()["$id"] else candidate
+    return None
 
 
 def needs_schema(folder: Path) -> bool:

@@ -335,6 +335,9 @@ def new(file: Path, base: str | None, force: bool) -> None:
         raise ChoiceError(f"cannot write {file}: {error.strerror or error}") from None
     if schema_file is not None:
         click.echo(f"wrote {schema_file}, the schema your editor checks rule files with")
+    stale = authoring.stale_schema(file.parent.resolve())
+    if stale is not None:
+        click.echo(f"note: {stale} is not this rulesengine's schema; renew it: rulesengine schema > {stale}", err=True)
     click.echo(f"wrote {file}; check it with: rulesengine validate {file}")
 
 

@@ -52,7 +52,7 @@ def recognise(path: Path) -> Kind:
     if len(data) <= MAX_FILE_BYTES and "\ufffd" not in text:
         try:
             tree = load_yaml(text.replace("\r\n", "\n"), str(path))
-        except RuleFileError:
+        except (RuleFileError, ValueError):  # ValueError: PyYAML refusing an integer of thousands of digits
             pass
         else:
             return kind_of_keys(tree.entries) if isinstance(tree, Map) else Kind.OTHER

@@ -303,10 +303,13 @@ def test_new_points_the_editor_at_a_schema_that_exists(tmp_path):
     assert json.loads(written.read_text()) == schema() and str(written) in result.output
     assert first_game.read_text().splitlines()[0] == f"# yaml-language-server: $schema={authoring.SCHEMA_FILE}"
 
-    written.write_text('{"title": "kept"}')
     nested = tmp_path / "rules" / "b.yaml"
     result = run("new", str(nested), "--extends", "pan")
-    assert result.exit_code == 0 and "schema" not in result.output
+    assert result.exit_code == 0 and "schema" not in result.output  # the one above is this version's
+    written.write_text('{"title": "kept"}')  # a schema of another version (or none)
+    nested.unlink()
+    result = run("new", str(nested), "--extends", "pan")
+    assert result.exit_code == 0 and f"note: {written} is not this rulesengine's schema" in result.stderr
     first = nested.read_text().splitlines()[0]
     assert first == f"# yaml-language-server: $schema=../{authoring.SCHEMA_FILE}"
     assert (nested.parent / first.split("=", 1)[1]).read_text() == '{"title": "kept"}'  # the one above is used

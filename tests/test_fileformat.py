@@ -130,6 +130,9 @@ def test_recognise_files_that_the_loader_refuses(tmp_path):
     large.write_text("openapi: 3.0.0\npaths:\n" + "  /x: {}\n" * 200_000)
     assert recognise(large) is Kind.OTHER
     assert recognise(tmp_path / "missing.yaml") is Kind.UNKNOWN
+    huge = tmp_path / "huge.yaml"
+    huge.write_text(f"{MARKER}: {'9' * 5000}\n")  # more digits than Python converts
+    assert recognise(huge) is Kind.MARKED
 
 
 _KEYS = st.sampled_from(sorted({*shape.TOP, *shape.COMPOSE, "on", "jobs", "repos", "services", "stages"}))
