@@ -101,15 +101,17 @@ def version_problems(tree: Map) -> list[Diagnostic]:
     value = node.value if isinstance(node, Scalar) else None
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         shown = "a list or mapping" if not isinstance(node, Scalar) else repr(value)
-        quoted = isinstance(value, str) and value.strip().isdigit()
+        digits = value.strip() if isinstance(value, str) and value.strip().isdigit() else None
+        if digits is not None and int(digits[:40]) < 1:
+            digits = None
+        hint = f"this rulesengine reads format version {FORMAT_VERSION}: write '{MARKER}: {FORMAT_VERSION}'"
         return [
             Diagnostic(
                 "RE041",
-                f"'{MARKER}' takes the version of the rule-file format, a whole number from 1, not {shown}",
+                f"'{MARKER}' takes the version of the rule-file format, a whole number from 1, not"
+                f" {shown if len(shown) <= 40 else shown[:37] + '...'}",
                 node.span,
-                hint=f"write the number without quotes: '{MARKER}: {value.strip()}'"
-                if quoted
-                else f"this rulesengine reads format version {FORMAT_VERSION}: write '{MARKER}: {FORMAT_VERSION}'",
+                hint=hint if digits is None else f"write the number without quotes: '{MARKER}: {int(digits[:40])}'",
             )
         ]
     if value > FORMAT_VERSION:

@@ -70,6 +70,23 @@ def test_a_marker_that_is_not_a_version_is_re041(tmp_path, value: str):
     assert codes(path) == [("RE041", 3, 14)]
 
 
+_VALUES = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=60) | st.lists(st.integers())
+
+
+@given(_VALUES)
+def test_any_marker_value_is_accepted_or_one_diagnostic_at_the_marker(tmp_path_factory, value):
+    path = tmp_path_factory.mktemp("m") / "game.yaml"
+    written = yaml.safe_dump(value, default_flow_style=True, allow_unicode=True, width=10_000)
+    written = written.removesuffix("\n...\n").strip()
+    path.write_text(GAME.replace(f"{MARKER}: {FORMAT_VERSION}", f"{MARKER}: {written}"))
+    found = codes(path)
+    if type(value) is int and 1 <= value <= FORMAT_VERSION:
+        assert found == []
+    else:
+        expected = "RE040" if type(value) is int and value > FORMAT_VERSION else "RE041"
+        assert [(code, line, column) for code, line, column in found] == [(expected, 3, 14)]
+
+
 def test_files_with_and_without_the_marker_mean_the_same_game(tmp_path):
     marked, unmarked = tmp_path / "marked.yaml", tmp_path / "unmarked.yaml"
     marked.write_text(GAME)
