@@ -18,7 +18,16 @@ from .limits import MAX_FILE_BYTES
 from .shape import FORMAT_VERSION, MARKER, RULE_FILE_SECTIONS
 from .source import Map, Scalar, load_yaml
 
-__all__ = ["FORMAT_VERSION", "MARKER", "RULE_FILE_SECTIONS", "Kind", "recognise", "select", "version_problems"]
+__all__ = [
+    "FORMAT_VERSION",
+    "MARKER",
+    "RULE_FILE_SECTIONS",
+    "Kind",
+    "kind_of_keys",
+    "recognise",
+    "select",
+    "version_problems",
+]
 
 _SECTIONS = frozenset(RULE_FILE_SECTIONS)
 
@@ -121,7 +130,8 @@ def version_problems(tree: Map) -> list[Diagnostic]:
                 f"this file is written for version {value} of the rule-file format, but this rulesengine reads"
                 f" versions up to {FORMAT_VERSION}",
                 node.span,
-                hint="upgrade rulesengine (pip install --upgrade rulesengine); the rest of the file is not checked",
+                hint="upgrade rulesengine (pip install --upgrade rulesengine, or a newer rev or tag where a hook or an"
+                " action pins it); the rest of the file is not checked",
             )
         ]
     return []
