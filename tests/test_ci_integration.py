@@ -142,9 +142,10 @@ def test_the_pre_commit_hook_with_its_default_files_works_in_an_ordinary_reposit
         (project / ".pre-commit-config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
         _git(project, "add", "-A")
 
-    def pre_commit() -> subprocess.CompletedProcess[str]:
+    def pre_commit(*files: str) -> subprocess.CompletedProcess[str]:
+        which = ["--files", *files] if files else ["--all-files"]
         return subprocess.run(
-            [sys.executable, "-m", "pre_commit", "run", "--all-files", "--color", "never"],
+            [sys.executable, "-m", "pre_commit", "run", *which, "--color", "never"],
             cwd=project,
             env=_env(PRE_COMMIT_HOME=str(tmp_path / "cache")),
             capture_output=True,
@@ -156,6 +157,10 @@ def test_the_pre_commit_hook_with_its_default_files_works_in_an_ordinary_reposit
     passed = pre_commit()
     assert passed.returncode == 0, passed.stdout + passed.stderr
     assert re.search(r"validate rule files\.+Passed", passed.stdout)
+
+    # a commit that changes only the workflow: the hook gets that one file, and skips it
+    alone = pre_commit(".github/workflows/checks.yml")
+    assert alone.returncode == 0 and re.search(r"validate rule files\.+Passed", alone.stdout), alone.stdout
 
     # a broken rule file fails the hook, named with its line and column
     (project / "rules" / "game.yaml").write_text(BROKEN)
