@@ -6,6 +6,7 @@ variant of an existing one; the text is made here, the commands live in cli.py.
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import re
@@ -30,19 +31,36 @@ def schema_text() -> str:
 
 
 def schema_comment(folder: Path) -> str:
-    """The first lines of a new file: a modeline if a schema file is near, else how to get one.
+    """The first line of a new file: a modeline pointing the editor at the schema.
 
-    The modeline points only at a schema that exists (in `folder` or a folder above), so
-    an editor never chases a path that is not there.
+    It names the nearest `rule-file.schema.json` in `folder` or a folder above, else one in
+    `folder` itself, which `new` then writes (see `needs_schema`), so that the editor never
+    chases a path that is not there.
     """
     for place in (folder, *folder.parents):
         candidate = place / SCHEMA_FILE
         if candidate.is_file():
             return f"{_MODELINE}{Path(os.path.relpath(candidate, folder)).as_posix()}\n"
-    return (
-        f"# Editor help: run `rulesengine schema > {SCHEMA_FILE}` once and make this file's first\n"
-        f"# line `{_MODELINE}{SCHEMA_FILE}` for completion and checks as you type.\n"
-    )
+    return f"{_MODELINE}{SCHEMA_FILE}\n"
+
+
+def stale_schema(folder: Path) -> Path | None:
+    """The nearest schema file in `folder` or above if it describes another format version
+    than this rulesengine's (its `$id` differs), so that the author can regenerate it."""
+    for place in (folder, *folder.parents):
+        candidate = place / SCHEMA_FILE
+        if candidate.is_file():
+            try:
+                found = json.loads(candidate.read_text(encoding="utf-8")).get("$id")
+            except (OSError, ValueError, AttributeError):
+                found = None
+            return None if found == shape.json_schema()["$id"] else candidate
+    return None
+
+
+def needs_schema(folder: Path) -> bool:
+    """Whether no schema file lies in `folder` or above, so a new file there needs one beside it."""
+    return not any((place / SCHEMA_FILE).is_file() for place in (folder, *folder.parents))
 
 
 def starter_game(file_name: str = "THIS_FILE") -> str:
@@ -93,6 +111,7 @@ def variant(base: ir.Ruleset, reference: str, file_name: str = "THIS_FILE") -> s
         "# to change more, write the part to change: mappings merge key by key with the base,",
         "# a list or a single value replaces the base's, and a key set to null removes it.",
         f"# `rulesengine describe {shown}` summarises the variant as a whole.",
+        f"{shape.MARKER}: {shape.FORMAT_VERSION}",
         f"extends: {yaml_scalar(reference)}",
         f"name: {yaml_scalar(base.name + ' (variant)')}",
         "",

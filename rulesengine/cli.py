@@ -16,7 +16,7 @@ from pathlib import Path
 
 import click
 
-from . import api, authoring, ir, replay
+from . import api, authoring, fileformat, ir, replay
 from .agents import RandomAgent
 from .describe import describe as describe_ruleset
 from .diagnostics import (
@@ -124,11 +124,23 @@ def main() -> None:
     help="How to print the problems.",
 )
 @click.option("--strict", is_flag=True, help="Treat warnings as failures.")
-def validate(paths: tuple[str, ...], output_format: str, strict: bool) -> None:
-    """Check rule files (or every .yaml file in folders) and report every problem."""
+@click.option(
+    "--skip-non-rule-files",
+    is_flag=True,
+    help="Skip YAML files that are not rule files even when one file is named alone (as hooks do).",
+)
+def validate(paths: tuple[str, ...], output_format: str, strict: bool, skip_non_rule_files: bool) -> None:
+    """Check rule files (or every .yaml file in folders) and report every problem.
+
+    Given folders or several files, YAML files that are not rule files (no 'rulesengine:'
+    line and no rule-file sections) are skipped with a note.
+    """
     files, problems = _collect_files(paths)
     if not files and not problems:
         raise UsageError("no rule files found (looked for .yaml and .yml files)")
+    files, notes = fileformat.select(paths, files, skip_non_rule_files)
+    for note in notes:
+        click.echo(note, err=True)
     sources: dict[str, str] = {}
     for file in files:
         _, found = api.validate_file(file)
@@ -366,16 +378,24 @@ def new(file: Path, base: str | None, force: bool) -> None:
     if file.exists() and not force:
         raise exists
     header = authoring.schema_comment(file.parent.resolve())
+    schema_file = file.parent / authoring.SCHEMA_FILE if authoring.needs_schema(file.parent.resolve()) else None
     if base is None:
         text = header + authoring.starter_game(file.name)
     else:
         text = header + authoring.variant(_load_ruleset(base), _reference(base, file.parent), file.name)
     try:
         authoring.write_new(file, text, force=force)
+        if schema_file is not None:  # the file's first line points at it
+            authoring.write_new(schema_file, authoring.schema_text(), force=True)
     except OSError as error:
         if isinstance(error, FileExistsError) and file.exists():  # made meanwhile by someone else
             raise exists from None
         raise ChoiceError(f"cannot write {file}: {error.strerror or error}") from None
+    if schema_file is not None:
+        click.echo(f"wrote {schema_file}, the schema your editor checks rule files with")
+    stale = authoring.stale_schema(file.parent.resolve())
+    if stale is not None:
+        click.echo(f"note: {stale} is not this rulesengine's schema; renew it: rulesengine schema > {stale}", err=True)
     click.echo(f"wrote {file}; check it with: rulesengine validate {file}")
 
 

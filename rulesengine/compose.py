@@ -15,6 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .diagnostics import Diagnostic, RuleFileError, did_you_mean
+from .fileformat import version_problems
 from .limits import MAX_CHAIN, MAX_COMPOSED_BYTES, MAX_COMPOSED_FILES
 from .resources import rulesets_dir, shipped_rulesets
 from .source import Map, Node, Scalar, Seq, decode, load_yaml, read_bytes
@@ -79,7 +80,9 @@ def _compose(path: str, state: _Composition, chain: tuple[str, ...]) -> Map:
                 )
             ]
         )
-    problems: list[Diagnostic] = []
+    problems = version_problems(tree)
+    if problems:  # a newer format may mean something else: read nothing more of it
+        raise RuleFileError(problems)
     here = Path(path).resolve().parent
     chain = (*chain, str(Path(path).resolve()))
     bases: list[Node] = []

@@ -73,7 +73,18 @@ def _enum(description: str, values: tuple[str, ...]) -> Key:
 
 # ---- the top level --------------------------------------------------------------------------
 
+# The format marker: `rulesengine: 1` says that a YAML file is a rule file and which version
+# of the format it is written for (fileformat.py reads it; docs/language.md, "Format version").
+MARKER = "rulesengine"
+FORMAT_VERSION = 1  # the newest version this engine reads; a file without the marker is version 1
+
 TOP: dict[str, Key] = {
+    MARKER: Key(
+        f"The version of the rule-file format this file is written for ({FORMAT_VERSION}). It marks the file as a"
+        " rule file for editors and 'rulesengine validate'; a newer version than the installed rulesengine reads"
+        " is an error.",
+        {"type": "integer", "enum": list(range(1, FORMAT_VERSION + 1))},
+    ),
     "name": Key("The game's name, shown by the tools.", {"type": "string"}, required=True),
     "description": Key("A sentence or two saying what the game is.", NULLABLE_TEXT),
     "players": Key("How many players the game is for: min, max and default.", ref("players"), required=True),
@@ -347,6 +358,10 @@ SECTIONS: dict[str, Section] = {
 
 TOP_KEYS: dict[str, str] = {name: key.description for name, key in TOP.items()}
 SECTION_KEYS: dict[str, frozenset[str]] = {kind: frozenset(section.keys) for kind, section in SECTIONS.items()}
+# Top-level keys that other YAML files use too (CI workflows, GitLab CI, Compose files): a file
+# without the marker is taken for a rule file only when it has one of the other sections.
+SHARED_TOP_KEYS = frozenset({"name", "description", "variables", "include"})
+RULE_FILE_SECTIONS: tuple[str, ...] = tuple(k for k in (*TOP, *COMPOSE) if k not in SHARED_TOP_KEYS | {MARKER})
 
 
 def required_keys(kind: str) -> tuple[str, ...]:
@@ -472,7 +487,7 @@ def _complete_game() -> dict[str, Any]:
 
 def json_schema() -> dict[str, Any]:
     """The draft-07 JSON Schema of rule files, built from the tables above."""
-    return {
+    schema = {
         "$schema": "http://json-schema.org/draft-07/schema#",
         "title": "rulesengine rule file",
         "description": "A card game written for rulesengine. This schema checks the shape of a rule file;"
@@ -490,6 +505,24 @@ def json_schema() -> dict[str, Any]:
         },
         "else": _complete_game(),
         "definitions": {**_LANGUAGE, **{kind: _section_schema(section) for kind, section in SECTIONS.items()}},
+    }
+    return _by_content(schema)
+
+
+def _by_content(schema: dict[str, Any]) -> dict[str, Any]:
+    """Check only YAML files that are rule files: those with the marker or a rule-file section
+    (as 'rulesengine validate' recognises them), and require the marker in them. Other YAML
+    files pass, so editors may apply the schema to every YAML file of a repository."""
+    rule_file = {key: schema.pop(key) for key in ("type", "additionalProperties", "properties", "if", "else")}
+    recognised = [{"required": [key]} for key in (MARKER, *RULE_FILE_SECTIONS)]
+    return {
+        "$schema": schema.pop("$schema"),
+        "$id": f"urn:rulesengine:rule-file:{FORMAT_VERSION}",
+        **schema,
+        "description": schema["description"] + f" Only YAML files with '{MARKER}:' or a section of a rule file"
+        " (such as 'decks' or 'phases') are checked; other YAML files pass.",
+        "if": {"type": "object", "anyOf": recognised},
+        "then": {"allOf": [{"required": [MARKER]}, rule_file]},
     }
 
 

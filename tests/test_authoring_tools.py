@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rulesengine import authoring, ir, load_ruleset
+from rulesengine import authoring, ir, load_ruleset, shape
 from rulesengine.check import OPTION_TYPES, SECTION_KEYS, TOP_KEYS, VARIABLE_TYPES, VISIBILITIES
 from rulesengine.cli import main
 from rulesengine.diagnostics import Span
@@ -71,8 +71,13 @@ def test_schema_is_a_valid_draft07_schema():
     jsonschema.Draft7Validator.check_schema(schema())
 
 
+def rule_file_schema() -> dict:
+    """The part of the schema that applies to a file recognised as a rule file."""
+    return next(part for part in schema()["then"]["allOf"] if "properties" in part)
+
+
 def test_schema_has_exactly_the_sections_check_accepts():
-    assert set(schema()["properties"]) == set(TOP_KEYS) | COMPOSE_KEYS
+    assert set(rule_file_schema()["properties"]) == set(TOP_KEYS) | COMPOSE_KEYS
 
 
 @pytest.mark.parametrize("section", sorted(SECTION_KEYS))
@@ -146,6 +151,7 @@ def test_schema_rejects_what_check_rejects():
 
 def test_schema_accepts_a_variant_that_only_changes_and_removes():
     variant = {
+        "rulesengine": 1,
         "extends": "pan",
         "options": {"word": {"default": "PANDA"}, "fours": None},
         "round": {"limit": None},
@@ -153,6 +159,9 @@ def test_schema_accepts_a_variant_that_only_changes_and_removes():
     }
     assert schema_errors(variant) == []
     assert schema_errors({k: v for k, v in variant.items() if k != "extends"})  # alone it is incomplete
+    assert schema_errors({k: v for k, v in variant.items() if k != "rulesengine"}) == [
+        "[]: 'rulesengine' is a required property"
+    ]
 
 
 def test_the_wheel_ships_the_schema_and_the_template():
@@ -296,19 +305,33 @@ def test_new_refuses_a_base_outside_the_new_files_folder(tmp_path):
     assert not variant.exists()
 
 
-def test_new_points_the_editor_at_a_schema_only_where_one_exists(tmp_path):
-    plain_file = tmp_path / "a.yaml"
-    assert run("new", str(plain_file)).exit_code == 0
-    first = plain_file.read_text().splitlines()[0]
-    assert not first.startswith("# yaml-language-server") and "rulesengine schema >" in first
+def test_new_points_the_editor_at_a_schema_that_exists(tmp_path):
+    first_game = tmp_path / "a.yaml"
+    result = run("new", str(first_game))
+    assert result.exit_code == 0, result.output
+    written = tmp_path / authoring.SCHEMA_FILE  # none was near, so new writes one beside the file
+    assert json.loads(written.read_text()) == schema() and str(written) in result.output
+    assert first_game.read_text().splitlines()[0] == f"# yaml-language-server: $schema={authoring.SCHEMA_FILE}"
 
-    (tmp_path / authoring.SCHEMA_FILE).write_text(run("schema").output)
     nested = tmp_path / "rules" / "b.yaml"
-    assert run("new", str(nested), "--extends", "pan").exit_code == 0
+    result = run("new", str(nested), "--extends", "pan")
+    assert result.exit_code == 0 and "schema" not in result.output  # the one above is this version's
+    written.write_text('{"title": "kept"}')  # a schema of another version (or none)
+    nested.unlink()
+    result = run("new", str(nested), "--extends", "pan")
+    assert result.exit_code == 0 and f"note: {written} is not this rulesengine's schema" in result.stderr
     first = nested.read_text().splitlines()[0]
     assert first == f"# yaml-language-server: $schema=../{authoring.SCHEMA_FILE}"
-    assert (nested.parent / first.split("=", 1)[1]).is_file()
+    assert (nested.parent / first.split("=", 1)[1]).read_text() == '{"title": "kept"}'  # the one above is used
+    assert not (nested.parent / authoring.SCHEMA_FILE).exists()
     assert run("validate", str(nested)).exit_code == 0
+
+
+def test_new_files_carry_the_format_marker(tmp_path):
+    for args in ([], ["--extends", "pan"]):
+        target = tmp_path / f"game{len(args)}.yaml"
+        assert run("new", str(target), *args).exit_code == 0
+        assert yaml.safe_load(target.read_text())["rulesengine"] == shape.FORMAT_VERSION
 
 
 def test_write_new_is_atomic_and_leaves_no_temporary_files(tmp_path, monkeypatch):
@@ -363,7 +386,7 @@ def options(draw) -> list[ir.Option]:
 def test_a_variant_reads_back_as_its_bases_option_defaults(opts, name, reference):
     base = attrs.evolve(_template(), name=name, options=tuple(opts))
     text = authoring.variant(base, reference or "base", file_name=name)
-    expected = {"extends": reference or "base", "name": f"{name} (variant)"}
+    expected = {"rulesengine": shape.FORMAT_VERSION, "extends": reference or "base", "name": f"{name} (variant)"}
     if opts:
         expected["options"] = {o.name: {"default": o.default} for o in opts}
     assert yaml.safe_load(text) == expected
@@ -376,7 +399,7 @@ def test_the_pre_commit_hook_runs_validate_on_yaml_files():
     hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
     hook = next(h for h in hooks if h["id"] == "rulesengine-validate")
     assert hook["language"] == "python" and hook["pass_filenames"] is True
-    assert hook["entry"].split() == ["rulesengine", "validate"]
+    assert hook["entry"].split() == ["rulesengine", "validate", "--skip-non-rule-files"]
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())
     assert config["project"]["scripts"]["rulesengine"] == "rulesengine.cli:entry"
     pattern = re.compile(hook["files"])

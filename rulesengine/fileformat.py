@@ -1,0 +1,137 @@
+"""Which YAML files are rule files, and which version of the format they are written for.
+
+A rule file says what it is with a top-level marker, `rulesengine: 1`: the key marks the
+file as a rule file, the value is the version of the format. A file without the marker is
+read as version 1 (every file written before the marker existed is). `validate`, given
+folders or many files, checks the files that have the marker or a section only rule files
+have, and skips other YAML files (CI workflows, tool configurations) with a note.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from .diagnostics import Diagnostic, RuleFileError
+from .limits import MAX_FILE_BYTES
+from .shape import FORMAT_VERSION, MARKER, RULE_FILE_SECTIONS
+from .source import Map, Scalar, load_yaml
+
+__all__ = [
+    "FORMAT_VERSION",
+    "MARKER",
+    "RULE_FILE_SECTIONS",
+    "Kind",
+    "kind_of_keys",
+    "recognise",
+    "select",
+    "version_problems",
+]
+
+_SECTIONS = frozenset(RULE_FILE_SECTIONS)
+
+
+class Kind(enum.Enum):
+    """What a YAML file is, judged by its top-level keys."""
+
+    MARKED = "a rule file with the format marker"
+    UNMARKED = "a rule file without the format marker (read as version 1)"
+    OTHER = "not a rule file"
+    UNKNOWN = "unreadable: checked, so that the problem is reported"
+
+
+def kind_of_keys(keys: Iterable[str]) -> Kind:
+    """A mapping with these top-level keys is a rule file if it has the marker or a rule-file section."""
+    names = set(keys)
+    if MARKER in names:
+        return Kind.MARKED
+    return Kind.UNMARKED if names & _SECTIONS else Kind.OTHER
+
+
+def recognise(path: Path) -> Kind:
+    """What the file at `path` is. YAML that does not parse is judged by its unindented
+    `key:` lines, so that a broken rule file is still checked (and its error reported)."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
+    except OSError:
+        return Kind.UNKNOWN
+    text = data.decode("utf-8", "replace")
+    if len(data) <= MAX_FILE_BYTES and "\ufffd" not in text:
+        try:
+            tree = load_yaml(text.replace("\r\n", "\n"), str(path))
+        except (RuleFileError, ValueError):  # ValueError: PyYAML refusing an integer of thousands of digits
+            pass
+        else:
+            return kind_of_keys(tree.entries) if isinstance(tree, Map) else Kind.OTHER
+    return kind_of_keys(_top_level_keys(text))
+
+
+def _top_level_keys(text: str) -> list[str]:
+    """The names of the unindented `name:` lines of a text, read without a YAML parser."""
+    keys = []
+    for line in text.splitlines():
+        if not line or line[0] in " \t#-{[\"'":
+            continue
+        name, colon, _ = line.partition(":")
+        if colon and name.strip().replace("_", "a").replace("-", "a").isalnum():
+            keys.append(name.strip())
+    return keys
+
+
+def select(paths: Sequence[str], files: Sequence[Path], skip_non_rule_files: bool) -> tuple[list[Path], list[str]]:
+    """The files `validate` checks, and a one-line note for each file skipped or unmarked.
+
+    Given folders or several paths (as pre-commit and CI give them), or with
+    `skip_non_rule_files`, YAML files that are not rule files are skipped. A single file
+    named alone is always checked: naming a file says it is meant to be a rule file.
+    """
+    lenient = skip_non_rule_files or len(paths) > 1 or any(Path(p).is_dir() for p in paths)
+    chosen: list[Path] = []
+    notes: list[str] = []
+    for file in files:
+        kind = recognise(file)
+        if kind is Kind.OTHER and lenient:
+            notes.append(f"note: {file}: skipped, not a rule file (no '{MARKER}:' line and no rule-file sections)")
+            continue
+        if kind is Kind.UNMARKED:
+            notes.append(f"note: {file}: no '{MARKER}: {FORMAT_VERSION}' line; read as format version 1")
+        chosen.append(file)
+    return chosen, notes
+
+
+def version_problems(tree: Map) -> list[Diagnostic]:
+    """RE040 for a file written for a newer format than this engine reads, RE041 for a
+    marker that is not a version number; nothing for a file without the marker."""
+    node = tree.get(MARKER)
+    if node is None:
+        return []
+    value = node.value if isinstance(node, Scalar) else None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        shown = "a list or mapping" if not isinstance(node, Scalar) else repr(value)
+        digits = value.strip() if isinstance(value, str) and value.strip().isdigit() else None
+        if digits is not None and int(digits[:40]) < 1:
+            digits = None
+        hint = f"this rulesengine reads format version {FORMAT_VERSION}: write '{MARKER}: {FORMAT_VERSION}'"
+        return [
+            Diagnostic(
+                "RE041",
+                f"'{MARKER}' takes the version of the rule-file format, a whole number from 1, not"
+                f" {shown if len(shown) <= 40 else shown[:37] + '...'}",
+                node.span,
+                hint=hint if digits is None else f"write the number without quotes: '{MARKER}: {int(digits[:40])}'",
+            )
+        ]
+    if value > FORMAT_VERSION:
+        return [
+            Diagnostic(
+                "RE040",
+                f"this file is written for version {value} of the rule-file format, but this rulesengine reads"
+                f" versions up to {FORMAT_VERSION}",
+                node.span,
+                hint="upgrade rulesengine (pip install --upgrade rulesengine, or a newer rev or tag where a hook or an"
+                " action pins it); the rest of the file is not checked",
+            )
+        ]
+    return []
