@@ -168,6 +168,13 @@ def test_the_keywords_are_read_from_the_grammar():
     assert all(f'"{word}"' in grammar for word in STATEMENT_KEYWORDS)
 
 
+def test_the_language_reference_lists_every_keyword():
+    text = (ROOT / "docs" / "language.md").read_text(encoding="utf-8")
+    sentence = text[text.index("The words of the effect language") :].split("(`RE243`)")[0]
+    listed = {part.rstrip(",").strip("`") for part in sentence.split() if part.startswith("`")}
+    assert listed == STATEMENT_KEYWORDS
+
+
 @pytest.mark.parametrize("word", sorted(STATEMENT_KEYWORDS))
 def test_a_keyword_names_no_variable_zone_move_or_parameter(tmp_path, word):
     places = [
