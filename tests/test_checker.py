@@ -134,6 +134,41 @@ def test_every_section_kind_is_tried():
     assert set(PLACES) == set(shape.SECTIONS)
 
 
+# What the checker reports when a key the table marks as required is left out of a game.
+REQUIRED = {
+    ("top", "name"): ("name: Checker game\n", "", "RE206"),
+    ("top", "players"): ("players: {min: 2, max: 4}\n", "", "RE206"),
+    ("top", "decks"): (
+        "decks:\n  standard:\n    suits: [hearts, spades]\n",
+        "zz:\n  standard:\n    suits: []\n",
+        "RE206",
+    ),
+    ("top", "zones"): ("zones:\n", "zz:\n", "RE206"),
+    ("top", "phases"): ("phases:\n", "zz:\n", "RE206"),
+    ("top", "moves"): ("moves:\n  lay:\n", "zz:\n  lay:\n", "RE206"),
+    ("top", "match"): ("match:\n", "zz:\n", "RE206"),
+    ("deck", "suits"): ("    suits: [hearts, spades]\n", "", "RE212"),
+    ("deck", "ranks"): ('    ranks: ["1", "2", "3", "4", "5", "6"]\n', "", "RE212"),
+    ("deck", "zone"): ("    zone: stock\n", "", "RE213"),
+    ("phase", "moves"): ("    moves: [lay]\n", "    until: true\n", "RE222"),
+    ("option", "default"): ("zones:\n", "options: {o: {min: 1}}\nzones:\n", "RE208"),
+    ("param", "from"): ('params: {card: "hand[me]"}', "params: {card: {size: 1}}", "RE228"),
+    ("trigger", "when"): ("    when: empty(hand[p])\n", "", "RE233"),
+}
+
+
+def test_the_required_keys_of_the_table_are_those_the_checker_requires():
+    table = {("top", k) for k, key in shape.TOP.items() if key.required}
+    table |= {(kind, k) for kind in shape.SECTIONS for k in shape.required_keys(kind)}
+    assert table == set(REQUIRED)
+
+
+@pytest.mark.parametrize("place", sorted(REQUIRED), ids=lambda p: ".".join(p))
+def test_a_game_without_a_required_key_is_refused(tmp_path, place):
+    old, new, code = REQUIRED[place]
+    assert code in codes(diagnose(tmp_path, BASE, (old, new)))
+
+
 # ---- explicit values are never replaced by a default --------------------------------------------
 
 
