@@ -470,8 +470,8 @@ def _is_absent_const(expr: ir.Expr) -> bool:
 
 class _Absence:
     """Whether a player or card expression is certainly nobody or no card, wherever it is
-    evaluated: no card, a card variable nothing ever assigns, holder() of such a card, an
-    argmax or argmin over an empty list. Anything less certain is left to the run-time error."""
+    evaluated: no card, a card variable nothing ever assigns, holder() of such a card, and
+    conditionals or binds of those. Anything less certain is left to the run-time error."""
 
     def __init__(self, unset_cards: set[str]):
         self.unset_cards = unset_cards
@@ -485,8 +485,6 @@ class _Absence:
             return self(expr.args[0])
         if isinstance(expr, ir.Conditional):
             return self(expr.then) and self(expr.otherwise)
-        if isinstance(expr, ir.Macro) and expr.kind in ("argmax", "argmin"):
-            return isinstance(expr.collection, ir.ListExpr) and not expr.collection.items
         if isinstance(expr, ir.Macro) and expr.kind == "bind" and expr.body is not None:
             return self(expr.body)
         return False
