@@ -180,6 +180,8 @@ def test_a_game_without_a_required_key_is_refused(tmp_path, place):
         (("players: {min: 2, max: 4}", "players: {min: 2, max: 4, default: 0}"), "RE207"),
         (("    zone: stock\n", "    zone: stock\n    copies: 0\n"), "RE237"),
         (("pile: {visibility: all}", 'pile: {visibility: ""}'), "RE216"),
+        (("name: Checker game", 'name: ""'), "RE205"),
+        (("round:\n", "round:\n  limit: {turns: 0}\n"), "RE207"),
     ],
 )
 def test_an_explicit_zero_or_empty_value_is_checked_as_written(tmp_path, change, code):
