@@ -409,3 +409,41 @@ def test_every_new_code_is_in_the_hostile_corpus():
 
 def test_json_schema_is_plain_json():
     assert json.loads(shape.schema_text()) == shape.json_schema()
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: Path(p).name)
+def test_the_static_action_count_bounds_what_a_match_offers(path, monkeypatch):
+    """Soundness: at every decision of a random match, each move offers at most as many
+    legal actions as the checker's static count of its actions."""
+    import random
+
+    from rulesengine import check_lints, make_game
+
+    static: dict[str, int] = {}
+    count = check_lints.FileLints.action_counts
+
+    def spy(self, move, costs, players):
+        found = count(self, move, costs, players)
+        static[move.name] = math.prod(found)
+        return found
+
+    monkeypatch.setattr(check_lints.FileLints, "action_counts", spy)
+    ruleset, _ = validate_file(Path(path))
+    assert ruleset is not None
+    game = make_game(ruleset, players=ruleset.max_players)
+    chooser = random.Random(7)
+    state = game.new_initial_state(seed=7)
+    decisions = 0
+    while not state.is_terminal() and decisions < 300:
+        if state.is_chance_node():
+            state.apply_action(chooser.choice([a for a, _ in state.chance_outcomes()]))
+            continue
+        offered: dict[str, int] = {}
+        legal = state.legal_actions()
+        for action in legal:
+            name = game.move_of(action).name
+            offered[name] = offered.get(name, 0) + 1
+        assert all(n <= static[name] for name, n in offered.items()), (offered, static)
+        state.apply_action(chooser.choice(legal))
+        decisions += 1
+    assert decisions > 0
