@@ -63,9 +63,11 @@ class Checker(SectionReader, ExpressionChecker, FileLints):
                 hint="write a game that says 'include: [...]' naming this file",
             )
             raise RuleFileError(self.problems)
-        name = self.scalar(doc.get("name"), (str,), "'name'") or "unnamed"
+        name = self.value_or(doc.get("name"), (str,), "'name'", "unnamed")
         if "name" not in doc:
             self.error("RE206", "the rule file has no 'name'", doc.span)
+        elif not name.strip():
+            self.error("RE205", "'name' must be a text that is not empty", self.at(doc, "name"))
         description = self.scalar(doc.get("description"), (str,), "'description'") or ""
         min_p, max_p, default_p = self.read_players()
         self.read_options()

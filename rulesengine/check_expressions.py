@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+import attrs
+
 from . import ir, syntax
 from .check_base import BUILTINS, CheckerBase, Failed, Scope
 from .check_fold import TooLarge, fold, size_and_depth
@@ -583,8 +585,7 @@ class ExpressionChecker(CheckerBase):
 
 
 def attrs_evolve_span(expr: ir.Expr, span: Span) -> ir.Expr:
+    """A local as written at this use (for positions in messages); other bound values as they are."""
     if isinstance(expr, ir.Local):
-        import attrs
-
         return attrs.evolve(expr, span=span)
     return expr

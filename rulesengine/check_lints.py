@@ -360,6 +360,8 @@ class FileLints(CheckerBase):
             "the setup": ruleset.setup,
             "the round setup": ruleset.round_setup,
             "the round end": ruleset.round_end,
+            "round.limit.effects": ruleset.round_limit_effects,
+            "round.stuck": ruleset.round_stuck_effects,
             **{f"entering phase '{p.name}'": p.enter for p in ruleset.phases},
             **{f"leaving phase '{p.name}'": p.exit for p in ruleset.phases},
         }
@@ -367,11 +369,10 @@ class FileLints(CheckerBase):
             if statements:
                 cost = costs.statements(statements)
                 self.report_cost(costs, [Part(cost, statements[0].span, what, None, statements)], what)
-        self.report_cost(
-            costs,
-            [Part(costs.cost(ruleset.match_until), ruleset.match_until.span, "match.until", ruleset.match_until)],
-            "match.until",
-        )
+        ends = {"match.until": ruleset.match_until, "match.winners": ruleset.winners, "match.losers": ruleset.losers}
+        for what, expr in ends.items():
+            if expr is not None:
+                self.report_cost(costs, [Part(costs.cost(expr), expr.span, what, expr)], what)
 
     def report_cost(self, costs: Costs, parts: list[Part], what: str) -> None:
         total = add(0, *(p.cost for p in parts))
@@ -469,8 +470,8 @@ def _is_absent_const(expr: ir.Expr) -> bool:
 
 class _Absence:
     """Whether a player or card expression is certainly nobody or no card, wherever it is
-    evaluated: no card, a card variable nothing ever assigns, holder() of such a card, an
-    argmax or argmin over an empty list. Anything less certain is left to the run-time error."""
+    evaluated: no card, a card variable nothing ever assigns, holder() of such a card, and
+    conditionals or binds of those. Anything less certain is left to the run-time error."""
 
     def __init__(self, unset_cards: set[str]):
         self.unset_cards = unset_cards
@@ -484,8 +485,6 @@ class _Absence:
             return self(expr.args[0])
         if isinstance(expr, ir.Conditional):
             return self(expr.then) and self(expr.otherwise)
-        if isinstance(expr, ir.Macro) and expr.kind in ("argmax", "argmin"):
-            return isinstance(expr.collection, ir.ListExpr) and not expr.collection.items
         if isinstance(expr, ir.Macro) and expr.kind == "bind" and expr.body is not None:
             return self(expr.body)
         return False

@@ -12,8 +12,9 @@ from collections.abc import Iterator
 
 from . import ir
 from .check_base import RESERVED, STATEMENT_KEYWORDS, CheckerBase, Failed, Scope
+from .check_fold import TooLarge
 from .diagnostics import Span, did_you_mean
-from .limits import MAX_PLAYERS, MAX_SET_SIZE, MAX_ZONE_DIMENSION
+from .limits import MAX_INTEGER, MAX_PLAYERS, MAX_SET_SIZE, MAX_ZONE_DIMENSION
 from .parse import ParseFailed, parse_loop, parse_signature
 from .shape import OPTION_TYPES, SECTION_KEYS, VARIABLE_TYPES, VISIBILITIES
 from .source import Map, Node, Scalar, Seq
@@ -180,6 +181,8 @@ class SectionReader(CheckerBase):
         attributes: dict[str, object] = {}
         for key, value in node.items():
             if isinstance(value, Scalar) and isinstance(value.value, (int, str, bool)):
+                if type(value.value) is int and abs(value.value) > MAX_INTEGER:
+                    self.too_large(TooLarge(ir.Const(ir.INT, value.span, 0), value.value))  # kept: typed, never run
                 attributes[key] = value.value
                 self.suit_spans.setdefault(f"{suit}.{key}", value.span)
             else:

@@ -134,6 +134,41 @@ def test_every_section_kind_is_tried():
     assert set(PLACES) == set(shape.SECTIONS)
 
 
+# What the checker reports when a key the table marks as required is left out of a game.
+REQUIRED = {
+    ("top", "name"): ("name: Checker game\n", "", "RE206"),
+    ("top", "players"): ("players: {min: 2, max: 4}\n", "", "RE206"),
+    ("top", "decks"): (
+        "decks:\n  standard:\n    suits: [hearts, spades]\n",
+        "zz:\n  standard:\n    suits: []\n",
+        "RE206",
+    ),
+    ("top", "zones"): ("zones:\n", "zz:\n", "RE206"),
+    ("top", "phases"): ("phases:\n", "zz:\n", "RE206"),
+    ("top", "moves"): ("moves:\n  lay:\n", "zz:\n  lay:\n", "RE206"),
+    ("top", "match"): ("match:\n", "zz:\n", "RE206"),
+    ("deck", "suits"): ("    suits: [hearts, spades]\n", "", "RE212"),
+    ("deck", "ranks"): ('    ranks: ["1", "2", "3", "4", "5", "6"]\n', "", "RE212"),
+    ("deck", "zone"): ("    zone: stock\n", "", "RE213"),
+    ("phase", "moves"): ("    moves: [lay]\n", "    until: true\n", "RE222"),
+    ("option", "default"): ("zones:\n", "options: {o: {min: 1}}\nzones:\n", "RE208"),
+    ("param", "from"): ('params: {card: "hand[me]"}', "params: {card: {size: 1}}", "RE228"),
+    ("trigger", "when"): ("    when: empty(hand[p])\n", "", "RE233"),
+}
+
+
+def test_the_required_keys_of_the_table_are_those_the_checker_requires():
+    table = {("top", k) for k, key in shape.TOP.items() if key.required}
+    table |= {(kind, k) for kind in shape.SECTIONS for k in shape.required_keys(kind)}
+    assert table == set(REQUIRED)
+
+
+@pytest.mark.parametrize("place", sorted(REQUIRED), ids=lambda p: ".".join(p))
+def test_a_game_without_a_required_key_is_refused(tmp_path, place):
+    old, new, code = REQUIRED[place]
+    assert code in codes(diagnose(tmp_path, BASE, (old, new)))
+
+
 # ---- explicit values are never replaced by a default --------------------------------------------
 
 
@@ -145,6 +180,8 @@ def test_every_section_kind_is_tried():
         (("players: {min: 2, max: 4}", "players: {min: 2, max: 4, default: 0}"), "RE207"),
         (("    zone: stock\n", "    zone: stock\n    copies: 0\n"), "RE237"),
         (("pile: {visibility: all}", 'pile: {visibility: ""}'), "RE216"),
+        (("name: Checker game", 'name: ""'), "RE205"),
+        (("round:\n", "round:\n  limit: {turns: 0}\n"), "RE207"),
     ],
 )
 def test_an_explicit_zero_or_empty_value_is_checked_as_written(tmp_path, change, code):
@@ -166,6 +203,13 @@ def test_the_keywords_are_read_from_the_grammar():
     assert {"out", "log", "move", "shuffle", "deal", "reveal", "goto", "end", "to", "from"} <= STATEMENT_KEYWORDS
     grammar = (ROOT / "grammar" / "rules.lark").read_text(encoding="utf-8")
     assert all(f'"{word}"' in grammar for word in STATEMENT_KEYWORDS)
+
+
+def test_the_language_reference_lists_every_keyword():
+    text = (ROOT / "docs" / "language.md").read_text(encoding="utf-8")
+    sentence = text[text.index("The words of the effect language") :].split("(`RE243`)")[0]
+    listed = {part.rstrip(",").strip("`") for part in sentence.split() if part.startswith("`")}
+    assert listed == STATEMENT_KEYWORDS
 
 
 @pytest.mark.parametrize("word", sorted(STATEMENT_KEYWORDS))
@@ -365,3 +409,41 @@ def test_every_new_code_is_in_the_hostile_corpus():
 
 def test_json_schema_is_plain_json():
     assert json.loads(shape.schema_text()) == shape.json_schema()
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: Path(p).name)
+def test_the_static_action_count_bounds_what_a_match_offers(path, monkeypatch):
+    """Soundness: at every decision of a random match, each move offers at most as many
+    legal actions as the checker's static count of its actions."""
+    import random
+
+    from rulesengine import check_lints, make_game
+
+    static: dict[str, int] = {}
+    count = check_lints.FileLints.action_counts
+
+    def spy(self, move, costs, players):
+        found = count(self, move, costs, players)
+        static[move.name] = math.prod(found)
+        return found
+
+    monkeypatch.setattr(check_lints.FileLints, "action_counts", spy)
+    ruleset, _ = validate_file(Path(path))
+    assert ruleset is not None
+    game = make_game(ruleset, players=ruleset.max_players)
+    chooser = random.Random(7)
+    state = game.new_initial_state(seed=7)
+    decisions = 0
+    while not state.is_terminal() and decisions < 300:
+        if state.is_chance_node():
+            state.apply_action(chooser.choice([a for a, _ in state.chance_outcomes()]))
+            continue
+        offered: dict[str, int] = {}
+        legal = state.legal_actions()
+        for action in legal:
+            name = game.move_of(action).name
+            offered[name] = offered.get(name, 0) + 1
+        assert all(n <= static[name] for name, n in offered.items()), (offered, static)
+        state.apply_action(chooser.choice(legal))
+        decisions += 1
+    assert decisions > 0
