@@ -347,14 +347,11 @@ def test_command(paths: tuple[str, ...], output_format: str, strict: bool, verbo
         raise UsageError(str(error)) from None
     results = [run_file(file) for file in files]
     if trace:
-        uncovered = False
-        for result in results:
-            table, missing = scenario_report.trace(result)
-            click.echo(table)
-            if missing:
-                click.echo(f"not covered: {', '.join(missing)}\n")
-            uncovered = uncovered or bool(missing) or result.tests is None
-        raise SystemExit(1 if uncovered else 0)
+        table, missing = scenario_report.trace(results)
+        click.echo(table)
+        if missing:
+            click.echo(f"not covered: {', '.join(missing)}")
+        raise SystemExit(1 if missing or any(r.tests is None for r in results) else 0)
     if output_format == "json":
         click.echo(scenario_report.as_json(results))
     elif output_format == "github":

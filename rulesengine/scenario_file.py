@@ -10,6 +10,7 @@ whose clauses the tests cite (`rules:`) and the clauses no position can show
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -75,7 +76,8 @@ EXPECT_KEYS = {
     "round_over": "whether the round being played when the step began has ended",
     "match_over": "whether the match is over",
     "returns": "the match's returns, one per player",
-    "sees": "what a player's observation shows of zones: `{P2: {hand[P1]: 8}}` (a count for a hidden zone)",
+    "sees": "what a player's observation shows of zones: `{P2: {hand[P1]: 8}}` (a count for a hidden zone);"
+    " `shown` stands for the cards revealed to the player by the last step",
 }
 
 
@@ -755,7 +757,13 @@ class _ExpectReader:
                 player = self.names.player(Scalar(seat, entries.key_spans[seat]))
             except _Skip:
                 continue
-            for flat, _slot, value in self.names.zones(inner):
+            zones = self.reader.mapping(inner, f"what P{player + 1} sees", None)
+            if "shown" in zones and "shown" not in self.names.zone_slots:
+                yield from self._zone(f"the cards shown to P{player + 1}", zones.entries["shown"],
+                                      lambda s, p=player: s.observation(p)["shown"])
+                zones = Map({k: v for k, v in zones.items() if k != "shown"},
+                            {k: v for k, v in zones.key_spans.items() if k != "shown"}, zones.span)
+            for flat, _slot, value in self.names.zones(zones):
                 yield from self._zone(f"{flat} as P{player + 1} sees it", value,
                                       lambda s, p=player, f=flat: s.observation(p)["zones"][f])
 
@@ -831,14 +839,22 @@ def _legal_check(name: str, wanted: bool) -> Callable[[State, dict], tuple[str, 
     return test
 
 
+def _log_matches(wanted: str, line: str) -> bool:
+    """A log line matches the text written, or begins with it when the text ends with '...'."""
+    if wanted.endswith("..."):
+        return line.startswith(wanted[:-3])
+    return line == wanted
+
+
 def _log_check(line: str, wanted: bool) -> Callable[[State, dict], tuple[str, str] | None]:
     def test(state: State, _context: dict) -> tuple[str, str] | None:
         lines = [text.strip() for text in state.log or []]
-        if (line in lines) == wanted:
+        found = [text for text in lines if _log_matches(line, text)]
+        if bool(found) == wanted:
             return None
         if wanted:
-            near = did_you_mean(line, lines)
-            return (f"the log line '{line}'", near or f"{len(lines)} other line(s)")
-        return (f"no log line '{line}'", "it appears")
+            near = difflib.get_close_matches(line, lines, n=1, cutoff=0.6)
+            return (f"the log line '{line}'", f"the line '{near[0]}'" if near else f"{len(lines)} other line(s)")
+        return (f"no log line '{line}'", f"'{found[0]}'")
 
     return test

@@ -128,28 +128,48 @@ def junit(results: Sequence[FileResult]) -> str:
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ElementTree.tostring(suites, encoding="unicode")
 
 
-def trace(result: FileResult) -> tuple[str, list[str]]:
-    """The table clause -> tests of one test file (Markdown), and the clauses neither covered
-    nor declared not testable. Without a rules document only the cited clauses are listed."""
-    tests = result.tests
-    if tests is None:
-        return f"{result.path}: the test file has problems; no table\n", []
+def trace(results: Sequence[FileResult]) -> tuple[str, list[str]]:
+    """The table clause -> tests of each rules document cited by the test files (Markdown), and
+    the clauses neither covered nor declared not testable. Test files of one rules document
+    (a ruleset and its variants) make one table; without a document only cited clauses appear."""
+    groups: dict[str, list[FileResult]] = {}
+    out: list[str] = []
+    for result in results:
+        if result.tests is None:
+            out.append(f"{result.path}: the test file has problems; no table\n")
+            continue
+        rules = result.tests.rules
+        groups.setdefault(str(rules.resolve()) if rules is not None else result.path, []).append(result)
+    missing: list[str] = []
+    for group in groups.values():
+        table, uncovered = _table(group)
+        out.append(table)
+        missing += uncovered
+    return "\n".join(out), missing
+
+
+def _table(group: list[FileResult]) -> tuple[str, list[str]]:
     citing: dict[str, list[str]] = {}
-    for test in result.results:
-        for clause in test.clauses:
-            citing.setdefault(clause, []).append(f"{test.name} (line {test.span.line})")
-    known = clauses_of(tests.rules) if tests.rules is not None and tests.rules.is_file() else sorted(citing)
-    lines = [f"Clauses of {tests.rules.name if tests.rules else 'the rules'} and the tests of {result.path}", "",
-             "| clause | tests |", "| --- | --- |"]
+    not_testable: dict[str, str] = {}
+    for result in group:
+        assert result.tests is not None
+        not_testable.update(result.tests.not_testable)
+        for test in result.results:
+            for clause in test.clauses:
+                citing.setdefault(clause, []).append(f"{Path(result.path).name}:{test.span.line} {test.name}")
+    rules = group[0].tests.rules if group[0].tests is not None else None
+    known = clauses_of(rules) if rules is not None and rules.is_file() else sorted(citing)
+    title = rules.name if rules is not None else group[0].path
+    lines = [f"Clauses of {title} and the scenario tests citing them", "", "| clause | tests |", "| --- | --- |"]
     missing = []
     for clause in known:
         if clause in citing:
             shown = "; ".join(citing[clause])
-        elif clause in tests.not_testable:
-            shown = f"not testable: {tests.not_testable[clause]}"
+        elif clause in not_testable:
+            shown = f"not testable: {not_testable[clause]}"
         elif "." in clause:  # a numbered rule; the recorded choices (C1...) need no test of their own
             shown = "**not covered**"
-            missing.append(clause)
+            missing.append(f"{title} {clause}")
         else:
             shown = "-"
         lines.append(f"| {clause} | {shown.replace('|', '/')} |")
