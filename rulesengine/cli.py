@@ -339,19 +339,21 @@ def new(file: Path, base: str | None, force: bool) -> None:
 def test_command(paths: tuple[str, ...], output_format: str, strict: bool, verbose: bool, trace: bool) -> None:
     """Run the scenario tests of rule files (NAME.tests.yaml files, folders, or rule files)."""
     from . import scenario_report
+    from .scenario_file import load as load_tests
     from .scenario_run import run_file
 
     try:
         files = scenario_report.collect(paths)
     except scenario_report.NoTests as error:
         raise UsageError(str(error)) from None
-    results = [run_file(file) for file in files]
-    if trace:
-        table, missing = scenario_report.trace(results)
+    if trace:  # the table needs the tests' citations, not their outcomes
+        loaded = [(str(file), load_tests(file)[0]) for file in files]
+        table, missing = scenario_report.trace(loaded)
         click.echo(table)
         if missing:
             click.echo(f"not covered: {', '.join(missing)}")
-        raise SystemExit(1 if missing or any(r.tests is None for r in results) else 0)
+        raise SystemExit(1 if missing or any(tests is None for _, tests in loaded) else 0)
+    results = [run_file(file) for file in files]
     if output_format == "json":
         click.echo(scenario_report.as_json(results))
     elif output_format == "github":

@@ -151,7 +151,8 @@ def load(path: str | Path) -> tuple[TestFile | None, list[Diagnostic]]:
         return None, error.diagnostics
     reader = _Reader(path)
     result = reader.file(root)
-    return result, sorted(reader.problems, key=lambda d: (d.span.file, d.span.line, d.span.column))
+    unique = list(dict.fromkeys(reader.problems))  # a default shared by every test is reported once
+    return result, sorted(unique, key=lambda d: (d.span.file, d.span.line, d.span.column))
 
 
 # ---- reading ------------------------------------------------------------------------------

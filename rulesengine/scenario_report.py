@@ -9,8 +9,8 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 from .diagnostics import ERROR, Diagnostic, render_github, render_text
-from .scenario_file import SUFFIXES, clauses_of, is_test_file
-from .scenario_run import FileResult
+from .scenario_file import SUFFIXES, TestFile, clauses_of, is_test_file
+from .scenario_run import FileResult, TestResult
 
 
 class NoTests(Exception):
@@ -128,13 +128,14 @@ def junit(results: Sequence[FileResult]) -> str:
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ElementTree.tostring(suites, encoding="unicode")
 
 
-def trace(results: Sequence[FileResult]) -> tuple[str, list[str]]:
+def trace(results: Sequence[FileResult | tuple[str, TestFile | None]]) -> tuple[str, list[str]]:
     """The table clause -> tests of each rules document cited by the test files (Markdown), and
     the clauses neither covered nor declared not testable. Test files of one rules document
     (a ruleset and its variants) make one table; without a document only cited clauses appear."""
     groups: dict[str, list[FileResult]] = {}
     out: list[str] = []
-    for result in results:
+    for item in results:
+        result = item if isinstance(item, FileResult) else _unrun(*item)
         if result.tests is None:
             out.append(f"{result.path}: the test file has problems; no table\n")
             continue
@@ -146,6 +147,13 @@ def trace(results: Sequence[FileResult]) -> tuple[str, list[str]]:
         out.append(table)
         missing += uncovered
     return "\n".join(out), missing
+
+
+def _unrun(path: str, tests: TestFile | None) -> FileResult:
+    """A test file's tests as results without running them: the table needs only their citations."""
+    scenarios = tests.scenarios if tests is not None else ()
+    results = tuple(TestResult(path, s.name, s.span, tuple(c for c, _ in s.clauses), ()) for s in scenarios)
+    return FileResult(path, tests, (), results)
 
 
 def _table(group: list[FileResult]) -> tuple[str, list[str]]:
