@@ -22,7 +22,7 @@ from .diagnostics import WARNING, Diagnostic, RuleFileError, RulesEngineError, S
 from .engine import Game, State
 from .position import Position
 from .resources import resolve_ruleset
-from .source import Map, Node, Scalar, Seq, load_file
+from .source import Map, Node, Scalar, Seq, load_file, load_yaml
 
 SUFFIXES = (".tests.yaml", ".tests.yml")
 
@@ -142,11 +142,12 @@ def default_ruleset(path: str | Path) -> Path:
     return Path(text)
 
 
-def load(path: str | Path) -> tuple[TestFile | None, list[Diagnostic]]:
-    """The tests of a file, resolved, and every problem found; None if it cannot be read."""
+def load(path: str | Path, text: str | None = None) -> tuple[TestFile | None, list[Diagnostic]]:
+    """The tests of a file (or of `text`, its unsaved contents), resolved, and every problem
+    found; None if it cannot be read."""
     path = str(path)
     try:
-        root, _text = load_file(path)
+        root = load_file(path)[0] if text is None else load_yaml(text, path)
     except RuleFileError as error:
         return None, error.diagnostics
     reader = _Reader(path)
