@@ -109,6 +109,17 @@ def test_the_keys_above_the_cursor(text: str, line: int, expected):
     assert path == (expected if expected != ("",) else ())
 
 
+def test_completion_in_scenario_test_files_offers_their_keys():
+    text = "ruleset: pan\ntests:\n  - name: x\n    position:\n      zo\n    expect:\n      leg\n    st"
+    lines = text.split("\n")
+    assert analysis.key_path(lines, 4) == ("tests", "position")
+    assert "zones" in {c.label for c in analysis.completions(lines, 4, 8, None, test_file=True)}
+    assert "legal" in {c.label for c in analysis.completions(lines, 6, 9, None, test_file=True)}
+    assert {"play", "steps", "position"} <= {c.label for c in analysis.completions(lines, 7, 6, None, test_file=True)}
+    lines = ["tests:", "  - na"]
+    assert "name" in {c.label for c in analysis.completions(lines, 1, 6, None, test_file=True)}
+
+
 def test_completion_offers_the_keys_of_the_place():
     lines = "zones:\n  pile:\n    vis".split("\n")
     labels = {c.label for c in analysis.completions(lines, 2, 7, None)}

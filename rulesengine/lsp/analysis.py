@@ -10,6 +10,7 @@ from pathlib import Path
 
 import attrs
 
+from .. import scenario_file
 from ..check import check_block, check_with_warnings, is_block
 from ..compose import compose, merge
 from ..diagnostics import Diagnostic, RuleFileError, Span, did_you_mean
@@ -227,9 +228,13 @@ def word_at(line: str, column: int) -> tuple[str, int]:
 
 
 def key_path(lines: list[str], line: int) -> tuple[str, ...] | None:
-    """The keys of the mappings that hold the key being written on `line`; None if it is no key."""
+    """The keys of the mappings that hold the key being written on `line` (a list between
+    them is passed over: `tests:` / `- name: ...` / `position:` gives ('tests', 'position'));
+    None if the line is no place for a key."""
     text = lines[line] if line < len(lines) else ""
     indent = len(text) - len(text.lstrip(" "))
+    if text.lstrip(" ").startswith("- "):
+        indent += 2  # the first key of a list item
     path: list[str] = []
     for number in range(line - 1, -1, -1):
         above = lines[number]
@@ -239,8 +244,11 @@ def key_path(lines: list[str], line: int) -> tuple[str, ...] | None:
         depth = len(above) - len(above.lstrip(" "))
         if depth >= indent:
             continue
-        if stripped.startswith("-") or ":" not in stripped:
-            return None  # inside a list: effects, not keys
+        if stripped.startswith("-"):
+            indent = depth  # an item of a list: its keys are siblings; the list's key is above
+            continue
+        if ":" not in stripped:
+            return None
         path.append(stripped.split(":", 1)[0].strip().strip("'\""))
         indent = depth
         if depth == 0:
@@ -248,13 +256,24 @@ def key_path(lines: list[str], line: int) -> tuple[str, ...] | None:
     return tuple(reversed(path))
 
 
-def completions(lines: list[str], line: int, column: int, names: dict[str, Declaration] | None) -> list[Completion]:
+def test_keys_of(path: tuple[str, ...]) -> dict[str, str]:
+    """The keys a mapping at `path` of a scenario test file may hold."""
+    inner = tuple(key for key in path if key != "steps")  # a step holds play and expect, as a test does
+    shapes = {(): scenario_file.FILE_KEYS, ("tests",): scenario_file.TEST_KEYS,
+              ("tests", "position"): scenario_file.POSITION_KEYS, ("tests", "expect"): scenario_file.EXPECT_KEYS}
+    if path and path[-1] == "steps":
+        return scenario_file.STEP_KEYS
+    return shapes.get(inner, {})
+
+
+def completions(lines: list[str], line: int, column: int, names: dict[str, Declaration] | None,
+                test_file: bool = False) -> list[Completion]:
     text = lines[line][:column] if line < len(lines) else ""
-    stripped = text.strip()
+    stripped = text.strip().removeprefix("- ")
     if stripped.replace("_", "").isalnum() or not stripped:
         path = key_path(lines, line)
         if path is not None and ":" not in text:
-            keys = reference.keys_of(path)
+            keys = test_keys_of(path) if test_file else reference.keys_of(path)
             if keys:
                 return [Completion(key, "key", description) for key, description in keys.items()]
     word, start = word_at(text, len(text))

@@ -146,7 +146,8 @@ def _at(ls: RulesServer, params: types.TextDocumentPositionParams) -> tuple[list
 @server.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=[".", "(", " "]))
 def completion(ls: RulesServer, params: types.CompletionParams) -> types.CompletionList:
     lines, line, column = _at(ls, params)
-    found = analysis.completions(lines, line, column, ls.names.get(params.text_document.uri))
+    uri = params.text_document.uri
+    found = analysis.completions(lines, line, column, ls.names.get(uri), analysis.is_test_file(path_of(uri)))
     items = [
         types.CompletionItem(
             label=c.label,
