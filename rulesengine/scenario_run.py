@@ -9,7 +9,8 @@ import attrs
 from .diagnostics import Diagnostic, RulesEngineError, Span
 from .engine import State
 from .position import set_position
-from .scenario_file import Scenario, TestFile, find_action, legal_names, load
+from .scenario_checks import find_action, legal_names
+from .scenario_file import Scenario, TestFile, load
 
 
 @attrs.frozen

@@ -15,8 +15,10 @@ from ..check import check_block, check_with_warnings, is_block
 from ..compose import compose, merge
 from ..diagnostics import Diagnostic, RuleFileError, Span, did_you_mean
 from ..resources import resolve_ruleset, shipped_rulesets
+from ..scenario_checks import EXPECT_KEYS
 from ..scenario_file import is_test_file
 from ..scenario_file import load as load_tests
+from ..scenario_names import POSITION_KEYS
 from ..source import Map, Node, Scalar, Seq, load_yaml, plain
 from . import reference
 
@@ -260,7 +262,7 @@ def test_keys_of(path: tuple[str, ...]) -> dict[str, str]:
     """The keys a mapping at `path` of a scenario test file may hold."""
     inner = tuple(key for key in path if key != "steps")  # a step holds play and expect, as a test does
     shapes = {(): scenario_file.FILE_KEYS, ("tests",): scenario_file.TEST_KEYS,
-              ("tests", "position"): scenario_file.POSITION_KEYS, ("tests", "expect"): scenario_file.EXPECT_KEYS}
+              ("tests", "position"): POSITION_KEYS, ("tests", "expect"): EXPECT_KEYS}
     if path and path[-1] == "steps":
         return scenario_file.STEP_KEYS
     return shapes.get(inner, {})
