@@ -396,3 +396,54 @@ def test_a_written_position_reproduces_the_state(tmp_path_factory, ruleset: str,
     assert copy.card_locations() == state.card_locations()
     assert copy.variables() == state.variables()
     assert copy.current_player() == state.current_player()
+
+
+# ---- no test file ends in a traceback ----------------------------------------------------------
+
+SUITE = """\
+players: 2
+tests:
+  - name: lay on the pile
+    clause: "1.1"
+    position:
+      phase: play
+      current: P2
+      zones:
+        pile: [1♥]
+        hand: {P1: [2♥], P2: [1♠]}
+        row[spades]: [3♠, 2♠]
+      variables: {score: {P1: 4}, best: P2}
+    expect:
+      only_legal: [lay 1♠]
+      zones: {"row[spades]": [2♠, 3♠], stock: {size: 1, contains: [3♥]}}
+      sees: {P1: {"hand[P2]": 1, shown: []}}
+    steps:
+      - play: [lay 1♠, lay 2♥]
+        expect:
+          variables: {score: [6, 1], best: P2}
+          log: [P2 lays 1♠, P1 lays ...]
+          round_over: true
+"""
+NOISE = list("[]{}:,-'\" \n#&*!|>P0123456789♥♠") + ["P9", "null", "true", "- ", "  ", "play", "zones"]
+
+
+@settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow,
+                                                                                   HealthCheck.function_scoped_fixture])
+@given(edits=st.lists(st.tuples(st.integers(0, len(SUITE)), st.integers(0, 3), st.sampled_from(NOISE)),
+                      min_size=1, max_size=4))
+def test_a_mutated_test_file_gives_diagnostics_or_results_never_a_traceback(tmp_path_factory, edits):
+    text = SUITE
+    for at, cut, noise in edits:
+        text = text[:at] + noise + text[at + cut:]
+    folder = tmp_path_factory.mktemp("mutant")
+    (folder / "tiny.yaml").write_text(GAME, encoding="utf-8")
+    (folder / "tiny.tests.yaml").write_text(text, encoding="utf-8")
+    result = run_file(folder / "tiny.tests.yaml")  # raises nothing
+    for diagnostic in (*result.problems, *(f for t in result.results for f in t.failures)):
+        assert diagnostic.span.line >= 1 and diagnostic.span.column >= 1
+
+
+def test_the_unmutated_test_file_passes(tmp_path):
+    path = write(tmp_path, SUITE)
+    result = run_file(path)
+    assert not result.problems and [t.failures for t in result.results] == [()]
