@@ -39,7 +39,9 @@ def set_position(state: State, position: Position) -> None:
 
     At a decision node the state's agenda is empty and no shuffle is pending, so replacing
     its zones, variables and turn leaves nothing half done. The history starts again here:
-    `actions()` and `information_state()` know only the moves made after this call.
+    `actions()` lists only the moves made after this call, and `information_state()`, which
+    replays the match from its seed, does not describe a position set this way. Two caches
+    of the state are emptied (`_legal`, the legal actions; `_seen`, kept information states).
     """
     if state.is_terminal() or state.is_chance_node() or state.agenda:
         raise ValueError("a position can be set only at a decision node")

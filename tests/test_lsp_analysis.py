@@ -128,3 +128,14 @@ def test_completion_offers_the_keys_of_the_place():
     assert {c.label for c in analysis.completions(lines, 4, 10, None)} == {"from", "size", "same"}
     lines = ["name: x", "na"]
     assert "players" in {c.label for c in analysis.completions(lines, 1, 2, None)}
+
+
+def test_without_pygls_the_lsp_command_says_what_to_install():
+    import subprocess
+    import sys
+
+    code = ("import sys; sys.modules['pygls'] = None; sys.modules['pygls.lsp.server'] = None; "
+            "sys.argv = ['rulesengine', 'lsp']; from rulesengine.cli import entry; entry()")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert result.returncode == 2
+    assert "pip install 'rulesengine[lsp]'" in result.stderr and "Traceback" not in result.stderr
