@@ -258,7 +258,7 @@ class _Reader(Shapes):
         try:
             return api.make_game(ruleset, players=players, options=options)
         except RulesEngineError as error:
-            where = test.get("options") or players_node or test.span
+            where = test.get("options") or defaults.get("options") or players_node or test
             raise self.fail("RE504", str(error), where.span) from None
 
     def step(self, entries: dict[str, Node], game: Game) -> Step:

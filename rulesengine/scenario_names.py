@@ -181,7 +181,8 @@ class PositionReader:
                         if not free:
                             first = used[copies[-1]]
                             held = "one" if len(copies) == 1 else f"{len(copies)} copies"
-                            message = f"card '{item.value}' is placed again, but the decks hold only {held}"
+                            name = item.value if isinstance(item, Scalar) else ""
+                            message = f"card '{name}' is placed again, but the decks hold only {held}"
                             before = f"placed before at line {first.line}, column {first.column}"
                             reader.error("RE510", message, item.span, before)
                             broken = True

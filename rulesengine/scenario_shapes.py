@@ -56,8 +56,8 @@ class Shapes:
     def integer(self, node: Node, what: str) -> int:
         if not is_int(node):
             raise self.fail("RE500", f"{what} must be a whole number", self.span(node))
-        assert isinstance(node, Scalar)
-        return int(node.value)  # type: ignore[arg-type]
+        assert isinstance(node, Scalar) and isinstance(node.value, int)
+        return node.value
 
     def span(self, node: Node | None) -> Span:
         return node.span if node is not None else Span.point(self.path, 1, 1)

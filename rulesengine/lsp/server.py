@@ -136,7 +136,8 @@ def did_close(ls: RulesServer, params: types.DidCloseTextDocumentParams) -> None
                                                                         diagnostics=[]))
 
 
-def _at(ls: RulesServer, params: types.TextDocumentPositionParams) -> tuple[list[str], int, int]:
+def _at(ls: RulesServer, params: types.CompletionParams | types.HoverParams | types.DefinitionParams,
+        ) -> tuple[list[str], int, int]:
     lines = ls.workspace.get_text_document(params.text_document.uri).source.split("\n")
     line = params.position.line
     text = lines[line] if line < len(lines) else ""
