@@ -454,3 +454,14 @@ def test_options_refused_by_the_ruleset_point_at_the_options(tmp_path):
     _, problems = load(path)
     assert [(d.code, d.span.line, d.span.column) for d in problems] == [("RE504", 1, 10)]
     assert "unknown option 'speed'" in problems[0].message
+
+
+def test_the_pre_commit_hook_and_the_ci_example_run_the_scenario_tests():
+    hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    hook = next(h for h in hooks if h["id"] == "rulesengine-test")
+    assert hook["entry"].split() == ["rulesengine", "test"] and hook["language"] == "python"
+    assert hook["pass_filenames"] is False and hook["args"] == ["."]  # every test file, whatever changed
+    assert run("test", "--help").returncode == 0
+    tooling = (ROOT / "docs" / "tooling.md").read_text(encoding="utf-8")
+    assert "run: rulesengine test --format github rules/" in tooling
+    assert "- id: rulesengine-test" in tooling
