@@ -24,7 +24,9 @@ def collect(paths: Sequence[str]) -> list[Path]:
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            files.extend(sorted(p for p in path.rglob("*") if p.is_file() and is_test_file(p)))
+            found = (p for p in path.rglob("*") if is_test_file(p) and p.is_file())
+            # hidden folders (.git, .venv, a pre-commit cache) hold no tests of this repository
+            files.extend(sorted(p for p in found if not any(d.startswith(".") for d in p.relative_to(path).parts)))
         elif path.is_file() and is_test_file(path):
             files.append(path)
         elif path.is_file():
