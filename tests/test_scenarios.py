@@ -465,3 +465,12 @@ def test_the_pre_commit_hook_and_the_ci_example_run_the_scenario_tests():
     tooling = (ROOT / "docs" / "tooling.md").read_text(encoding="utf-8")
     assert "run: rulesengine test --format github rules/" in tooling
     assert "- id: rulesengine-test" in tooling
+
+
+def test_unknown_checks_are_reported_whatever_their_name(tmp_path):
+    path = write(tmp_path, "tests:\n  - name: a\n    expect:\n      colour: red\n      read: 1\n"
+                           "      v[ariables: 2\n      current: P1\n")
+    tests, problems = load(path)
+    assert [(d.code, d.span.line, d.span.column) for d in problems] == [("RE501", 4, 7), ("RE501", 5, 7),
+                                                                        ("RE501", 6, 7)]
+    assert tests is not None and tests.scenarios == ()
