@@ -427,6 +427,62 @@ def compile_command(ruleset: str, players: int | None, options: tuple[str, ...],
     click.echo(compiler.listing(program), nl=False)
 
 
+@main.command(name="test")
+@click.argument("paths", nargs=-1, required=True)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json", "github", "junit"]),
+    default="text",
+    show_default=True,
+    help="How to print the results.",
+)
+@click.option("--strict", is_flag=True, help="Treat warnings in the test files as failures.")
+@click.option("--verbose", "-v", is_flag=True, help="Name every test with PASS or FAIL (text format).")
+@click.option("--trace", is_flag=True,
+              help="Print the table clause -> tests of each file's rules document instead; exit 1 if a clause is "
+                   "neither covered nor declared not testable.")
+def test_command(paths: tuple[str, ...], output_format: str, strict: bool, verbose: bool, trace: bool) -> None:
+    """Run the scenario tests of rule files (NAME.tests.yaml files, folders, or rule files)."""
+    from . import scenario_report
+    from .scenario_file import load as load_tests
+    from .scenario_run import run_file
+
+    try:
+        files = scenario_report.collect(paths)
+    except scenario_report.NoTests as error:
+        raise UsageError(str(error)) from None
+    if trace:  # the table needs the tests' citations, not their outcomes
+        loaded = [(str(file), load_tests(file)[0]) for file in files]
+        table, missing = scenario_report.trace(loaded)
+        click.echo(table)
+        if missing:
+            click.echo(f"not covered: {', '.join(missing)}")
+        raise SystemExit(1 if missing or any(tests is None for _, tests in loaded) else 0)
+    results = [run_file(file) for file in files]
+    if output_format == "json":
+        click.echo(scenario_report.as_json(results))
+    elif output_format == "github":
+        shown = scenario_report.github(results)
+        if shown:
+            click.echo(shown)
+    elif output_format == "junit":
+        click.echo(scenario_report.junit(results))
+    else:
+        click.echo(scenario_report.text(results, verbose=verbose, colour=sys.stdout.isatty()))
+    raise SystemExit(1 if scenario_report.failed(results, strict) else 0)
+
+
+@main.command(name="lsp")
+def lsp_command() -> None:
+    """Run the language server for rule files over stdin and stdout (needs the `lsp` extra)."""
+    try:
+        from .lsp.server import serve
+    except ImportError as error:
+        raise ChoiceError(f"the language server needs pygls: pip install 'rulesengine[lsp]' ({error})") from None
+    serve()
+
+
 def entry() -> None:
     """Console entry point: usage errors exit with 2, never with a traceback."""
     for stream in (sys.stdout, sys.stderr):  # a name with a lone surrogate prints as an escape

@@ -1,0 +1,317 @@
+"""What the language server knows about one open document, from its text (saved or not):
+its diagnostics (the same as `rulesengine validate` gives for the saved file), the names it
+declares with their places (also in the files it extends or includes), its outline, and what
+fits at a place (completion). Nothing here needs pygls.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import attrs
+
+from .. import scenario_file
+from ..check import check_block, check_with_warnings, is_block
+from ..compose import compose, merge
+from ..diagnostics import Diagnostic, RuleFileError, Span, did_you_mean
+from ..resources import resolve_ruleset, shipped_rulesets
+from ..scenario_checks import EXPECT_KEYS
+from ..scenario_file import is_test_file
+from ..scenario_file import load as load_tests
+from ..scenario_names import POSITION_KEYS
+from ..source import Map, Node, Scalar, Seq, load_yaml, plain
+from . import reference
+
+# section -> the kind of name its entries declare
+SECTIONS = {"options": "option", "decks": "deck", "zones": "zone", "variables": "variable", "define": "definition",
+            "moves": "move", "phases": "phase", "triggers": "trigger"}
+
+
+@attrs.frozen
+class Declaration:
+    name: str
+    kind: str
+    span: Span  # the key that declares it (in the file where it is written)
+    detail: str  # its type or summary, one line
+
+
+@attrs.frozen
+class Symbol:
+    name: str
+    kind: str
+    span: Span  # the whole entry
+    selection: Span  # its key
+    children: tuple[Symbol, ...] = ()
+
+
+@attrs.frozen
+class Completion:
+    label: str
+    kind: str  # key, zone, variable, option, definition, move, phase, trigger, deck, builtin, function, macro
+    detail: str
+    documentation: str | None = None
+
+
+@attrs.frozen
+class Analysis:
+    path: str
+    diagnostics: tuple[Diagnostic, ...]
+    declarations: dict[str, Declaration] | None  # None: the text does not compose
+    symbols: tuple[Symbol, ...]
+
+
+def analyse(text: str, path: str) -> Analysis:
+    if is_test_file(path):
+        return Analysis(path, tuple(load_tests(path, text)[1]), None, ())
+    try:
+        own = load_yaml(text, path)
+    except RuleFileError as error:
+        return Analysis(path, tuple(error.diagnostics), None, ())
+    symbols = outline(own)
+    try:
+        document = compose_text(own, path)
+    except RuleFileError as error:
+        return Analysis(path, tuple(error.diagnostics), None, symbols)
+    if is_block(document):
+        problems = check_block(document)
+    else:
+        problems = check_with_warnings(document, path)[1]
+    ordered = sorted(problems, key=lambda d: (d.span.file, d.span.line, d.span.column))
+    return Analysis(path, tuple(ordered), declarations(document), symbols)
+
+
+def compose_text(tree: Node, path: str) -> Map:
+    """`compose` for a document given as parsed text rather than a file: its bases are read
+    from their files, merged beneath it as `compose` merges them, with the same diagnostics."""
+    if not isinstance(tree, Map):
+        raise RuleFileError([Diagnostic("RE010", "a rule file must be a mapping of sections", tree.span,
+                                        hint="start with keys such as 'name:', 'decks:', 'zones:'")])
+    here = Path(path).resolve().parent
+    me = str(Path(path).resolve())
+    problems: list[Diagnostic] = []
+    bases: list[Node] = []
+    for key in ("extends", "include"):
+        value = tree.get(key)
+        if value is None:
+            continue
+        if not (isinstance(value, Scalar) and isinstance(value.value, str)) and not (
+            isinstance(value, Seq) and key == "include"
+        ):
+            problems.append(Diagnostic("RE011", f"'{key}' must name a rule file", value.span))
+            continue
+        items = value.items if isinstance(value, Seq) else (value,)
+        for item in items:
+            if not isinstance(item, Scalar):
+                continue
+            base = _base(item, key, here, me, problems)
+            if isinstance(base, Map):
+                base = Map({k: v for k, v in base.entries.items() if k != "block"},
+                           {k: s for k, s in base.key_spans.items() if k != "block"}, base.span)
+            if base is not None:
+                bases.append(base)
+    if problems:
+        raise RuleFileError(problems)
+    merged: Node = Map({}, {}, tree.span)
+    for base in bases:
+        merged = merge(merged, base)
+    own = Map({k: v for k, v in tree.entries.items() if k not in ("extends", "include")},
+              {k: s for k, s in tree.key_spans.items() if k not in ("extends", "include")}, tree.span)
+    result = merge(merged, own)
+    assert isinstance(result, Map)
+    return result
+
+
+def _base(reference_node: Scalar, key: str, here: Path, me: str, problems: list[Diagnostic]) -> Node | None:
+    name = str(reference_node.value)
+    found = resolve_ruleset(name, relative_to=here)
+    if found is None:
+        hint = did_you_mean(name, shipped_rulesets()) or f"shipped rulesets: {', '.join(shipped_rulesets())}"
+        problems.append(Diagnostic("RE012", f"'{key}' names '{name}', which is neither a file nor a shipped ruleset",
+                                   reference_node.span, hint=hint))
+        return None
+    resolved = str(found.resolve())
+    if resolved == me:
+        problems.append(Diagnostic("RE013", f"'{key}' of '{name}' is circular: the file extends itself",
+                                   reference_node.span, hint=" -> ".join(Path(c).name for c in (me, resolved))))
+        return None
+    try:
+        return compose(str(found), None, (me,))
+    except RuleFileError as error:
+        problems.extend(error.diagnostics)
+        return None
+
+
+# ---- names ------------------------------------------------------------------------------------
+
+
+def name_of(key: str) -> str:
+    """A definition's name from its head (`lays_spade(cards)` -> `lays_spade`)."""
+    return key.split("(", 1)[0].strip()
+
+
+def declarations(document: Map) -> dict[str, Declaration]:
+    found: dict[str, Declaration] = {}
+    for section, kind in SECTIONS.items():
+        entries = document.get(section)
+        if not isinstance(entries, Map):
+            continue
+        for key, value in entries.items():
+            name = name_of(key)
+            found.setdefault(name, Declaration(name, kind, entries.key_spans[key], _detail(kind, key, value)))
+    return found
+
+
+def _listed(value: object) -> str:
+    return ", ".join(map(str, value)) if isinstance(value, list) else str(value)
+
+
+def _detail(kind: str, key: str, value: Node) -> str:
+    """One line about a declaration, from its entry as written (which may be malformed)."""
+    data = plain(value)
+    fields = data if isinstance(data, dict) else {}
+    if kind == "zone":
+        per = fields.get("per")
+        where = f", one per {_listed(per).replace(', ', ' x ')}" if per else ""
+        return f"zone{where}, seen by {fields.get('visibility', 'all')}"
+    if kind == "variable":
+        per = " per player" if fields.get("per") == "player" else ""
+        return f"variable: {fields.get('type', 'int')}{per}"
+    if kind == "option":
+        default = fields.get("default", data if not fields else None)
+        choices = f", one of {_listed(fields['choices'])}" if fields.get("choices") else ""
+        return f"option, default {default!r}{choices}"
+    if kind == "definition":
+        return f"definition {key}: {' '.join(str(data).split())}"
+    if kind == "move":
+        params = fields.get("params")
+        shown = f"({', '.join(params)})" if isinstance(params, dict) else ""
+        legal = f", legal: {' '.join(str(fields['legal']).split())}" if "legal" in fields else ""
+        return f"move {key}{shown}{legal}"
+    if kind == "phase":
+        return f"phase, moves: {_listed(fields.get('moves') or [])}"
+    if kind == "deck":
+        return f"deck into '{fields.get('zone', '?')}'"
+    return kind
+
+
+def outline(tree: Node) -> tuple[Symbol, ...]:
+    """The sections of this document and the entries they declare."""
+    if not isinstance(tree, Map):
+        return ()
+    symbols = []
+    for key, value in tree.items():
+        children: list[Symbol] = []
+        if key in SECTIONS and isinstance(value, Map):
+            for entry, node in value.items():
+                key_span = value.key_spans[entry]
+                children.append(Symbol(name_of(entry), SECTIONS[key], _joined(key_span, node.span), key_span))
+        key_span = tree.key_spans[key]
+        symbols.append(Symbol(key, "section", _joined(key_span, value.span), key_span, tuple(children)))
+    return tuple(symbols)
+
+
+def _joined(first: Span, last: Span) -> Span:
+    end = max((first.end_line, first.end_column), (last.end_line, last.end_column))
+    return Span(first.file, first.line, first.column, end[0], end[1])
+
+
+# ---- completion and hover ------------------------------------------------------------------------
+
+
+def word_at(line: str, column: int) -> tuple[str, int]:
+    """The name around 0-based `column` of `line`, and where it starts."""
+    start = column
+    while start > 0 and (line[start - 1].isalnum() or line[start - 1] == "_"):
+        start -= 1
+    end = column
+    while end < len(line) and (line[end].isalnum() or line[end] == "_"):
+        end += 1
+    return line[start:end], start
+
+
+def key_path(lines: list[str], line: int) -> tuple[str, ...] | None:
+    """The keys of the mappings that hold the key being written on `line` (a list between
+    them is passed over: `tests:` / `- name: ...` / `position:` gives ('tests', 'position'));
+    None if the line is no place for a key."""
+    text = lines[line] if line < len(lines) else ""
+    indent = len(text) - len(text.lstrip(" "))
+    if text.lstrip(" ").startswith("- "):
+        indent += 2  # the first key of a list item
+    path: list[str] = []
+    for number in range(line - 1, -1, -1):
+        above = lines[number]
+        stripped = above.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        depth = len(above) - len(above.lstrip(" "))
+        if depth >= indent:
+            continue
+        if stripped.startswith("-"):
+            indent = depth  # an item of a list: its keys are siblings; the list's key is above
+            continue
+        if ":" not in stripped:
+            return None
+        path.append(stripped.split(":", 1)[0].strip().strip("'\""))
+        indent = depth
+        if depth == 0:
+            break
+    return tuple(reversed(path))
+
+
+def test_keys_of(path: tuple[str, ...]) -> dict[str, str]:
+    """The keys a mapping at `path` of a scenario test file may hold."""
+    inner = tuple(key for key in path if key != "steps")  # a step holds play and expect, as a test does
+    shapes = {(): scenario_file.FILE_KEYS, ("tests",): scenario_file.TEST_KEYS,
+              ("tests", "position"): POSITION_KEYS, ("tests", "expect"): EXPECT_KEYS}
+    if path and path[-1] == "steps":
+        return scenario_file.STEP_KEYS
+    return shapes.get(inner, {})
+
+
+def completions(lines: list[str], line: int, column: int, names: dict[str, Declaration] | None,
+                test_file: bool = False) -> list[Completion]:
+    text = lines[line][:column] if line < len(lines) else ""
+    stripped = text.strip().removeprefix("- ")
+    if stripped.replace("_", "").isalnum() or not stripped:
+        path = key_path(lines, line)
+        if path is not None and ":" not in text:
+            keys = test_keys_of(path) if test_file else reference.keys_of(path)
+            if keys:
+                return [Completion(key, "key", description) for key, description in keys.items()]
+    word, start = word_at(text, len(text))
+    if start > 0 and text[start - 1] == ".":
+        return [Completion(name, "macro", reference.MACRO_DOCS.get(name, name), reference.macro_help(name))
+                for name in [*reference.MACROS, "bind"]]
+    found = [Completion(d.name, d.kind, d.detail) for d in (names or {}).values()]
+    found += [Completion(name, "builtin", f"{reference.shown_type(type_)}: {reference.BUILTIN_DOCS.get(name, '')}",
+                         reference.builtin_help(name)) for name, type_ in reference.BUILTINS.items()]
+    found += [Completion(name, "function", "; ".join(reference.signatures(name)), reference.function_help(name))
+              for name in reference.FUNCTIONS]
+    found.append(Completion("me", "builtin", "player: the player the expression is about"))
+    return found
+
+
+def hover(line_text: str, column: int, names: dict[str, Declaration] | None) -> str | None:
+    word, start = word_at(line_text, column)
+    if not word:
+        return None
+    after = line_text[start + len(word):].lstrip()
+    if start > 0 and line_text[start - 1] == ".":
+        shown = reference.macro_help(word)
+        if shown:
+            return shown
+    declaration = (names or {}).get(word)
+    if declaration is not None:
+        place = f"{Path(declaration.span.file).name}:{declaration.span.line}"
+        return f"```\n{declaration.detail}\n```\n{declaration.kind} `{word}`, declared at {place}"
+    if after.startswith("(") or word in reference.FUNCTIONS:
+        shown = reference.function_help(word)
+        if shown:
+            return shown
+    return reference.builtin_help(word)
+
+
+def definition(line_text: str, column: int, names: dict[str, Declaration] | None) -> Span | None:
+    word, _ = word_at(line_text, column)
+    declaration = (names or {}).get(word)
+    return declaration.span if declaration is not None else None

@@ -1,0 +1,210 @@
+"""The language server over stdio, built on pygls: diagnostics as you type, completion, hover,
+go to definition and the outline of rule files and scenario test files.
+
+LSP counts lines from 0 and columns in UTF-16 code units; diagnostics count both from 1 and
+columns in characters. The conversions are here, against the text of the file concerned.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+
+from .. import __version__
+from ..diagnostics import ERROR, Diagnostic, Span
+from . import analysis
+
+SYMBOL_KINDS = {
+    "section": types.SymbolKind.Namespace,
+    "option": types.SymbolKind.Property,
+    "deck": types.SymbolKind.Class,
+    "zone": types.SymbolKind.Array,
+    "variable": types.SymbolKind.Variable,
+    "definition": types.SymbolKind.Function,
+    "move": types.SymbolKind.Method,
+    "phase": types.SymbolKind.Event,
+    "trigger": types.SymbolKind.Event,
+}
+COMPLETION_KINDS = {
+    "key": types.CompletionItemKind.Property,
+    "option": types.CompletionItemKind.Constant,
+    "deck": types.CompletionItemKind.Class,
+    "zone": types.CompletionItemKind.Field,
+    "variable": types.CompletionItemKind.Variable,
+    "definition": types.CompletionItemKind.Function,
+    "move": types.CompletionItemKind.Method,
+    "phase": types.CompletionItemKind.Event,
+    "trigger": types.CompletionItemKind.Event,
+    "builtin": types.CompletionItemKind.Keyword,
+    "function": types.CompletionItemKind.Function,
+    "macro": types.CompletionItemKind.Method,
+}
+
+
+class RulesServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__("rulesengine", __version__)
+        # uri -> the names of the last version of the document that composed, kept while
+        # the author's text is half written
+        self.names: dict[str, dict[str, analysis.Declaration]] = {}
+
+
+server = RulesServer()
+
+
+def path_of(uri: str) -> str:
+    parsed = urlparse(uri)
+    return unquote(parsed.path) if parsed.scheme == "file" else uri
+
+
+def _lines_of(path: str, own_path: str, own_text: str) -> list[str]:
+    if path == own_path or Path(path).resolve() == Path(own_path).resolve():
+        return own_text.split("\n")
+    try:
+        return Path(path).read_text(encoding="utf-8", errors="replace").split("\n")
+    except OSError:
+        return []
+
+
+def utf16(line_text: str, column: int) -> int:
+    """The UTF-16 offset of 0-based character `column` in a line."""
+    return len(line_text[:column].encode("utf-16-le")) // 2
+
+
+def characters(line_text: str, offset: int) -> int:
+    """The character index of UTF-16 `offset` in a line."""
+    units = 0
+    for index, char in enumerate(line_text):
+        if units >= offset:
+            return index
+        units += 2 if ord(char) > 0xFFFF else 1
+    return len(line_text)
+
+
+def to_range(span: Span, lines: list[str]) -> types.Range:
+    def position(line: int, column: int) -> types.Position:
+        text = lines[line - 1] if 0 < line <= len(lines) else ""
+        return types.Position(line=max(line - 1, 0), character=utf16(text, max(column - 1, 0)))
+
+    return types.Range(start=position(span.line, span.column), end=position(span.end_line, span.end_column))
+
+
+def to_lsp(diagnostic: Diagnostic, path: str, text: str) -> types.Diagnostic:
+    span = diagnostic.span
+    message = diagnostic.message + (f"\nhint: {diagnostic.hint}" if diagnostic.hint else "")
+    if Path(span.file).resolve() != Path(path).resolve():  # found in a file this one extends or includes
+        message = f"{span.file}:{span.line}:{span.column}: {message}"
+        span = Span.point(path, 1, 1)
+    severity = types.DiagnosticSeverity.Error if diagnostic.severity == ERROR else types.DiagnosticSeverity.Warning
+    return types.Diagnostic(range=to_range(span, text.split("\n")), message=message, severity=severity,
+                            code=diagnostic.code, source="rulesengine")
+
+
+def refresh(ls: RulesServer, uri: str) -> None:
+    document = ls.workspace.get_text_document(uri)
+    path = path_of(uri)
+    result = analysis.analyse(document.source, path)
+    if result.declarations is not None:
+        ls.names[uri] = result.declarations
+    shown = [to_lsp(d, path, document.source) for d in result.diagnostics]
+    ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=shown,
+                                                                        version=document.version))
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+def did_open(ls: RulesServer, params: types.DidOpenTextDocumentParams) -> None:
+    refresh(ls, params.text_document.uri)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+def did_change(ls: RulesServer, params: types.DidChangeTextDocumentParams) -> None:
+    refresh(ls, params.text_document.uri)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+def did_save(ls: RulesServer, params: types.DidSaveTextDocumentParams) -> None:
+    refresh(ls, params.text_document.uri)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+def did_close(ls: RulesServer, params: types.DidCloseTextDocumentParams) -> None:
+    ls.names.pop(params.text_document.uri, None)
+    ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=params.text_document.uri,
+                                                                        diagnostics=[]))
+
+
+def _at(ls: RulesServer, params: types.CompletionParams | types.HoverParams | types.DefinitionParams,
+        ) -> tuple[list[str], int, int]:
+    lines = ls.workspace.get_text_document(params.text_document.uri).source.split("\n")
+    line = params.position.line
+    text = lines[line] if line < len(lines) else ""
+    return lines, line, characters(text, params.position.character)
+
+
+@server.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=[".", "(", " "]))
+def completion(ls: RulesServer, params: types.CompletionParams) -> types.CompletionList:
+    lines, line, column = _at(ls, params)
+    uri = params.text_document.uri
+    found = analysis.completions(lines, line, column, ls.names.get(uri), analysis.is_test_file(path_of(uri)))
+    items = [
+        types.CompletionItem(
+            label=c.label,
+            kind=COMPLETION_KINDS.get(c.kind, types.CompletionItemKind.Text),
+            detail=c.detail,
+            documentation=types.MarkupContent(kind=types.MarkupKind.Markdown, value=c.documentation)
+            if c.documentation else None,
+        )
+        for c in found
+    ]
+    return types.CompletionList(is_incomplete=False, items=items)
+
+
+@server.feature(types.TEXT_DOCUMENT_HOVER)
+def hover(ls: RulesServer, params: types.HoverParams) -> types.Hover | None:
+    lines, line, column = _at(ls, params)
+    text = lines[line] if line < len(lines) else ""
+    shown = analysis.hover(text, column, ls.names.get(params.text_document.uri))
+    if shown is None:
+        return None
+    return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=shown))
+
+
+@server.feature(types.TEXT_DOCUMENT_DEFINITION)
+def definition(ls: RulesServer, params: types.DefinitionParams) -> types.Location | None:
+    lines, line, column = _at(ls, params)
+    text = lines[line] if line < len(lines) else ""
+    span = analysis.definition(text, column, ls.names.get(params.text_document.uri))
+    if span is None:
+        return None
+    own = path_of(params.text_document.uri)
+    target_lines = _lines_of(span.file, own, "\n".join(lines))
+    target = Path(span.file)
+    uri = params.text_document.uri if target.resolve() == Path(own).resolve() else target.resolve().as_uri()
+    return types.Location(uri=uri, range=to_range(span, target_lines))
+
+
+@server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+def document_symbol(ls: RulesServer, params: types.DocumentSymbolParams) -> list[types.DocumentSymbol]:
+    document = ls.workspace.get_text_document(params.text_document.uri)
+    lines = document.source.split("\n")
+    result = analysis.analyse(document.source, path_of(params.text_document.uri))
+
+    def convert(symbol: analysis.Symbol) -> types.DocumentSymbol:
+        return types.DocumentSymbol(
+            name=symbol.name,
+            kind=SYMBOL_KINDS.get(symbol.kind, types.SymbolKind.Key),
+            range=to_range(symbol.span, lines),
+            selection_range=to_range(symbol.selection, lines),
+            detail=None if symbol.kind == "section" else symbol.kind,
+            children=[convert(child) for child in symbol.children],
+        )
+
+    return [convert(symbol) for symbol in result.symbols]
+
+
+def serve() -> None:
+    """Speak LSP over stdin and stdout until the client says exit."""
+    server.start_io()

@@ -1,0 +1,272 @@
+"""Read a scenario test file (NAME.tests.yaml): its tests, each with a game, a position and
+checks, resolved against the compiled game so that every mistake is a diagnostic with its
+place before anything runs.
+
+The format is described in docs/tooling.md ("Scenario tests"). A test file names the rule
+file it tests (`ruleset:`, by default NAME.yaml beside it), optionally the rules document
+whose clauses the tests cite (`rules:`) and the clauses no position can show
+(`not_testable:`), and a list of `tests`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import attrs
+
+from . import api, ir
+from .diagnostics import WARNING, Diagnostic, RuleFileError, RulesEngineError, Span, did_you_mean
+from .engine import Game
+from .position import Position
+from .resources import resolve_ruleset
+from .scenario_checks import Check, ExpectReader
+from .scenario_names import PositionReader
+from .scenario_shapes import Shapes, Skip
+from .source import Map, Node, Scalar, load_file, load_yaml
+
+SUFFIXES = (".tests.yaml", ".tests.yml")
+
+FILE_KEYS = {
+    "ruleset": "the rule file under test: a path relative to this file, or a shipped name",
+    "rules": "the rules document (Markdown) whose numbered clauses the tests cite",
+    "not_testable": "clauses no position can show, each with the reason",
+    "players": "the number of players of every test that does not say",
+    "options": "option values of every test (a test's own options are added)",
+    "seed": "the seed of every test that does not say",
+    "tests": "the list of tests",
+}
+TEST_KEYS = {
+    "name": "what the test shows",
+    "clause": "the clause (or list of clauses) of the rules document the test shows",
+    "players": "the number of players",
+    "options": "option values",
+    "seed": "the seed of shuffles (default 0)",
+    "position": "the position to start from (default: where the seed's match starts)",
+    "play": "actions played in order, named as the log names them",
+    "expect": "what must hold after `play`",
+    "steps": "further steps, each with `play` and/or `expect`",
+    "description": "a longer explanation",
+}
+STEP_KEYS = {"play": TEST_KEYS["play"], "expect": TEST_KEYS["expect"]}
+@attrs.frozen
+class Step:
+    play: tuple[tuple[str, Span], ...]
+    checks: tuple[Check, ...]
+
+
+@attrs.frozen(eq=False)
+class Scenario:
+    name: str
+    span: Span
+    clauses: tuple[tuple[str, Span], ...]
+    game: Game
+    seed: int
+    position: Position | None
+    steps: tuple[Step, ...]
+
+
+@attrs.frozen(eq=False)
+class TestFile:
+    path: str
+    ruleset: str | None
+    rules: Path | None
+    not_testable: dict[str, str]
+    scenarios: tuple[Scenario, ...]
+
+
+def clauses_of(document: Path) -> list[str]:
+    """The clause numbers of a rules document, in order: the first word of the bold text that starts a
+    list item (`- **1.2** ...`, `- **C3 Three cards.** ...`)."""
+    found = []
+    for line in document.read_text(encoding="utf-8").splitlines():
+        text = line.strip()
+        if text.startswith("- **"):
+            words = text[4:].split("**", 1)[0].split()
+            if words and words[0][0].isalnum():
+                found.append(words[0])
+    return found
+
+
+def is_test_file(path: str | Path) -> bool:
+    return str(path).endswith(SUFFIXES)
+
+
+def default_ruleset(path: str | Path) -> Path:
+    """NAME.yaml beside NAME.tests.yaml."""
+    text = str(path)
+    for suffix in SUFFIXES:
+        if text.endswith(suffix):
+            return Path(text[: -len(suffix)] + ".yaml")
+    return Path(text)
+
+
+def load(path: str | Path, text: str | None = None) -> tuple[TestFile | None, list[Diagnostic]]:
+    """The tests of a file (or of `text`, its unsaved contents), resolved, and every problem
+    found; None if it cannot be read."""
+    path = str(path)
+    try:
+        root = load_file(path)[0] if text is None else load_yaml(text, path)
+    except RuleFileError as error:
+        return None, error.diagnostics
+    reader = _Reader(path)
+    result = reader.file(root)
+    unique = list(dict.fromkeys(reader.problems))  # a default shared by every test is reported once
+    return result, sorted(unique, key=lambda d: (d.span.file, d.span.line, d.span.column))
+
+
+# ---- reading ------------------------------------------------------------------------------
+
+
+class _Reader(Shapes):
+    # -- the file --
+
+    def file(self, root: Node) -> TestFile | None:
+        try:
+            top = self.mapping(root, "a scenario test file", FILE_KEYS)
+        except Skip:
+            return None
+        here = Path(self.path).resolve().parent
+        ruleset_node = top.get("ruleset")
+        if ruleset_node is None:
+            reference = default_ruleset(self.path)
+            found = reference if reference.is_file() else None
+            where = Span.point(self.path, 1, 1)
+            name = reference.name
+        else:
+            try:
+                name = self.text(ruleset_node, "'ruleset'")
+            except Skip:
+                return None
+            found = resolve_ruleset(name, relative_to=here)
+            where = ruleset_node.span
+        if found is None:
+            self.error("RE502", f"the rule file '{name}' to test is not found", where,
+                       "name it with 'ruleset:' (a path relative to this file, or a shipped name)")
+            return None
+        try:
+            ruleset = api.load_ruleset(str(found))
+        except RuleFileError as error:
+            self.error("RE502", f"the rule file '{name}' is not valid ({len(error.diagnostics)} problem(s))", where,
+                       f"see: rulesengine validate {found}")
+            return None
+        rules = None
+        if "rules" in top:
+            try:
+                rules = here / self.text(top.entries["rules"], "'rules'")
+            except Skip:
+                pass
+        not_testable: dict[str, str] = {}
+        if "not_testable" in top:
+            try:
+                entries = self.mapping(top.entries["not_testable"], "'not_testable'", None)
+                for clause, reason in entries.items():
+                    not_testable[clause] = self.text(reason, f"the reason clause {clause} is not testable")
+            except Skip:
+                pass
+        defaults: dict[str, Node] = {k: v for k, v in top.items() if k in ("players", "options", "seed")}
+        scenarios = []
+        tests = top.get("tests")
+        if tests is None:
+            self.error("RE503", "the file has no 'tests'", top.span, "add 'tests:' with a list of tests")
+        else:
+            try:
+                items = self.items(tests, "'tests'")
+            except Skip:
+                items = ()
+            names: dict[str, Span] = {}
+            for item in items:
+                try:
+                    scenario = self.scenario(item, ruleset, defaults)
+                except Skip:
+                    continue
+                if scenario.name in names:
+                    self.error("RE503", f"two tests are named '{scenario.name}' (the first at line "
+                               f"{names[scenario.name].line})", scenario.span, "give every test its own name")
+                names.setdefault(scenario.name, scenario.span)
+                scenarios.append(scenario)
+        self.citations(rules, top, not_testable, scenarios)
+        return TestFile(self.path, str(found), rules, not_testable, tuple(scenarios))
+
+    def citations(self, rules: Path | None, top: Map, not_testable: dict[str, str], scenarios: list) -> None:
+        """Every cited clause, and every clause called not testable, is a clause of the rules document."""
+        if rules is None:
+            return
+        if not rules.is_file():
+            self.problems.append(Diagnostic("RE512", f"the rules document '{rules.name}' is not found, so the "
+                                            "clauses cited are not checked", top.entries["rules"].span,
+                                            severity=WARNING))
+            return
+        known = clauses_of(rules)
+        cited = [(c, span) for scenario in scenarios for c, span in scenario.clauses]
+        listed = top.entries["not_testable"] if "not_testable" in top else None
+        if isinstance(listed, Map):
+            cited += [(c, listed.key_spans[c]) for c in not_testable]
+        for clause, span in cited:
+            if clause not in known:
+                self.error("RE511", f"the rules document has no clause '{clause}'", span,
+                           did_you_mean(clause, known) or f"see {rules.name}")
+
+    def scenario(self, node: Node, ruleset: ir.Ruleset, defaults: dict[str, Node]) -> Scenario:
+        problems_before = len(self.problems)
+        test = self.mapping(node, "a test", TEST_KEYS)
+        if "name" not in test:
+            raise self.fail("RE503", "a test needs a 'name'", test.span)
+        name = self.text(test.entries["name"], "a test's 'name'")
+        clauses = []
+        if "clause" in test:
+            for item in self.items(test.entries["clause"], "'clause'"):
+                clauses.append((self.text(item, "a clause"), item.span))
+        game = self.game(test, ruleset, defaults)
+        seed_node = test.get("seed") or defaults.get("seed")
+        seed = self.integer(seed_node, "'seed'") if seed_node is not None else 0
+        position = None
+        if "position" in test:
+            try:
+                position = PositionReader(self, game).read(test.entries["position"], seed)
+            except Skip:
+                pass  # the other parts are still read, for their diagnostics
+        steps = []
+        first = {k: v for k, v in test.items() if k in STEP_KEYS}
+        if first:
+            try:
+                steps.append(self.step(first, game))
+            except Skip:
+                pass
+        if "steps" in test:
+            for item in self.items(test.entries["steps"], "'steps'"):
+                try:
+                    entries = self.mapping(item, "a step", STEP_KEYS)
+                    steps.append(self.step(dict(entries.items()), game))
+                except Skip:
+                    continue
+        if not steps:
+            self.error("RE503", f"test '{name}' checks nothing", test.span, "add 'expect:' (or 'steps:')")
+        if len(self.problems) > problems_before:
+            raise Skip()  # a test with a problem does not run: its result would mislead
+        return Scenario(name, test.span, tuple(clauses), game, seed, position, tuple(steps))
+
+    def game(self, test: Map, ruleset: ir.Ruleset, defaults: dict[str, Node]) -> Game:
+        players_node = test.get("players") or defaults.get("players")
+        players = self.integer(players_node, "'players'") if players_node is not None else None
+        options: dict[str, object] = {}
+        for source in (defaults.get("options"), test.get("options")):
+            if source is not None:
+                for key, value in self.mapping(source, "'options'", None).items():
+                    if not isinstance(value, Scalar) or value.value is None:
+                        raise self.fail("RE500", f"option '{key}' needs a value", value.span)
+                    options[key] = value.value
+        try:
+            return api.make_game(ruleset, players=players, options=options)
+        except RulesEngineError as error:
+            where = test.get("options") or defaults.get("options") or players_node or test
+            raise self.fail("RE504", str(error), where.span) from None
+
+    def step(self, entries: dict[str, Node], game: Game) -> Step:
+        play = []
+        if "play" in entries:
+            for item in self.items(entries["play"], "'play'"):
+                play.append((self.text(item, "an action"), item.span))
+        checks: list[Check] = []
+        if "expect" in entries:
+            checks = ExpectReader(self, game).read(entries["expect"])
+        return Step(tuple(play), tuple(checks))

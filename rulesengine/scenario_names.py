@@ -1,0 +1,264 @@
+"""The names of a game as its log prints them (players, cards, zones, phases, variables), and
+the reading of a scenario test's position in those names, with a diagnostic for anything
+impossible: a card that does not exist or is placed twice, an unknown zone, variable,
+phase or player."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from . import ir
+from .diagnostics import Span, did_you_mean
+from .engine import Game
+from .position import Position
+from .scenario_shapes import Shapes, Skip
+from .source import Map, Node, Scalar, Seq
+
+POSITION_KEYS = {
+    "zones": "cards of zones, bottom to top: `pile: [9♥, 10♠]`, `hand: {P1: [...]}`, `hand[P2]: [...]`",
+    "rest": "the zone that holds every card not placed (default: each deck's starting zone)",
+    "variables": "variable values: `letters: {P1: 2}`, `trump: spades`",
+    "phase": "the phase being played",
+    "current": "the player to move, e.g. P2",
+    "direction": "1 (clockwise, the default) or -1",
+    "round": "the round number (default 1)",
+    "out": "the players who are out of the round",
+    "turns": "decisions made in the round so far",
+    "passes": "passes in a row so far",
+}
+
+class Names:
+    """The game's names as logs print them: players, cards, zones, phases, variables."""
+
+    def __init__(self, reader: Shapes, game: Game):
+        self.reader = reader
+        self.game = game
+        program = game.program
+        self.program = program
+        self.cards: dict[str, list[int]] = {}
+        for card, name in enumerate(program.card_names):
+            self.cards.setdefault(name, []).append(card)
+        self.zone_slots = {name: slot for slot, name in enumerate(program.zone_names)}
+        self.phases = [phase.name for phase in program.phases]
+        self.variables = {name: (per_player, type_) for name, per_player, type_ in program.variable_layout}
+
+    def player(self, node: Node, nobody: bool = False) -> int:
+        if nobody and isinstance(node, Scalar) and node.value in (None, "nobody"):
+            return -1
+        text = self.reader.text(node, "a player")
+        count = self.program.num_players
+        if text.startswith("P") and text[1:].isdigit() and 1 <= int(text[1:]) <= count:
+            return int(text[1:]) - 1
+        raise self.reader.fail("RE509", f"'{text}' is not a player of this {count}-player game", node.span,
+                               f"players are P1 to P{count}")
+
+    def players(self, node: Node) -> frozenset[int]:
+        return frozenset(self.player(item) for item in self.reader.items(node, "a list of players"))
+
+    def card(self, node: Node) -> list[int]:
+        name = str(node.value) if isinstance(node, Scalar) and node.value is not None else ""
+        if name not in self.cards:
+            hint = did_you_mean(name, self.cards) or "cards are named as the log prints them, e.g. " + ", ".join(
+                list(self.cards)[:3])
+            raise self.reader.fail("RE506", f"no card is named '{name}'", node.span, hint)
+        return self.cards[name]
+
+    def card_names(self, node: Node) -> list[str]:
+        """A list of card names, each checked (copies of a card share a name)."""
+        names = []
+        for item in self.reader.items(node, "a list of cards"):
+            self.card(item)
+            names.append(str(item.value))  # type: ignore[union-attr]
+        return names
+
+    def phase(self, node: Node) -> int:
+        name = self.reader.text(node, "a phase")
+        if name not in self.phases:
+            raise self.reader.fail("RE508", f"no phase is named '{name}'", node.span,
+                                   did_you_mean(name, self.phases) or f"phases: {', '.join(self.phases)}")
+        return self.phases.index(name)
+
+    def zones(self, node: Node) -> Iterator[tuple[str, int, Node]]:
+        """(written name, zone slot, value) for each zone of a `zones:` mapping."""
+        entries = self.reader.mapping(node, "'zones'", None)
+        for key, value in entries.items():
+            key_span = entries.key_spans[key]
+            if key in self.zone_slots:
+                yield key, self.zone_slots[key], value
+                continue
+            family = self.program.families.get(key)
+            if family is not None and len(family.dimensions) == 1 and isinstance(value, Map):
+                for index, inner in value.items():
+                    flat = f"{key}[{index}]"
+                    if flat not in self.zone_slots:
+                        self.reader.error("RE505", f"no zone is named '{flat}'", value.key_spans[index],
+                                          did_you_mean(flat, self.zone_slots))
+                        continue
+                    yield flat, self.zone_slots[flat], inner
+                continue
+            hint = did_you_mean(key, self.zone_slots) or f"zones: {', '.join(list(self.zone_slots)[:8])}"
+            if family is not None:
+                hint = f"'{key}' is a family of zones: name one, e.g. '{self.program.zone_names[family.base]}'"
+            self.reader.error("RE505", f"no zone is named '{key}'", key_span, hint)
+
+    def variable(self, key: str, span: Span) -> tuple[bool, str]:
+        if key not in self.variables:
+            raise self.reader.fail("RE507", f"no variable is named '{key}'", span,
+                                   did_you_mean(key, self.variables) or f"variables: {', '.join(self.variables)}")
+        return self.variables[key]
+
+    def value(self, node: Node, type_: str, what: str) -> Any:
+        """A variable's value in the engine's form, from its form in a test file."""
+        reader = self.reader
+        if type_ == ir.INT:
+            return reader.integer(node, what)
+        if type_ == ir.BOOL:
+            if not (isinstance(node, Scalar) and isinstance(node.value, bool)):
+                raise reader.fail("RE507", f"{what} must be true or false", node.span)
+            return node.value
+        if type_ == ir.STR:
+            return reader.text(node, what)
+        if type_ == ir.PLAYER:
+            return self.player(node, nobody=True)
+        if isinstance(node, Scalar) and node.value in (None, "nothing", "nobody"):
+            return -1
+        if type_ == ir.SUIT:
+            name = reader.text(node, what)
+            if name not in self.program.suit_names:
+                raise reader.fail("RE507", f"no suit is named '{name}'", node.span,
+                                  did_you_mean(name, self.program.suit_names))
+            return self.program.suit_names.index(name)
+        if type_ == ir.CARD:
+            return self.card(node)[0]
+        raise reader.fail("RE507", f"{what} has the type {type_}, which a test cannot set", node.span)
+
+    def variable_values(self, node: Node) -> Iterator[tuple[str, int, Any, Node]]:
+        """(name, offset in the variable table, value, node) for each value of a `variables:` mapping."""
+        entries = self.reader.mapping(node, "'variables'", None)
+        program = self.program
+        for key, value in entries.items():
+            try:
+                per_player, type_ = self.variable(key, entries.key_spans[key])
+                offset = program.variable_offsets[key]
+                if not per_player:
+                    yield key, offset, self.value(value, type_, f"the value of '{key}'"), value
+                elif isinstance(value, Map):
+                    for seat, inner in value.items():
+                        player = self.player(Scalar(seat, value.key_spans[seat]))
+                        yield f"{key}[P{player + 1}]", offset + player, self.value(inner, type_, key), inner
+                elif isinstance(value, Seq) and len(value.items) == program.num_players:
+                    for player, inner in enumerate(value.items):
+                        yield f"{key}[P{player + 1}]", offset + player, self.value(inner, type_, key), inner
+                else:
+                    self.reader.error("RE507", f"'{key}' has one value per player: write {{P1: ..., P2: ...}}"
+                                      f" or a list of {program.num_players}", value.span)
+            except Skip:
+                continue
+
+
+class PositionReader:
+    def __init__(self, reader: Shapes, game: Game):
+        self.reader = reader
+        self.names = Names(reader, game)
+        self.game = game
+
+    def read(self, node: Node, seed: int) -> Position:
+        reader, names = self.reader, self.names
+        program = self.game.program
+        position = reader.mapping(node, "'position'", POSITION_KEYS)
+        start = self.game.new_initial_state(seed=seed)
+        zones: list[list[int] | None] = [None] * len(program.zone_names)
+        used: dict[int, Span] = {}
+        broken = False
+        if "zones" in position:
+            for flat, slot, value in names.zones(position.entries["zones"]):
+                cards: list[int] = []
+                try:
+                    for item in reader.items(value, f"the cards of '{flat}'"):
+                        copies = names.card(item)
+                        free = [c for c in copies if c not in used]
+                        if not free:
+                            first = used[copies[-1]]
+                            held = "one" if len(copies) == 1 else f"{len(copies)} copies"
+                            name = item.value if isinstance(item, Scalar) else ""
+                            message = f"card '{name}' is placed again, but the decks hold only {held}"
+                            before = f"placed before at line {first.line}, column {first.column}"
+                            reader.error("RE510", message, item.span, before)
+                            broken = True
+                            continue
+                        used[free[0]] = item.span
+                        cards.append(free[0])
+                except Skip:
+                    broken = True
+                    continue
+                table = program.families[flat.split("[")[0]].sorted_by
+                if table is not None:  # a sorted zone is kept in its order whatever the order written
+                    cards.sort(key=program.attributes[table].__getitem__)
+                zones[slot] = cards
+        rest = self.rest(position)
+        unplaced: dict[int, list[int]] = {}
+        for card in range(program.num_cards):
+            if card not in used:
+                unplaced.setdefault(rest if rest is not None else self.deck_zone(card), []).append(card)
+        for slot, cards in unplaced.items():  # beneath any cards the position puts there
+            zones[slot] = cards + (zones[slot] or [])
+        variables = list(start.vars)
+        if "variables" in position:
+            for _name, offset, value, _node in names.variable_values(position.entries["variables"]):
+                variables[offset] = value
+        phase = start.phase
+        current = 0  # P1, unless the position says
+        out: frozenset[int] = frozenset()
+        fields: dict[str, Any] = {}
+        try:
+            if "phase" in position:
+                phase = names.phase(position.entries["phase"])
+            if "current" in position:
+                current = names.player(position.entries["current"])
+            if "out" in position:
+                out = names.players(position.entries["out"])
+            for key in ("round", "turns", "passes"):
+                if key in position:
+                    fields[key] = reader.integer(position.entries[key], f"'{key}'")
+            if "direction" in position:
+                direction = reader.integer(position.entries["direction"], "'direction'")
+                if direction not in (1, -1):
+                    raise reader.fail("RE500", "'direction' must be 1 or -1", position.entries["direction"].span)
+                fields["direction"] = direction
+        except Skip:
+            broken = True
+        if current in out:
+            reader.error("RE509", f"P{current + 1} is to move but is out of the round",
+                         (position.get("current") or position).span)
+            broken = True
+        if phase < 0:
+            raise reader.fail("RE508", "the position needs a 'phase'", position.span)
+        if broken:
+            raise Skip()
+        return Position(
+            zones=tuple(tuple(z or ()) for z in zones),
+            variables=tuple(variables),
+            phase=phase,
+            current=current,
+            direction=fields.get("direction", 1),
+            round_number=fields.get("round", max(1, start.round_number)),
+            out=out,
+            turns=fields.get("turns", 0),
+            passes=fields.get("passes", 0),
+        )
+
+    def rest(self, position: Map) -> int | None:
+        node = position.get("rest")
+        if node is None:
+            return None
+        name = self.reader.text(node, "'rest'")
+        if name not in self.names.zone_slots:
+            raise self.reader.fail("RE505", f"no zone is named '{name}'", node.span,
+                                   did_you_mean(name, self.names.zone_slots))
+        return self.names.zone_slots[name]
+
+    def deck_zone(self, card: int) -> int:
+        program = self.game.program
+        deck = program.ruleset.decks[program.card_deck[card]]
+        return program.families[deck.zone].base

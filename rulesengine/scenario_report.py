@@ -1,0 +1,186 @@
+"""Find scenario test files, and print their results as text, JSON, GitHub annotations or
+JUnit XML; and the traceability table of a rules document's clauses and the tests citing them."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from xml.etree import ElementTree
+
+from .diagnostics import ERROR, Diagnostic, render_github, render_text
+from .scenario_file import SUFFIXES, TestFile, clauses_of, is_test_file
+from .scenario_run import FileResult, TestResult
+
+
+class NoTests(Exception):
+    """A path names nothing that holds scenario tests (a usage error)."""
+
+
+def collect(paths: Sequence[str]) -> list[Path]:
+    """Test files: given ones, every NAME.tests.yaml in folders, and those of given rule files
+    (NAME.tests.yaml beside NAME.yaml, or in a `tests` folder beside it)."""
+    files: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            found = (p for p in path.rglob("*") if is_test_file(p) and p.is_file())
+            # hidden folders (.git, .venv, a pre-commit cache) hold no tests of this repository
+            files.extend(sorted(p for p in found if not any(d.startswith(".") for d in p.relative_to(path).parts)))
+        elif path.is_file() and is_test_file(path):
+            files.append(path)
+        elif path.is_file():
+            stem = path.name.rsplit(".", 1)[0]
+            found = [c for folder in (path.parent, path.parent / "tests") for suffix in SUFFIXES
+                     if (c := folder / f"{stem}{suffix}").is_file()]
+            if not found:
+                raise NoTests(f"no scenario tests for {raw} (looked for {stem}.tests.yaml beside it and in tests/)")
+            files.extend(found)
+        else:
+            raise NoTests(f"no such file or folder: {raw}")
+    unique = list(dict.fromkeys(files))
+    if not unique:
+        raise NoTests("no scenario test files found (looked for NAME.tests.yaml)")
+    return unique
+
+
+def failed(results: Sequence[FileResult], strict: bool = False) -> bool:
+    problems = any(d.severity == ERROR or strict for r in results for d in r.problems)
+    return problems or any(not t.passed for r in results for t in r.results)
+
+
+def all_diagnostics(results: Sequence[FileResult]) -> list[Diagnostic]:
+    return [d for r in results for d in (*r.problems, *(f for t in r.results for f in t.failures))]
+
+
+def text(results: Sequence[FileResult], verbose: bool = False, colour: bool = False) -> str:
+    lines = []
+    for result in results:
+        if verbose:
+            for test in result.results:
+                lines.append(f"{'PASS' if test.passed else 'FAIL'} {result.path}:{test.span.line}: {test.name}")
+    diagnostics = all_diagnostics(results)
+    if diagnostics:
+        lines.append(render_text(diagnostics, {}, colour=colour))
+    tests = [t for r in results for t in r.results]
+    passed = sum(t.passed for t in tests)
+    errors = sum(d.severity == ERROR for r in results for d in r.problems)
+    summary = f"{len(tests)} test(s) in {len(results)} file(s): {passed} passed, {len(tests) - passed} failed"
+    if errors:
+        summary += f"; {errors} problem(s) in the test files"
+    lines.append(summary)
+    return "\n".join(lines)
+
+
+def as_json(results: Sequence[FileResult]) -> str:
+    tests = [
+        {
+            "file": t.file,
+            "line": t.span.line,
+            "column": t.span.column,
+            "name": t.name,
+            "clauses": list(t.clauses),
+            "outcome": "passed" if t.passed else "failed",
+            "failures": [f.as_dict() for f in t.failures],
+        }
+        for r in results
+        for t in r.results
+    ]
+    return json.dumps(
+        {
+            "tests": tests,
+            "problems": [d.as_dict() for r in results for d in r.problems],
+            "passed": sum(t["outcome"] == "passed" for t in tests),
+            "failed": sum(t["outcome"] == "failed" for t in tests),
+        },
+        indent=2,
+        ensure_ascii=False,
+    )
+
+
+def github(results: Sequence[FileResult]) -> str:
+    return render_github(all_diagnostics(results))
+
+
+def junit(results: Sequence[FileResult]) -> str:
+    """JUnit XML: a test suite per file; a file's own problems are one errored test case."""
+    suites = ElementTree.Element("testsuites")
+    for result in results:
+        problems = [d for d in result.problems if d.severity == ERROR]
+        suite = ElementTree.SubElement(
+            suites,
+            "testsuite",
+            name=result.path,
+            tests=str(len(result.results) + (1 if problems else 0)),
+            failures=str(sum(not t.passed for t in result.results)),
+            errors=str(1 if problems else 0),
+        )
+        if problems:
+            case = ElementTree.SubElement(suite, "testcase", classname=result.path, name="the test file",
+                                          file=result.path, line="1")
+            error = ElementTree.SubElement(case, "error", message=f"{len(problems)} problem(s) in the test file")
+            error.text = render_text(problems, {})
+        for test in result.results:
+            case = ElementTree.SubElement(suite, "testcase", classname=result.path, name=test.name,
+                                          file=result.path, line=str(test.span.line))
+            if test.failures:
+                failure = ElementTree.SubElement(case, "failure", message=test.failures[0].message)
+                failure.text = render_text(list(test.failures), {})
+    ElementTree.indent(suites)
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + ElementTree.tostring(suites, encoding="unicode")
+
+
+def trace(results: Sequence[FileResult | tuple[str, TestFile | None]]) -> tuple[str, list[str]]:
+    """The table clause -> tests of each rules document cited by the test files (Markdown), and
+    the clauses neither covered nor declared not testable. Test files of one rules document
+    (a ruleset and its variants) make one table; without a document only cited clauses appear."""
+    groups: dict[str, list[FileResult]] = {}
+    out: list[str] = []
+    for item in results:
+        result = item if isinstance(item, FileResult) else _unrun(*item)
+        if result.tests is None:
+            out.append(f"{result.path}: the test file has problems; no table\n")
+            continue
+        rules = result.tests.rules
+        groups.setdefault(str(rules.resolve()) if rules is not None else result.path, []).append(result)
+    missing: list[str] = []
+    for group in groups.values():
+        table, uncovered = _table(group)
+        out.append(table)
+        missing += uncovered
+    return "\n".join(out), missing
+
+
+def _unrun(path: str, tests: TestFile | None) -> FileResult:
+    """A test file's tests as results without running them: the table needs only their citations."""
+    scenarios = tests.scenarios if tests is not None else ()
+    results = tuple(TestResult(path, s.name, s.span, tuple(c for c, _ in s.clauses), ()) for s in scenarios)
+    return FileResult(path, tests, (), results)
+
+
+def _table(group: list[FileResult]) -> tuple[str, list[str]]:
+    citing: dict[str, list[str]] = {}
+    not_testable: dict[str, str] = {}
+    for result in group:
+        assert result.tests is not None
+        not_testable.update(result.tests.not_testable)
+        for test in result.results:
+            for clause in test.clauses:
+                citing.setdefault(clause, []).append(f"{Path(result.path).name}:{test.span.line} {test.name}")
+    rules = group[0].tests.rules if group[0].tests is not None else None
+    known = clauses_of(rules) if rules is not None and rules.is_file() else sorted(citing)
+    title = rules.name if rules is not None else group[0].path
+    lines = [f"Clauses of {title} and the scenario tests citing them", "", "| clause | tests |", "| --- | --- |"]
+    missing = []
+    for clause in known:
+        if clause in citing:
+            shown = "; ".join(citing[clause])
+        elif clause in not_testable:
+            shown = f"not testable: {not_testable[clause]}"
+        elif "." in clause:  # a numbered rule; the recorded choices (C1...) need no test of their own
+            shown = "**not covered**"
+            missing.append(f"{title} {clause}")
+        else:
+            shown = "-"
+        lines.append(f"| {clause} | {shown.replace('|', '/')} |")
+    return "\n".join(lines) + "\n", missing

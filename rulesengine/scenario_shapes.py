@@ -1,0 +1,73 @@
+"""Reading the YAML of a scenario test file: values of the expected shape, or a diagnostic
+with their place (RE500, RE501), and an exception that skips the broken part."""
+
+from __future__ import annotations
+
+from .diagnostics import Diagnostic, Span, did_you_mean
+from .source import Map, Node, Scalar, Seq
+
+
+class Skip(Exception):
+    """A part of the file is broken; its diagnostic is recorded and the rest goes on."""
+
+
+def is_int(node: Node) -> bool:
+    return isinstance(node, Scalar) and isinstance(node.value, int) and not isinstance(node.value, bool)
+
+
+class Shapes:
+    """Diagnostics of one file, and readers of values that record one when the shape is wrong."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self.problems: list[Diagnostic] = []
+
+    def error(self, code: str, message: str, span: Span, hint: str | None = None) -> None:
+        self.problems.append(Diagnostic(code, message, span, hint=hint))
+
+    def fail(self, code: str, message: str, span: Span, hint: str | None = None) -> Skip:
+        self.error(code, message, span, hint)
+        return Skip()
+
+    # -- shapes --
+
+    def mapping(self, node: Node | None, what: str, keys: dict[str, str] | None) -> Map:
+        if not isinstance(node, Map):
+            raise self.fail("RE500", f"{what} must be a mapping", self.span(node))
+        if keys is not None:
+            for key, span in node.key_spans.items():
+                if key not in keys:
+                    hint = did_you_mean(key, keys) or f"known keys: {', '.join(keys)}"
+                    self.error("RE501", f"unknown key '{key}' in {what}", span, hint)
+        return node
+
+    def items(self, node: Node, what: str) -> tuple[Node, ...]:
+        if isinstance(node, Seq):
+            return node.items
+        if isinstance(node, Scalar) and node.value is not None:
+            return (node,)  # one item may be written without brackets
+        raise self.fail("RE500", f"{what} must be a list", self.span(node))
+
+    def text(self, node: Node, what: str) -> str:
+        if not isinstance(node, Scalar) or node.value is None or isinstance(node.value, bool):
+            raise self.fail("RE500", f"{what} must be a text", self.span(node))
+        return str(node.value)
+
+    def integer(self, node: Node, what: str) -> int:
+        if not is_int(node):
+            raise self.fail("RE500", f"{what} must be a whole number", self.span(node))
+        assert isinstance(node, Scalar) and isinstance(node.value, int)
+        return node.value
+
+    def span(self, node: Node | None) -> Span:
+        return node.span if node is not None else Span.point(self.path, 1, 1)
+
+
+def is_empty(node: Node) -> bool:
+    return (isinstance(node, Seq) and not node.items) or (isinstance(node, Scalar) and node.value is None)
+
+
+def flag(reader: Shapes, node: Node, what: str) -> bool:
+    if not (isinstance(node, Scalar) and isinstance(node.value, bool)):
+        raise reader.fail("RE500", f"{what} must be true or false", node.span)
+    return node.value

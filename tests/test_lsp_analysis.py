@@ -1,0 +1,141 @@
+"""What the language server computes, without a client: its diagnostics equal `validate`'s
+for every rule file the project has, and completion knows where keys go."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rulesengine.api import validate_file
+from rulesengine.compose import compose
+from rulesengine.diagnostics import RuleFileError
+from rulesengine.lsp import analysis
+from rulesengine.source import Map, Seq, load_yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+FILES = sorted([*(ROOT / "tests" / "corpus").rglob("*.yaml"), *(ROOT / "rulesets").rglob("*.yaml"),
+                *(ROOT / "examples").glob("*.yaml")])
+
+
+def spans(node):
+    """Every key's place and every scalar's value and place, in order: two documents with the
+    same spans were merged alike from the same files."""
+    if isinstance(node, Map):
+        out = []
+        for key, value in node.items():
+            out += [(key, node.key_spans[key]), *spans(value)]
+        return out
+    if isinstance(node, Seq):
+        return [s for item in node.items for s in spans(item)]
+    return [(node.value, node.span)]
+
+
+def composing() -> list[Path]:
+    """The files whose composition goes its own way in the server: those with `extends` or
+    `include` (every one), and some others (loading the YAML is shared code)."""
+    files = [p for p in FILES if not p.name.endswith(".tests.yaml") and "bomb" not in p.name]
+    with_bases = [p for p in files if b"extends" in p.read_bytes() or b"include" in p.read_bytes()]
+    return with_bases + [p for p in files if p not in with_bases][::6]
+
+
+def test_the_text_composes_as_validate_composes_the_file():
+    # The server composes the editor's text itself (the file on disk may be older); checking is
+    # the same function either way, so composing alike means the same diagnostics as validate.
+    checked = 0
+    for path in composing():
+        try:
+            text = path.read_text(encoding="utf-8")
+            expected = compose(str(path))
+        except UnicodeDecodeError:
+            continue  # an editor holds text, never undecodable bytes
+        except RuleFileError as error:
+            expected = error.diagnostics
+        try:
+            found = analysis.compose_text(load_yaml(text.replace("\r\n", "\n").replace("\r", "\n"), str(path)),
+                                          str(path))
+        except RuleFileError as error:
+            found = error.diagnostics
+        if isinstance(expected, list):
+            assert found == expected, path
+        else:
+            assert spans(found) == spans(expected), path
+        checked += 1
+    assert checked > 25
+
+
+def test_analysis_and_validate_agree_on_diagnostics():
+    for name in ("pan-reversed-spades.yaml", "padan-original.yaml", "blocks/tricks.yaml"):
+        path = ROOT / "rulesets" / name
+        assert list(analysis.analyse(path.read_text(encoding="utf-8"), str(path)).diagnostics) == validate_file(
+            path)[1]
+    broken = ROOT / "tests" / "corpus" / "broken"
+    for path in sorted(broken.glob("*.yaml"))[::10]:
+        text = path.read_text(encoding="utf-8", errors="strict") if "utf8" not in path.name else None
+        if text is not None:
+            assert list(analysis.analyse(text.replace("\r\n", "\n"), str(path)).diagnostics) == validate_file(
+                path)[1], path
+
+
+def test_unsaved_text_is_analysed_not_the_file(tmp_path):
+    base = tmp_path / "base.yaml"
+    base.write_text((ROOT / "examples" / "tutorial-game.yaml").read_text(encoding="utf-8"), encoding="utf-8")
+    variant = tmp_path / "variant.yaml"
+    variant.write_text("extends: base.yaml\nname: V\n", encoding="utf-8")
+    assert analysis.analyse("extends: base.yaml\nname: V\n", str(variant)).diagnostics == ()
+    found = analysis.analyse("extends: bse.yaml\nname: V\n", str(variant)).diagnostics
+    assert [(d.code, d.span.line, d.span.column) for d in found] == [("RE012", 1, 10)]
+    assert "'bse.yaml'" in found[0].message
+    itself = analysis.analyse("extends: variant.yaml\nname: V\n", str(variant)).diagnostics
+    assert [d.code for d in itself] == ["RE013"]
+    result = analysis.analyse("extends: base.yaml\nname: V\nvariables:\n  bonus: {type: int}\n", str(variant))
+    assert result.declarations["bonus"].span.file == str(variant)
+    assert result.declarations["hand"].span.file.endswith("base.yaml")
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "expected"),
+    [
+        ("name: x\n\n", 1, ("",)),
+        ("zones:\n  pile:\n    vis", 2, ("zones", "pile")),
+        ("moves:\n  lay:\n    params:\n      card:\n        fr", 4, ("moves", "lay", "params", "card")),
+        ("round:\n  limit:\n    tu", 2, ("round", "limit")),
+        ("moves:\n  lay:\n    effects:\n      - mo", 3, ("moves", "lay", "effects")),
+    ],
+)
+def test_the_keys_above_the_cursor(text: str, line: int, expected):
+    lines = text.split("\n")
+    path = analysis.key_path(lines, line)
+    assert path == (expected if expected != ("",) else ())
+
+
+def test_completion_in_scenario_test_files_offers_their_keys():
+    text = "ruleset: pan\ntests:\n  - name: x\n    position:\n      zo\n    expect:\n      leg\n    st"
+    lines = text.split("\n")
+    assert analysis.key_path(lines, 4) == ("tests", "position")
+    assert "zones" in {c.label for c in analysis.completions(lines, 4, 8, None, test_file=True)}
+    assert "legal" in {c.label for c in analysis.completions(lines, 6, 9, None, test_file=True)}
+    assert {"play", "steps", "position"} <= {c.label for c in analysis.completions(lines, 7, 6, None, test_file=True)}
+    lines = ["tests:", "  - na"]
+    assert "name" in {c.label for c in analysis.completions(lines, 1, 6, None, test_file=True)}
+
+
+def test_completion_offers_the_keys_of_the_place():
+    lines = "zones:\n  pile:\n    vis".split("\n")
+    labels = {c.label for c in analysis.completions(lines, 2, 7, None)}
+    assert labels == {"per", "visibility", "sorted_by", "description"}
+    lines = "moves:\n  lay:\n    params:\n      card:\n        fr".split("\n")
+    assert {c.label for c in analysis.completions(lines, 4, 10, None)} == {"from", "size", "same"}
+    lines = ["name: x", "na"]
+    assert "players" in {c.label for c in analysis.completions(lines, 1, 2, None)}
+
+
+def test_without_pygls_the_lsp_command_says_what_to_install():
+    import subprocess
+    import sys
+
+    code = ("import sys; sys.modules['pygls'] = None; sys.modules['pygls.lsp.server'] = None; "
+            "sys.argv = ['rulesengine', 'lsp']; from rulesengine.cli import entry; entry()")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert result.returncode == 2
+    assert "pip install 'rulesengine[lsp]'" in result.stderr and "Traceback" not in result.stderr
