@@ -36,7 +36,7 @@ from . import ir, pyast, runtime
 from .diagnostics import EngineError, Span
 from .layout import Layout
 from .limits import MAX_CARDS, MAX_INTEGER, MAX_PLAYERS, MAX_RANGE, MAX_TEXT_LENGTH
-from .lower import CardSelf, SuitAttr
+from .lower import CardSelf, SuitAttr, is_seat
 from .names import NameAllocator
 from .pyast import call, compare, const, is_const, name, sub
 
@@ -251,13 +251,13 @@ class CodeGenerator:
     def player(self, e: ir.Expr, where: ast.expr) -> ast.expr:
         """A player that must be a seat: nobody there is an error naming the rule position."""
         node = self.gen(e)
-        if always_in_range(e) or (is_const(node) and 0 <= node.value < self.layout.num_players):  # type: ignore
+        if is_seat(e, self.layout.seat_slots) or (is_const(node) and 0 <= node.value < self.layout.num_players):  # type: ignore
             return node
         return call(self.helper(runtime.seat_of, "seat_of"), node, const(self.layout.num_players), where)
 
     def variable_index(self, offset: int, variable: str, index: ir.Expr, span: Span) -> ast.expr:
         node = self.gen(index)
-        if always_in_range(index):
+        if is_seat(index, self.layout.seat_slots):
             return fold_binop(const(offset), "+", node)
         # A player that may be "nobody" (-1): reading its value is an error, not another's value.
         check = self.derived(("var_index", variable, position(span)),
@@ -332,15 +332,16 @@ class CodeGenerator:
         message = self.derived(("message", text), lambda: text, "message")
         check = name(self.derived(("zone_index", family.name),
                                   lambda: _zone_index(family.base, family.strides, family.sizes), "zone_index"))
-        if all(always_in_range(i) or _cheap(i) for i in e.indices):
+        if all(is_seat(i, self.layout.seat_slots) or _cheap(i) for i in e.indices):
             # Expressions are pure, so a cheap index may be computed twice instead of calling a helper.
             indices = [self.gen(i) for i in e.indices]
             offset: ast.expr = const(family.base)
             for node, stride in zip(indices, family.strides):
                 offset = fold_binop(offset, "+", node if stride == 1 else fold_binop(node, "*", const(stride)))
+            seats = self.layout.seat_slots
             tests = [ast.Compare(const(0), [ast.LtE(), ast.Lt()], [node, const(size)])
                      for node, size, index in zip(indices, family.sizes, e.indices)
-                     if not (always_in_range(index) or self._real_suit(index) or _literal_within(node, size))]
+                     if not (is_seat(index, seats) or self._real_suit(index) or _literal_within(node, size))]
             if not tests:
                 return offset
             return pyast.ifexp(pyast.and_(*tests), offset, call(check, name(message), *indices))
@@ -621,7 +622,7 @@ class CodeGenerator:
         """Functions of a player. Of nobody (-1): left, right, opponent and next give nobody,
         is_active and can_move are false, others gives every seat."""
         n = self.layout.num_players
-        seat = always_in_range(e) or (is_const(arg) and 0 <= arg.value < n)  # type: ignore[attr-defined]
+        seat = is_seat(e, self.layout.seat_slots) or (is_const(arg) and 0 <= arg.value < n)  # type: ignore[attr-defined]
         if function in ("left", "opponent", "right"):
             shift = -1 if function == "right" else 1
             if is_const(arg) and seat:
@@ -776,21 +777,6 @@ def _literal_within(node: ast.expr, size: int) -> bool:
 # ---- what the IR tells about values ----------------------------------------------------
 
 
-def always_in_range(index: ir.Expr) -> bool:
-    """Player values made by the engine are always seats 0..n-1."""
-    if index.type != ir.PLAYER:
-        return False
-    if isinstance(index, ir.Local):
-        return True
-    if isinstance(index, ir.Builtin):
-        return index.name == "current"
-    if isinstance(index, ir.Call):
-        # left, right, opponent and next of a seat are seats; of nobody, nobody
-        return index.function == "seat" or (index.function in ("left", "right", "opponent", "next")
-                                            and always_in_range(index.args[0]))
-    return False
-
-
 _COUNTERS = 2**62  # turn and round counters count decisions: a match never reaches this
 
 
@@ -872,7 +858,7 @@ def _may_fail(e: ir.Expr, layout: Layout) -> bool:
     """Whether evaluating `e` could raise: an index outside a zone or a player's values, or
     arithmetic that may pass the language's limits."""
     if isinstance(e, (ir.ZoneRef, ir.VarRef)) and e.indices and not (
-        len(e.indices) == 1 and always_in_range(e.indices[0])
+        len(e.indices) == 1 and is_seat(e.indices[0], layout.seat_slots)
     ):
         return True
     if isinstance(e, ir.Binary) and e.op in ("+", "-", "*") or isinstance(e, ir.Unary) and e.op == "-":

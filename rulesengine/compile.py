@@ -20,7 +20,7 @@ from . import ir
 from .codegen import GeneratedSource
 from .codegen_moves import MoveCodeGenerator
 from .layout import Layout, ZoneFamily
-from .lower import lower
+from .lower import lower, seat_slots
 from .names import NameAllocator
 
 Fn = Callable[[Any, list], Any]
@@ -152,6 +152,7 @@ class Compiler:
             suit_attributes=tuple(s.attributes for s in r.suits),
             ranks=tuple(r.ranks),
             phase_names=tuple(p.name for p in r.phases),
+            seat_slots=seat_slots(r),
         )
         self.codegen = MoveCodeGenerator(self.layout, self.names)
         self.build_cards()

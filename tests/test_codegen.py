@@ -512,8 +512,11 @@ def test_nobody_as_a_seat_is_an_error_naming_the_rule_position(tmp_path: Path, e
         game.new_initial_state(seed=1)
 
 
-def test_a_players_value_of_nobody_is_an_error(tmp_path: Path) -> None:
-    game = _nobody_game(tmp_path, "  - score[next(seat(0))] = score[who] + 1")
+@pytest.mark.parametrize("effect", ["score[next(seat(0))] = score[who] + 1",
+                                    "score[seat(1)] = [who].count(p, score[p] >= 0)",
+                                    "for: p in [seat(0), who]\n    do:\n      - score[p] += 1"])
+def test_a_players_value_of_nobody_is_an_error(tmp_path: Path, effect: str) -> None:
+    game = _nobody_game(tmp_path, f"  - {effect}")
     with pytest.raises(EngineError, match=r"game\.yaml:\d+:\d+: 'score' has no value for nobody"):
         game.new_initial_state(seed=1)
 
