@@ -200,9 +200,9 @@ class CodeGenerator:
             return [pyast.expr(pyast.method(name("st"), "deal", self.gen(s.source), const(family.base), start, count,
                                             sorted_tables))]
         if isinstance(s, ir.Reveal):
-            cards = pyast.list_([self.gen(s.cards)]) if s.cards.type == ir.CARD \
+            shown = pyast.list_([self.gen(s.cards)]) if s.cards.type == ir.CARD \
                 else call("list", self.collection(s.cards))
-            return [pyast.expr(pyast.method(name("st"), "reveal", self.player(s.player, where), cards))]
+            return [pyast.expr(pyast.method(name("st"), "reveal", self.player(s.player, where), shown))]
         if isinstance(s, ir.Assign):
             offset = layout.variable_offsets[s.variable]
             if not s.indices:
@@ -455,6 +455,7 @@ class CodeGenerator:
         return pyast.list_(self.gen(i) for i in e.items)
 
     def gen_Macro(self, e: ir.Macro) -> ast.expr:
+        assert e.body is not None  # the checker gives every macro a body
         var = self.slot(e.slot)
         if e.kind == "bind":
             value = self.gen(e.collection)
@@ -468,12 +469,14 @@ class CodeGenerator:
         if unrolled is not None:
             return unrolled
         items = self.collection(e.collection, collection)
-        shared = self._shared.get(e.collection.slot) if isinstance(e.collection, ir.Local) else None
-        if e.kind in ("any", "all") and shared is not None and _only_through(e.body, e.slot, shared):
+        source = e.collection
+        shared = self._shared.get(source.slot) if isinstance(source, ir.Local) else None
+        if e.kind in ("any", "all") and shared is not None and isinstance(source, ir.Local) \
+                and _only_through(e.body, e.slot, shared):
             # Pass `alias`: the cards of a set parameter share this attribute, and the body reads
             # nothing else of the card: the answer for the first card is the answer for all.
             self._aliases[e.slot] = sub(items, const(0))
-            group_value = self._group_values.get(e.collection.slot)
+            group_value = self._group_values.get(source.slot)
             if group_value is not None:
                 self._attribute_aliases[(e.slot, shared)] = group_value
             try:
@@ -509,6 +512,7 @@ class CodeGenerator:
                     const(e.kind == "argmax"))
 
     def _macro_body(self, e: ir.Macro) -> ast.expr:
+        assert e.body is not None
         self._forbidden.add(e.slot)
         real = e.collection.type == ir.ZONE and e.slot not in self.real_cards
         if real:
@@ -530,7 +534,7 @@ class CodeGenerator:
         """Pass `unroll`: `any`, `all`, `count` or `sum` over a few values known when the game is
         compiled (the seats, the suits, a range of constants) written out value by value, when
         the written-out code stays within UNROLL_BUDGET nodes; else None (a loop is emitted)."""
-        if e.kind not in ("any", "all", "count", "sum"):
+        if e.kind not in ("any", "all", "count", "sum") or e.body is None:
             return None
         values = self._static_values(e.collection, collection)
         if values is None or len(values) > MAX_UNROLLED:
@@ -556,8 +560,8 @@ class CodeGenerator:
         if e.kind == "all":
             return _fold_bool("and", parts)
         if e.kind == "count":
-            parts = [pyast.ifexp(p, const(1), const(0)) if not is_const(p) else const(1 if p.value else 0)
-                     for p in parts]  # type: ignore[attr-defined]
+            parts = [pyast.ifexp(p, const(1), const(0)) if not is_const(p)
+                     else const(1 if p.value else 0) for p in parts]  # type: ignore[attr-defined]
         total: ast.expr = const(0)
         for part in parts:
             total = fold_binop(total, "+", part)

@@ -73,6 +73,14 @@ def _implies(test: ast.expr, other: ast.expr) -> bool:
             and pyast.same(test.comparators[0], other.comparators[0]))  # type: ignore[attr-defined]
 
 
+def _after(first: list[ast.stmt]) -> Wrap:
+    return lambda body: [*first, *body]
+
+
+def _loop(var: str, iterable: ast.expr, opened: list[ast.stmt]) -> Wrap:
+    return lambda body: [pyast.for_(var, iterable, [*opened, *body])]
+
+
 class _Replace(ast.NodeTransformer):
     def __init__(self, replacements: dict[str, str], card: str):
         self.replacements, self.card = replacements, card
@@ -217,13 +225,14 @@ class MoveCodeGenerator(CodeGenerator):
                 tests.append((test, self._append(pyast.binop(const(compiled.offset), "+", name(card)))))
                 continue
             kept = self.names.fresh(f"_kept{compiled.index}")
-            test = self._card_test(move, compiled.params, hoisted, name(card)) if move.legal is not None else None
+            per_card = self._card_test(move, compiled.params, hoisted, name(card)) if move.legal is not None else None
             start.append(pyast.assign(kept, pyast.list_([])))
-            tests.append((test if test is not None else const(True),
+            tests.append((per_card if per_card is not None else const(True),
                           pyast.expr(pyast.method(name(kept), "append", name(card)))))
             var = self.slot(param.slot)
             wrap, iterable = self._set_groups(name(kept), kind)
-            condition = const(True) if test is not None or move.legal is None else self._legal_condition(move, hoisted)
+            condition = const(True) if per_card is not None or move.legal is None \
+                else self._legal_condition(move, hoisted)
             key = pyast.binop(const(compiled.offset), "+", self._set_rank(var, kind.size, 1))
             inner: list[ast.stmt] = [self._append(key)]
             if not (pyast.is_const(condition) and condition.value):  # type: ignore[attr-defined]
@@ -310,7 +319,7 @@ class MoveCodeGenerator(CodeGenerator):
                         test = card_test
                         filtered = [pyast.assign(kept, pyast.list_([])), pyast.for_(test_card, candidates, [
                             pyast.if_(test, [pyast.expr(pyast.method(name(kept), "append", name(test_card)))])])]
-                        wraps.append(lambda body, filtered=filtered: [*filtered, *body])
+                        wraps.append(_after(filtered))
                         candidates = name(kept)
                     wrap, iterable = self._set_groups(candidates, compiled)
                     wraps.append(wrap)
@@ -319,11 +328,10 @@ class MoveCodeGenerator(CodeGenerator):
                 at = self.names.fresh(f"_p{depth}")
                 opened = [pyast.assign(at, pyast.method(positions, "get", name(var), const(-1))),
                           pyast.if_(compare(name(at), "<", const(0)), [ast.Continue()])]
-                wraps.append(lambda body, var=var, candidates=candidates, opened=opened:
-                             [pyast.for_(var, candidates, [*opened, *body])])
+                wraps.append(_loop(var, candidates, opened))
                 key = pyast.binop(key, "+", name(at) if stride == 1 else pyast.binop(name(at), "*", const(stride)))
                 continue
-            wraps.append(lambda body, var=var, iterable=iterable: [pyast.for_(var, iterable, body)])
+            wraps.append(_loop(var, iterable, []))
         inner: list[ast.stmt] = [self._append(key)]
         if not (pyast.is_const(condition) and condition.value):  # type: ignore[attr-defined]
             inner = [pyast.if_(condition, inner)]

@@ -244,7 +244,7 @@ class Compiler:
         self.zone_names = tuple(names)
         self.zone_owner = tuple(owners)
         self.zone_visibility = tuple(visibility)
-        initial = [[] for _ in range(base)]
+        initial: list[list[int]] = [[] for _ in range(base)]
         card = 0
         for deck in self.r.decks:
             deck_size = deck.copies * len(deck.suits) * len(deck.ranks)
@@ -258,7 +258,9 @@ class Compiler:
         self._extend_layout(families=self.families, sorted_tables=sorted_tables)
 
     def build_variables(self) -> None:
-        offsets, values, layout = {}, [], []
+        offsets: dict[str, int] = {}
+        values: list[object] = []
+        layout = []
         for variable in self.r.variables:
             offsets[variable.name] = len(values)
             value = self.expr(variable.default, f"default of variable {variable.name}")(None, [None] * 2)

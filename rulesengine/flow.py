@@ -43,7 +43,7 @@ def turn_passing(players: ast.expr, limit: ast.expr | None, on_end: list[ast.stm
     if limit is None:
         out.append(pyast.if_(stuck, end_stuck))
         return out
-    over = compare(pyast.st("turns"), ">=", limit)
+    over: ast.expr = compare(pyast.st("turns"), ">=", limit)
     if not pyast.is_const(limit):
         over = pyast.and_(compare(limit, "is not", const(None)), over)
     out.append(pyast.if_(over, [pyast.expr(pyast.method(st, "_end_round", const(LIMIT))), *on_end],
