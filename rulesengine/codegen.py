@@ -26,7 +26,9 @@ Nothing here runs while a game is played.
 from __future__ import annotations
 
 import ast
+import itertools
 import linecache
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -42,6 +44,9 @@ from .pyast import call, compare, const, is_const, name, sub
 
 MAX_UNROLLED = 8  # a macro over at most this many known values may be written out value by value
 UNROLL_BUDGET = 256  # ... and only while the written-out code stays within this many syntax nodes
+
+
+_COMPILED = itertools.count(1)  # makes each generated function's file name its own
 
 
 @attrs.frozen
@@ -127,11 +132,14 @@ class CodeGenerator:
         """Emit a finished function once, compile it, and keep its source (for `rulesengine
         compile`, the runtime-interface test, and tracebacks, which show its lines)."""
         source = pyast.emit_function(fn, heading)
-        filename = f"<{heading}>"
+        filename = f"<{heading} #{next(_COMPILED)}>"
+        # Tracebacks read the lines from here, for as long as the function lives.
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
         exec(compile(source, filename, "exec"), self.namespace)  # generated from the IR, never rule text
         self.sources.append(GeneratedSource(fn.name, heading, source))
-        return self.namespace[fn.name]  # type: ignore[return-value]
+        function = self.namespace[fn.name]
+        weakref.finalize(function, linecache.cache.pop, filename, None)
+        return function  # type: ignore[return-value]
 
     def prologue(self, slots: set[int]) -> list[ast.stmt]:
         return [pyast.assign(self.slot(s), sub(name("env"), const(s))) for s in sorted(slots)]

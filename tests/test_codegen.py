@@ -238,15 +238,29 @@ def test_the_code_generator_uses_no_regular_expression_and_no_replace(module: st
 
 # ---- the runtime interface ----------------------------------------------------------------
 
-_SETTINGS = [
-    ("pan", 2, {}), ("pan", 4, {"triples": "equal_or_higher", "fours": "equal_or_higher", "reversed_spades": True}),
-    ("pan", 3, {"triples": "nines_only"}), ("pan-reversed-spades", 3, {}), ("padan", 2, {}),
-    ("padan-original", 2, {}), ("padvinderspel", 2, {}), ("padvinderspel", 5, {"attach": "higher_only"}),
-    *((str(path), None, {}) for path in sorted((ROOT / "examples").glob("*.yaml"))),
-]
+_SHIPPED = sorted([*(ROOT / "rulesets").glob("*.yaml"), *(ROOT / "examples").glob("*.yaml")])
+_OPTIONS = {"pan": {"triples": "equal_or_higher", "fours": "equal_or_higher", "reversed_spades": True},
+            "padvinderspel": {"attach": "higher_only"}}
 
 
-@pytest.mark.parametrize(("ruleset", "players", "options"), _SETTINGS, ids=lambda v: Path(str(v)).stem)
+def _settings() -> list[tuple[str, int, dict]]:
+    """Every shipped ruleset and example at its smallest and largest player count, and with
+    options other than the defaults where it has any worth trying."""
+    out = []
+    for path in _SHIPPED:
+        ruleset = api.load_ruleset(str(path))
+        for players in sorted({ruleset.min_players, ruleset.max_players}):
+            out.append((str(path), players, {}))
+        if path.stem in _OPTIONS:
+            out.append((str(path), ruleset.default_players, _OPTIONS[path.stem]))
+    return out
+
+
+_SETTINGS = _settings()
+
+
+@pytest.mark.parametrize(("ruleset", "players", "options"), _SETTINGS,
+                         ids=[f"{Path(r).stem}-{n}-{len(o)}" for r, n, o in _SETTINGS])
 def test_generated_code_uses_only_the_declared_state_interface(ruleset: str, players, options: dict) -> None:
     game = rulesengine.make_game(ruleset, players=players, options=options)
     assert game.program.source
