@@ -500,8 +500,9 @@ class CodeGenerator:
             if getter is None:
                 getter = self._getters[table] = self.constant(self.namespace[table].__getitem__, "get")  # type: ignore
             mapped = call("map", name(getter), items)
-            return call("sum", mapped) if e.kind == "sum" else \
-                ast.Call(name(e.kind), [mapped], [ast.keyword("default", const(0))])
+            if e.kind == "sum":
+                return self.bounded(call("sum", mapped), e)
+            return ast.Call(name(e.kind), [mapped], [ast.keyword("default", const(0))])
         if e.kind == "any":
             return call("any", pyast.genexp(body, var, items))
         if e.kind == "all":
