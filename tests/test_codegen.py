@@ -539,3 +539,32 @@ def test_the_listing_of_a_shipped_ruleset_compiles_under_every_player_count() ->
     ruleset = api.load_ruleset("padvinderspel")
     for players in range(ruleset.min_players, ruleset.max_players + 1):
         assert listing(rulesengine.make_game(ruleset, players=players).program)
+
+
+def test_the_compile_command_prints_the_generated_module() -> None:
+    from click.testing import CliRunner
+
+    from rulesengine.cli import main
+
+    result = CliRunner().invoke(main, ["compile", "pan", "--players", "2", "-o", "triples=nines_only"])
+    assert result.exit_code == 0, result.output
+    assert "2 players" in result.output and "triples='nines_only'" in result.output
+    ast.parse(result.output)
+    unknown = CliRunner().invoke(main, ["compile", "pan", "-o", "nonsense=1"])
+    assert unknown.exit_code == 2 and "unknown option 'nonsense'" in unknown.output
+
+
+def test_compile_without_optimisation_uses_the_reference_mode_or_says_it_is_missing() -> None:
+    import inspect
+
+    from click.testing import CliRunner
+
+    from rulesengine import compile as compiler
+    from rulesengine.cli import main
+
+    result = CliRunner().invoke(main, ["compile", "pan", "--no-optimize"])
+    if "optimize" in inspect.signature(compiler.compile_program).parameters:
+        assert result.exit_code == 0, result.output
+    else:
+        assert result.exit_code == 2 and "no reference mode" in result.output
+        assert len(result.output.strip().splitlines()) == 1
