@@ -44,6 +44,8 @@ from .pyast import call, compare, const, is_const, name, sub
 
 MAX_UNROLLED = 8  # a macro over at most this many known values may be written out value by value
 UNROLL_BUDGET = 256  # ... and only while the written-out code stays within this many syntax nodes
+UNROLL_WORK = 4_096  # bodies written out per game setting: past it, macros stay loops (bodies that fold
+# to constants are small, yet nested ones would cost 9**depth to write out)
 
 
 _COMPILED = itertools.count(1)  # makes each generated function's file name its own
@@ -97,6 +99,7 @@ class CodeGenerator:
         self._attribute_aliases: dict[tuple[int, str], ast.expr] = {}
         self._getters: dict[str, str] = {}  # constant table -> the constant holding its lookup function
         self._card_self: str | None = None  # the parameter holding the card of a card-context function
+        self._unroll_work = 0  # bodies written out by the pass `unroll` so far
         self.real_cards: set[int] = set()  # slots holding a card of a zone (never "no card") where generated
 
     # ---- names and constants ---------------------------------------------------------
@@ -473,7 +476,7 @@ class CodeGenerator:
             finally:
                 self._forbidden.discard(e.slot)
         collection = self.gen(e.collection)
-        unrolled = self.unroll(e, collection)
+        unrolled, once = self.unroll(e, collection)
         if unrolled is not None:
             return unrolled
         items = self.collection(e.collection, collection)
@@ -492,7 +495,7 @@ class CodeGenerator:
             finally:
                 del self._aliases[e.slot]
                 self._attribute_aliases.pop((e.slot, shared), None)
-        body = self._macro_body(e)
+        body = once if once is not None else self._macro_body(e)  # each body generated once
         if e.kind in ("max", "min", "sum") and self._table_lookup(body, var):
             # An attribute of each card: the table's lookup mapped over the cards, without a generator.
             table = body.value.id  # type: ignore[attr-defined]
@@ -539,20 +542,23 @@ class CodeGenerator:
                 and isinstance(node.slice, ast.Name) and node.slice.id == var
                 and isinstance(self.namespace.get(node.value.id), list))
 
-    def unroll(self, e: ir.Macro, collection: ast.expr) -> ast.expr | None:
+    def unroll(self, e: ir.Macro, collection: ast.expr) -> tuple[ast.expr | None, ast.expr | None]:
         """Pass `unroll`: `any`, `all`, `count` or `sum` over a few values known when the game is
         compiled (the seats, the suits, a range of constants) written out value by value, when
-        the written-out code stays within UNROLL_BUDGET nodes; else None (a loop is emitted)."""
+        the written-out code stays within UNROLL_BUDGET nodes and the game's UNROLL_WORK is not
+        spent. Gives (the written-out node, None), or (None, the body as a loop has it, if it was
+        generated to decide: the caller uses it rather than generating it again)."""
         if e.kind not in ("any", "all", "count", "sum") or e.body is None:
-            return None
+            return None, None
         values = self._static_values(e.collection, collection)
-        if values is None or len(values) > MAX_UNROLLED:
-            return None
+        if values is None or len(values) > MAX_UNROLLED or self._unroll_work + len(values) > UNROLL_WORK:
+            return None, None
         hoisted = self._hoisted
         mark = len(hoisted) if hoisted is not None else 0
         once = self._macro_body(e)  # the body once, as a loop would have it: its size decides
-        if len(values) * pyast.size(once) > UNROLL_BUDGET:
-            return None
+        if len(values) * pyast.size(once) > UNROLL_BUDGET or self._unroll_work + len(values) > UNROLL_WORK:
+            return None, once
+        self._unroll_work += len(values)
         if hoisted is not None:
             del hoisted[mark:]
         parts = []
@@ -565,16 +571,16 @@ class CodeGenerator:
             self._aliases.pop(e.slot, None)
             self._forbidden.discard(e.slot)
         if e.kind == "any":
-            return _fold_bool("or", parts)
+            return _fold_bool("or", parts), None
         if e.kind == "all":
-            return _fold_bool("and", parts)
+            return _fold_bool("and", parts), None
         if e.kind == "count":
             parts = [pyast.ifexp(p, const(1), const(0)) if not is_const(p)
                      else const(1 if p.value else 0) for p in parts]  # type: ignore[attr-defined]
         total: ast.expr = const(0)
         for part in parts:
             total = fold_binop(total, "+", part)
-        return self.bounded(total, e) if e.kind == "sum" and not is_const(total) else total
+        return (self.bounded(total, e) if e.kind == "sum" and not is_const(total) else total), None
 
     def _static_values(self, e: ir.Expr, node: ast.expr) -> list[int] | None:
         """The values of a collection fixed for the game setting: seats, suits, range(k)."""

@@ -222,6 +222,31 @@ def test_nested_macros_over_constant_ranges_unroll_within_a_budget(tmp_path: Pat
     assert len(state.legal_actions()) == 3  # every order (1..3) is a sum of six numbers 0..7
 
 
+@pytest.mark.parametrize("innermost", ["x9 > 100", "card.order == x0 + x9"])
+def test_nested_macros_generate_each_body_a_bounded_number_of_times(tmp_path: Path, monkeypatch,
+                                                                  innermost: str) -> None:
+    # Bodies that fold to constants stay small at every level, so only the work budget stops
+    # writing them out; bodies that do not fold stop at the size budget. Either way the number
+    # of IR nodes generated stays near the file's size, not 9**10.
+    from rulesengine.codegen import CodeGenerator
+
+    legal = innermost
+    for i in reversed(range(10)):
+        legal = f"range(8).any(x{i}, {legal})"
+    calls = 0
+    original = CodeGenerator.gen
+
+    def counted(self, e):
+        nonlocal calls
+        calls += 1
+        return original(self, e)
+
+    monkeypatch.setattr(CodeGenerator, "gen", counted)
+    game = game_from(tmp_path, _pathological(f"card.order > 0 and {legal}"))
+    assert calls < 100_000
+    assert total_source(game) < 12_000
+
+
 # ---- no text rewriting ------------------------------------------------------------------
 
 
