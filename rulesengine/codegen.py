@@ -193,26 +193,40 @@ class CodeGenerator:
                 return [pyast.expr(pyast.method(name("st"), "put_on_top", self.gen(cards), destination))]
             if plain and not s.at_bottom and cards.type == ir.ZONE:
                 return [pyast.expr(pyast.method(name("st"), "move_all", self.gen(cards), destination, sorted_tables))]
-            if plain and not s.at_bottom and isinstance(cards, ir.Call) and cards.function == "top" \
-                    and len(cards.args) == 2:
+            if (
+                plain
+                and not s.at_bottom
+                and isinstance(cards, ir.Call)
+                and cards.function == "top"
+                and len(cards.args) == 2
+            ):
                 zone, count = (self.gen(a) for a in cards.args)
                 return [pyast.expr(pyast.method(name("st"), "move_top", zone, count, destination, sorted_tables))]
             if cards.type == ir.CARD:
                 moved: ast.expr = pyast.tuple_([self.gen(cards)])
             else:
                 moved = call("list", self.collection(cards))  # a copy: the zone changes as cards leave
-            return [pyast.expr(pyast.method(name("st"), "move_cards", moved, destination, const(s.at_bottom),
-                                            sorted_tables))]
+            return [
+                pyast.expr(
+                    pyast.method(name("st"), "move_cards", moved, destination, const(s.at_bottom), sorted_tables)
+                )
+            ]
         if isinstance(s, ir.Deal):
             family = layout.families[s.family]
             count = self.gen(s.count) if s.count is not None else const(None)
             sorted_tables = name(self.constant(layout.sorted_tables, "sorted"))
             start = self.player(s.start, where)
-            return [pyast.expr(pyast.method(name("st"), "deal", self.gen(s.source), const(family.base), start, count,
-                                            sorted_tables))]
+            return [
+                pyast.expr(
+                    pyast.method(
+                        name("st"), "deal", self.gen(s.source), const(family.base), start, count, sorted_tables
+                    )
+                )
+            ]
         if isinstance(s, ir.Reveal):
-            shown = pyast.list_([self.gen(s.cards)]) if s.cards.type == ir.CARD \
-                else call("list", self.collection(s.cards))
+            shown = (
+                pyast.list_([self.gen(s.cards)]) if s.cards.type == ir.CARD else call("list", self.collection(s.cards))
+            )
             return [pyast.expr(pyast.method(name("st"), "reveal", self.player(s.player, where), shown))]
         if isinstance(s, ir.Assign):
             offset = layout.variable_offsets[s.variable]
@@ -246,8 +260,12 @@ class CodeGenerator:
         if isinstance(s, ir.Log):
             parts = [const(part) if isinstance(part, str) else self.text(part, self.gen(part)) for part in s.parts]
             text = _join(parts)
-            return [pyast.if_(compare(pyast.st("log"), "is not", const(None)),
-                              [pyast.expr(pyast.method(pyast.st("log"), "append", text))])]
+            return [
+                pyast.if_(
+                    compare(pyast.st("log"), "is not", const(None)),
+                    [pyast.expr(pyast.method(pyast.st("log"), "append", text))],
+                )
+            ]
         if isinstance(s, ir.If):
             condition = self.gen(s.condition)
             if is_const(condition):  # decided by the options: only one branch is compiled
@@ -255,8 +273,7 @@ class CodeGenerator:
             return [pyast.if_(condition, self.statements(s.then), self.statements(s.otherwise))]
         if isinstance(s, ir.For):
             # A copy of the collection: the body may move the cards it goes over.
-            return [pyast.for_(self.slot(s.slot), call("list", self.collection(s.collection)),
-                               self.statements(s.body))]
+            return [pyast.for_(self.slot(s.slot), call("list", self.collection(s.collection)), self.statements(s.body))]
         raise EngineError(f"{position(s.span)}: no code for {type(s).__name__}")
 
     def player(self, e: ir.Expr, where: ast.expr) -> ast.expr:
@@ -271,8 +288,11 @@ class CodeGenerator:
         if is_seat(index, self.layout.seat_slots):
             return fold_binop(const(offset), "+", node)
         # A player that may be "nobody" (-1): reading its value is an error, not another's value.
-        check = self.derived(("var_index", variable, position(span)),
-                             lambda: _variable_index(offset, self.layout.num_players, variable, span), "var_index")
+        check = self.derived(
+            ("var_index", variable, position(span)),
+            lambda: _variable_index(offset, self.layout.num_players, variable, span),
+            "var_index",
+        )
         return call(name(check), node)
 
     # ---- expressions -----------------------------------------------------------------
@@ -341,8 +361,13 @@ class CodeGenerator:
             return const(family.base)
         text = f"{position(e.span)}: an index is outside zone '{family.name}'"
         message = self.derived(("message", text), lambda: text, "message")
-        check = name(self.derived(("zone_index", family.name),
-                                  lambda: _zone_index(family.base, family.strides, family.sizes), "zone_index"))
+        check = name(
+            self.derived(
+                ("zone_index", family.name),
+                lambda: _zone_index(family.base, family.strides, family.sizes),
+                "zone_index",
+            )
+        )
         if all(is_seat(i, self.layout.seat_slots) or _cheap(i) for i in e.indices):
             # Expressions are pure, so a cheap index may be computed twice instead of calling a helper.
             indices = [self.gen(i) for i in e.indices]
@@ -350,9 +375,11 @@ class CodeGenerator:
             for node, stride in zip(indices, family.strides):
                 offset = fold_binop(offset, "+", node if stride == 1 else fold_binop(node, "*", const(stride)))
             seats = self.layout.seat_slots
-            tests = [ast.Compare(const(0), [ast.LtE(), ast.Lt()], [node, const(size)])
-                     for node, size, index in zip(indices, family.sizes, e.indices)
-                     if not (is_seat(index, seats) or self._real_suit(index) or _literal_within(node, size))]
+            tests = [
+                ast.Compare(const(0), [ast.LtE(), ast.Lt()], [node, const(size)])
+                for node, size, index in zip(indices, family.sizes, e.indices)
+                if not (is_seat(index, seats) or self._real_suit(index) or _literal_within(node, size))
+            ]
             if not tests:
                 return offset
             return pyast.ifexp(pyast.and_(*tests), offset, call(check, name(message), *indices))
@@ -361,8 +388,12 @@ class CodeGenerator:
     def _real_suit(self, index: ir.Expr) -> bool:
         """Whether `index` is the suit of a card known to be real (from a zone or an action),
         so a zone per suit needs no range check for it."""
-        return (isinstance(index, ir.CardAttr) and index.attribute == "suit" and isinstance(index.card, ir.Local)
-                and index.card.slot in self.real_cards)
+        return (
+            isinstance(index, ir.CardAttr)
+            and index.attribute == "suit"
+            and isinstance(index.card, ir.Local)
+            and index.card.slot in self.real_cards
+        )
 
     def gen_Builtin(self, e: ir.Builtin) -> ast.expr:
         layout = self.layout
@@ -482,8 +513,12 @@ class CodeGenerator:
         items = self.collection(e.collection, collection)
         source = e.collection
         shared = self._shared.get(source.slot) if isinstance(source, ir.Local) else None
-        if e.kind in ("any", "all") and shared is not None and isinstance(source, ir.Local) \
-                and _only_through(e.body, e.slot, shared):
+        if (
+            e.kind in ("any", "all")
+            and shared is not None
+            and isinstance(source, ir.Local)
+            and _only_through(e.body, e.slot, shared)
+        ):
             # Pass `alias`: the cards of a set parameter share this attribute, and the body reads
             # nothing else of the card: the answer for the first card is the answer for all.
             self._aliases[e.slot] = sub(items, const(0))
@@ -520,8 +555,13 @@ class CodeGenerator:
         if e.kind in ("max", "min"):
             return ast.Call(name(e.kind), [pyast.genexp(body, var, items)], [ast.keyword("default", const(0))])
         empty = {ir.CARD: runtime.NO_CARD, ir.PLAYER: -1, ir.SUIT: -1, ir.RANK: -1, ir.INT: 0, ir.STR: ""}.get(e.type)
-        return call(self.helper(runtime.arg_best, "arg_best"), items, pyast.lambda_([var], body), const(empty),
-                    const(e.kind == "argmax"))
+        return call(
+            self.helper(runtime.arg_best, "arg_best"),
+            items,
+            pyast.lambda_([var], body),
+            const(empty),
+            const(e.kind == "argmax"),
+        )
 
     def _macro_body(self, e: ir.Macro) -> ast.expr:
         assert e.body is not None
@@ -538,9 +578,13 @@ class CodeGenerator:
 
     def _table_lookup(self, node: ast.expr, var: str) -> bool:
         """Whether `node` is `<constant table>[var]`."""
-        return (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name)
-                and isinstance(node.slice, ast.Name) and node.slice.id == var
-                and isinstance(self.namespace.get(node.value.id), list))
+        return (
+            isinstance(node, ast.Subscript)
+            and isinstance(node.value, ast.Name)
+            and isinstance(node.slice, ast.Name)
+            and node.slice.id == var
+            and isinstance(self.namespace.get(node.value.id), list)
+        )
 
     def unroll(self, e: ir.Macro, collection: ast.expr) -> tuple[ast.expr | None, ast.expr | None]:
         """Pass `unroll`: `any`, `all`, `count` or `sum` over a few values known when the game is
@@ -575,8 +619,9 @@ class CodeGenerator:
         if e.kind == "all":
             return _fold_bool("and", parts), None
         if e.kind == "count":
-            parts = [pyast.ifexp(p, const(1), const(0)) if not is_const(p)
-                     else const(1 if p.value else 0) for p in parts]  # type: ignore[attr-defined]
+            parts = [
+                pyast.ifexp(p, const(1), const(0)) if not is_const(p) else const(1 if p.value else 0) for p in parts
+            ]  # type: ignore[attr-defined]
         total: ast.expr = const(0)
         for part in parts:
             total = fold_binop(total, "+", part)
@@ -656,9 +701,13 @@ class CodeGenerator:
             return call(self.helper(runtime.next_of, "next_of"), name("st"), arg)
         if function == "others":
             k = self.names.fresh("_k")
-            return pyast.listcomp(pyast.binop(pyast.binop(arg, "+", name(k)), "%", const(n)), k,
-                                  call("range", const(1), const(n))) if seat \
+            return (
+                pyast.listcomp(
+                    pyast.binop(pyast.binop(arg, "+", name(k)), "%", const(n)), k, call("range", const(1), const(n))
+                )
+                if seat
                 else call(self.helper(runtime.others, "others"), arg, const(n))
+            )
         if function == "is_active":
             active = sub(pyast.st("active"), arg)
             return active if seat else pyast.and_(compare(arg, ">=", const(0)), active)
@@ -669,8 +718,13 @@ class CodeGenerator:
         """A value as readable text (the `text()` function, labels and logs)."""
         layout = self.layout
         if e.type == ir.CARD:
-            names = name(self.derived(("card_names", layout.card_names, "nothing"),
-                                      lambda: list(layout.card_names) + ["nothing"], "card_names"))
+            names = name(
+                self.derived(
+                    ("card_names", layout.card_names, "nothing"),
+                    lambda: list(layout.card_names) + ["nothing"],
+                    "card_names",
+                )
+            )
             return sub(names, node)
         if e.type == ir.PLAYER:
             return call(self.helper(runtime.player_text, "player_text"), node)
@@ -716,9 +770,17 @@ class CodeGenerator:
 _NEUTRAL = {ir.INT: 0, ir.STR: "", ir.BOOL: False}
 
 _FOLDABLE = {
-    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
-    "//": runtime.div, "%": runtime.mod, "==": lambda a, b: a == b, "!=": lambda a, b: a != b,
-    "<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
+    "+": lambda a, b: a + b,
+    "-": lambda a, b: a - b,
+    "*": lambda a, b: a * b,
+    "//": runtime.div,
+    "%": runtime.mod,
+    "==": lambda a, b: a == b,
+    "!=": lambda a, b: a != b,
+    "<": lambda a, b: a < b,
+    "<=": lambda a, b: a <= b,
+    ">": lambda a, b: a > b,
+    ">=": lambda a, b: a >= b,
 }
 
 
@@ -876,8 +938,10 @@ def _only_through(e: ir.Expr, slot: int, attribute: str) -> bool:
 def _may_fail(e: ir.Expr, layout: Layout) -> bool:
     """Whether evaluating `e` could raise: an index outside a zone or a player's values, or
     arithmetic that may pass the language's limits."""
-    if isinstance(e, (ir.ZoneRef, ir.VarRef)) and e.indices and not (
-        len(e.indices) == 1 and is_seat(e.indices[0], layout.seat_slots)
+    if (
+        isinstance(e, (ir.ZoneRef, ir.VarRef))
+        and e.indices
+        and not (len(e.indices) == 1 and is_seat(e.indices[0], layout.seat_slots))
     ):
         return True
     if isinstance(e, ir.Binary) and e.op in ("+", "-", "*") or isinstance(e, ir.Unary) and e.op == "-":

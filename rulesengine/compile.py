@@ -29,8 +29,17 @@ Effect = Callable[[Any, list], None]
 # What an attribute of "no card" (the top of an empty zone) is, by type: totality.
 _NEUTRAL = {ir.INT: 0, ir.STR: "", ir.BOOL: False}
 
-__all__ = ["CompiledMove", "CompiledParam", "CompiledPhase", "CompiledTrigger", "Layout", "Program", "Segment",
-           "ZoneFamily", "compile_program"]
+__all__ = [
+    "CompiledMove",
+    "CompiledParam",
+    "CompiledPhase",
+    "CompiledTrigger",
+    "Layout",
+    "Program",
+    "Segment",
+    "ZoneFamily",
+    "compile_program",
+]
 
 
 @attrs.frozen
@@ -252,7 +261,9 @@ class Compiler:
             card += deck_size
         self.initial_zones = tuple(tuple(z) for z in initial)
         sorted_tables = {
-            f.base + i: self.attributes[f.sorted_by] for f in self.families.values() if f.sorted_by
+            f.base + i: self.attributes[f.sorted_by]
+            for f in self.families.values()
+            if f.sorted_by
             for i in range(f.count)
         }
         self._extend_layout(families=self.families, sorted_tables=sorted_tables)
@@ -434,8 +445,11 @@ def listing(program: Program) -> str:
     """The generated module of a program as one text: every function with the rule-file
     positions it comes from as comments (what `rulesengine compile` prints)."""
     options = ", ".join(f"{k}={v!r}" for k, v in sorted(program.options.items())) or "none"
-    lines = [f"# {program.ruleset.name} ({program.ruleset.file}), {program.num_players} players, options: {options}",
-             f"# {len(program.source)} generated functions", ""]
+    lines = [
+        f"# {program.ruleset.name} ({program.ruleset.file}), {program.num_players} players, options: {options}",
+        f"# {len(program.source)} generated functions",
+        "",
+    ]
     if not program.source:
         lines.append("# this program keeps no generated source")
     for function in program.source:

@@ -30,10 +30,16 @@ def turn_passing(players: ast.expr, limit: ast.expr | None, on_end: list[ast.stm
     passing = [
         pyast.assign(seat, step),
         # mostly the next seat or the one after is still in the round; else the engine's search
-        pyast.if_(pyast.not_(sub(pyast.st("active"), name(seat))), [
-            pyast.assign(seat, pyast.binop(pyast.binop(name(seat), "+", pyast.st("direction")), "%", players)),
-            pyast.if_(pyast.not_(sub(pyast.st("active"), name(seat))),
-                      [pyast.assign(seat, pyast.method(st, "next_active", pyast.st("current")))])]),
+        pyast.if_(
+            pyast.not_(sub(pyast.st("active"), name(seat))),
+            [
+                pyast.assign(seat, pyast.binop(pyast.binop(name(seat), "+", pyast.st("direction")), "%", players)),
+                pyast.if_(
+                    pyast.not_(sub(pyast.st("active"), name(seat))),
+                    [pyast.assign(seat, pyast.method(st, "next_active", pyast.st("current")))],
+                ),
+            ],
+        ),
         pyast.assign(pyast.store_attr(st, "current"), name(seat)),
     ]
     out: list[ast.stmt] = [pyast.if_(pyast.not_(pyast.st("turn_set")), passing)]
@@ -46,15 +52,22 @@ def turn_passing(players: ast.expr, limit: ast.expr | None, on_end: list[ast.stm
     over: ast.expr = compare(pyast.st("turns"), ">=", limit)
     if not pyast.is_const(limit):
         over = pyast.and_(compare(limit, "is not", const(None)), over)
-    out.append(pyast.if_(over, [pyast.expr(pyast.method(st, "_end_round", const(LIMIT))), *on_end],
-                         [pyast.if_(stuck, end_stuck)]))
+    out.append(
+        pyast.if_(
+            over, [pyast.expr(pyast.method(st, "_end_round", const(LIMIT))), *on_end], [pyast.if_(stuck, end_stuck)]
+        )
+    )
     return out
 
 
 def pass_turn_function() -> Callable[[Any], bool]:
     """`pass_turn(state)` for the engine: the statements above, for any game; False when the round ends."""
-    body = turn_passing(pyast.call("len", pyast.st("active")), pyast.attr(pyast.st("program"), "round_limit"),
-                        [pyast.return_(const(False))], "seat")
+    body = turn_passing(
+        pyast.call("len", pyast.st("active")),
+        pyast.attr(pyast.st("program"), "round_limit"),
+        [pyast.return_(const(False))],
+        "seat",
+    )
     fn = pyast.function("pass_turn", ["st"], [*body, pyast.return_(const(True))])
     namespace: dict[str, Any] = {}
     exec(compile(pyast.emit_function(fn, "turn passing (rulesengine/flow.py)"), "<turn passing>", "exec"), namespace)

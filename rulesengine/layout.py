@@ -58,5 +58,8 @@ class Layout:
         """The id of the card of `deck` with this suit and rank (its first copy)."""
         suit_index, rank_index = self.suit_names.index(suit), self.ranks.index(rank)
         suits, ranks = self.attributes["suit"], self.attributes["rank"]
-        return next(c for c in range(len(self.card_deck))
-                    if self.card_deck[c] == deck and suits[c] == suit_index and ranks[c] == rank_index)
+        return next(
+            c
+            for c in range(len(self.card_deck))
+            if self.card_deck[c] == deck and suits[c] == suit_index and ranks[c] == rank_index
+        )

@@ -41,7 +41,7 @@ def lower_card_context(e: ir.Expr) -> ir.Expr | None:
     if isinstance(e, ir.Local) and e.slot >= _CARD_CONTEXT_SLOT:
         return ir.CardAttr(e.type, e.span, CardSelf(ir.CARD, e.span), e.name)
     if isinstance(e, ir.Call) and e.function.startswith(_SUIT_ATTRIBUTE):
-        return SuitAttr(e.type, e.span, e.args[0], e.function[len(_SUIT_ATTRIBUTE):])
+        return SuitAttr(e.type, e.span, e.args[0], e.function[len(_SUIT_ATTRIBUTE) :])
     return None
 
 
@@ -135,8 +135,9 @@ def is_seat(e: ir.Expr, seats: frozenset[int]) -> bool:
         return e.name == "current"
     if isinstance(e, ir.Call):
         # left, right, opponent and next of a seat are seats; of nobody, nobody
-        return e.function == "seat" or (e.function in ("left", "right", "opponent", "next")
-                                        and is_seat(e.args[0], seats))
+        return e.function == "seat" or (
+            e.function in ("left", "right", "opponent", "next") and is_seat(e.args[0], seats)
+        )
     return False
 
 
@@ -161,8 +162,11 @@ def seat_slots(ruleset: ir.Ruleset) -> frozenset[int]:
     _bindings(ruleset, bindings)
     seats = frozenset({0})
     while True:
-        found = {slot for slot, source, how in bindings
-                 if (how == "element" and _all_seats(source, seats)) or (how == "value" and is_seat(source, seats))}
+        found = {
+            slot
+            for slot, source, how in bindings
+            if (how == "element" and _all_seats(source, seats)) or (how == "value" and is_seat(source, seats))
+        }
         grown = seats | found
         if grown == seats:
             return seats

@@ -12,8 +12,18 @@ from collections.abc import Iterable
 from typing import Any
 
 _BINARY = {"+": ast.Add, "-": ast.Sub, "*": ast.Mult, "//": ast.FloorDiv, "%": ast.Mod}
-_COMPARE = {"==": ast.Eq, "!=": ast.NotEq, "<": ast.Lt, "<=": ast.LtE, ">": ast.Gt, ">=": ast.GtE,
-            "in": ast.In, "not in": ast.NotIn, "is": ast.Is, "is not": ast.IsNot}
+_COMPARE = {
+    "==": ast.Eq,
+    "!=": ast.NotEq,
+    "<": ast.Lt,
+    "<=": ast.LtE,
+    ">": ast.Gt,
+    ">=": ast.GtE,
+    "in": ast.In,
+    "not in": ast.NotIn,
+    "is": ast.Is,
+    "is not": ast.IsNot,
+}
 COMPARE_OPS = {cls: op for op, cls in _COMPARE.items()}
 
 

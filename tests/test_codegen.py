@@ -48,7 +48,9 @@ def total_source(game) -> int:
 def test_a_string_literal_like_a_generated_name_is_not_rewritten(tmp_path: Path) -> None:
     # Two moves over the same hand share a loop and read `card.rank` once per card; the text
     # spells what that lookup was once named, and a rewrite of the source changed the text.
-    game = game_from(tmp_path, f"""
+    game = game_from(
+        tmp_path,
+        f"""
 name: Literal like a generated name
 players: {{min: 2, max: 2}}
 {_SMALL_DECK}
@@ -77,7 +79,8 @@ moves:
     effects: []
 match:
   until: round == 1
-""")
+""",
+    )
     state = game.new_initial_state(seed=1)
     names = [state.action_to_string(a) for a in state.legal_actions()]
     assert len(names) == 3 and all(name.startswith("lay ") for name in names), names
@@ -86,7 +89,9 @@ match:
 def test_attributes_p_and_p1_are_not_merged(tmp_path: Path) -> None:
     # A label long enough that the attribute `p` was once named like `p1`'s table.
     label = "{card}" * 96
-    game = game_from(tmp_path, f"""
+    game = game_from(
+        tmp_path,
+        f"""
 name: Attributes p and p1
 players: {{min: 2, max: 2}}
 {_SMALL_DECK}
@@ -119,7 +124,8 @@ moves:
       - move card to pile
 match:
   until: round == 1
-""")
+""",
+    )
     state = game.new_initial_state(seed=1)
     action = next(a for a in state.legal_actions() if state.action_to_string(a).startswith("lay again"))
     order = game.program.attributes["order"][game.decode(action)[1][0]]
@@ -129,7 +135,9 @@ match:
 
 def test_an_attribute_named_like_a_generated_local_works(tmp_path: Path) -> None:
     filler = " and ".join(["players.any(q, q == me)"] * 12)  # the trigger's slot meets the attribute's old name
-    game = game_from(tmp_path, f"""
+    game = game_from(
+        tmp_path,
+        f"""
 name: Attribute named fired
 players: {{min: 2, max: 2}}
 {_SMALL_DECK}
@@ -163,7 +171,8 @@ triggers:
       - count += 1
 match:
   until: round == 1
-""")
+""",
+    )
     state = game.new_initial_state(seed=1)
     action = state.legal_actions()[0]
     card = game.decode(action)[1][0]
@@ -223,8 +232,9 @@ def test_nested_macros_over_constant_ranges_unroll_within_a_budget(tmp_path: Pat
 
 
 @pytest.mark.parametrize("innermost", ["x9 > 100", "card.order == x0 + x9"])
-def test_nested_macros_generate_each_body_a_bounded_number_of_times(tmp_path: Path, monkeypatch,
-                                                                  innermost: str) -> None:
+def test_nested_macros_generate_each_body_a_bounded_number_of_times(
+    tmp_path: Path, monkeypatch, innermost: str
+) -> None:
     # Bodies that fold to constants stay small at every level, so only the work budget stops
     # writing them out; bodies that do not fold stop at the size budget. Either way the number
     # of IR nodes generated stays near the file's size, not 9**10.
@@ -250,12 +260,12 @@ def test_nested_macros_generate_each_body_a_bounded_number_of_times(tmp_path: Pa
 # ---- no text rewriting ------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("module", ["codegen", "codegen_moves", "pyast", "flow", "compile", "names", "lower",
-                                    "layout"])
+@pytest.mark.parametrize("module", ["codegen", "codegen_moves", "pyast", "flow", "compile", "names", "lower", "layout"])
 def test_the_code_generator_uses_no_regular_expression_and_no_replace(module: str) -> None:
     tree = ast.parse((ROOT / "rulesengine" / f"{module}.py").read_text(encoding="utf-8"))
-    imported = {alias.name for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom))
-                for alias in node.names}
+    imported = {
+        alias.name for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom)) for alias in node.names
+    }
     assert "re" not in imported
     replaced = [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Attribute) and node.attr == "replace"]
     assert not replaced
@@ -264,8 +274,10 @@ def test_the_code_generator_uses_no_regular_expression_and_no_replace(module: st
 # ---- the runtime interface ----------------------------------------------------------------
 
 _SHIPPED = sorted([*(ROOT / "rulesets").glob("*.yaml"), *(ROOT / "examples").glob("*.yaml")])
-_OPTIONS = {"pan": {"triples": "equal_or_higher", "fours": "equal_or_higher", "reversed_spades": True},
-            "padvinderspel": {"attach": "higher_only"}}
+_OPTIONS = {
+    "pan": {"triples": "equal_or_higher", "fours": "equal_or_higher", "reversed_spades": True},
+    "padvinderspel": {"attach": "higher_only"},
+}
 
 
 def _settings() -> list[tuple[str, int, dict]]:
@@ -284,8 +296,9 @@ def _settings() -> list[tuple[str, int, dict]]:
 _SETTINGS = _settings()
 
 
-@pytest.mark.parametrize(("ruleset", "players", "options"), _SETTINGS,
-                         ids=[f"{Path(r).stem}-{n}-{len(o)}" for r, n, o in _SETTINGS])
+@pytest.mark.parametrize(
+    ("ruleset", "players", "options"), _SETTINGS, ids=[f"{Path(r).stem}-{n}-{len(o)}" for r, n, o in _SETTINGS]
+)
 def test_generated_code_uses_only_the_declared_state_interface(ruleset: str, players, options: dict) -> None:
     game = rulesengine.make_game(ruleset, players=players, options=options)
     assert game.program.source
@@ -325,11 +338,56 @@ def test_a_traceback_through_generated_code_names_the_rule_position() -> None:
 
 # ---- names chosen to collide ------------------------------------------------------------
 
-_COLLIDING = ["st", "env", "found", "values", "fired", "card", "p", "p1", "p11", "p_2", "v0", "v1", "v2", "v17",
-              "_h", "_h0", "_h_4", "_x", "_x0", "_x_attr_p", "_c", "_g", "_g_3", "_s", "_k", "_kept0", "_kept3",
-              "_attr_p", "_attr_p1", "_fired_t", "_no_card", "_sorted", "_check_int", "_player_text", "_group",
-              "_combinations", "_enumerate", "_step_m", "_settle_play", "_expr", "_effects", "_label", "seat_of",
-              "pass_turn", "k", "_k14", "_rank15", "_x0_"]
+_COLLIDING = [
+    "st",
+    "env",
+    "found",
+    "values",
+    "fired",
+    "card",
+    "p",
+    "p1",
+    "p11",
+    "p_2",
+    "v0",
+    "v1",
+    "v2",
+    "v17",
+    "_h",
+    "_h0",
+    "_h_4",
+    "_x",
+    "_x0",
+    "_x_attr_p",
+    "_c",
+    "_g",
+    "_g_3",
+    "_s",
+    "_k",
+    "_kept0",
+    "_kept3",
+    "_attr_p",
+    "_attr_p1",
+    "_fired_t",
+    "_no_card",
+    "_sorted",
+    "_check_int",
+    "_player_text",
+    "_group",
+    "_combinations",
+    "_enumerate",
+    "_step_m",
+    "_settle_play",
+    "_expr",
+    "_effects",
+    "_label",
+    "seat_of",
+    "pass_turn",
+    "k",
+    "_k14",
+    "_rank15",
+    "_x0_",
+]
 _ROLES = ["A", "B", "STOCK", "HAND", "PILE", "X", "Y", "M1", "M2", "M3", "T", "Q", "R", "C"]
 
 _TEMPLATE = """
@@ -431,8 +489,9 @@ def _trace(game, seed: int) -> list:
     players=st.sampled_from([2, 3]),
     seed=st.integers(0, 1000),
 )
-def test_colliding_names_play_as_safe_names(tmp_path_factory, names: list[str], literal: str, players: int,
-                                            seed: int) -> None:
+def test_colliding_names_play_as_safe_names(
+    tmp_path_factory, names: list[str], literal: str, players: int, seed: int
+) -> None:
     folder = tmp_path_factory.mktemp("collide")
     safe = {role: f"role_{role.lower()}" for role in _ROLES}
     chosen = dict(zip(_ROLES, names))
@@ -460,7 +519,9 @@ def test_the_collision_template_is_a_valid_game(tmp_path: Path) -> None:
 
 
 def _growing(tmp_path: Path, variable: str, effect: str):
-    return game_from(tmp_path, f"""
+    return game_from(
+        tmp_path,
+        f"""
 name: Growing
 players: {{min: 2, max: 2}}
 {_SMALL_DECK}
@@ -477,7 +538,8 @@ moves:
       - {effect}
 match:
   until: round == 1
-""")
+""",
+    )
 
 
 @pytest.mark.parametrize("effect", ["x = x * x + 2", "x += x", "x = -x * 3 - 1"])
@@ -510,7 +572,9 @@ def test_bounded_arithmetic_costs_no_check() -> None:
 
 
 def _nobody_game(tmp_path: Path, effects: str):
-    return game_from(tmp_path, f"""
+    return game_from(
+        tmp_path,
+        f"""
 name: Nobody
 players: {{min: 3, max: 3}}
 {_SMALL_DECK}
@@ -533,27 +597,47 @@ moves:
     effects: []
 match:
   until: round == 1
-""", players=3)
+""",
+        players=3,
+    )
 
 
 def test_nobody_has_defined_answers(tmp_path: Path) -> None:
-    game = _nobody_game(tmp_path, '  - log "{who}|{left(who)}|{right(who)}|{next(who)}|{is_active(who)}|'
-                                  '{text(who)}|{others(who)}|{who == holder(top(stock))}"')
+    game = _nobody_game(
+        tmp_path,
+        '  - log "{who}|{left(who)}|{right(who)}|{next(who)}|{is_active(who)}|'
+        '{text(who)}|{others(who)}|{who == holder(top(stock))}"',
+    )
     state = game.new_initial_state(seed=1, record_log=True)
     assert "nobody|nobody|nobody|nobody|no|nobody|P1, P2, P3|yes" in state.log
 
 
-@pytest.mark.parametrize("effect", ["score[who] = 1", "score[who] += 1", "turn to who", "reveal pile to who",
-                                    "out who", "deal 1 of stock to hand from who", "move stock to hand[who]"])
+@pytest.mark.parametrize(
+    "effect",
+    [
+        "score[who] = 1",
+        "score[who] += 1",
+        "turn to who",
+        "reveal pile to who",
+        "out who",
+        "deal 1 of stock to hand from who",
+        "move stock to hand[who]",
+    ],
+)
 def test_nobody_as_a_seat_is_an_error_naming_the_rule_position(tmp_path: Path, effect: str) -> None:
     game = _nobody_game(tmp_path, f"  - {effect}")
     with pytest.raises(EngineError, match=r"game\.yaml:\d+:\d+"):
         game.new_initial_state(seed=1)
 
 
-@pytest.mark.parametrize("effect", ["score[next(seat(0))] = score[who] + 1",
-                                    "score[seat(1)] = [who].count(p, score[p] >= 0)",
-                                    "for: p in [seat(0), who]\n    do:\n      - score[p] += 1"])
+@pytest.mark.parametrize(
+    "effect",
+    [
+        "score[next(seat(0))] = score[who] + 1",
+        "score[seat(1)] = [who].count(p, score[p] >= 0)",
+        "for: p in [seat(0), who]\n    do:\n      - score[p] += 1",
+    ],
+)
 def test_a_players_value_of_nobody_is_an_error(tmp_path: Path, effect: str) -> None:
     game = _nobody_game(tmp_path, f"  - {effect}")
     with pytest.raises(EngineError, match=r"game\.yaml:\d+:\d+: 'score' has no value for nobody"):
