@@ -292,7 +292,6 @@ class MoveCodeGenerator(CodeGenerator):
             *flow.turn_passing(
                 const(self.layout.num_players), None if turn_limit is None else const(turn_limit), check_return, me
             ),
-            pyast.assign(me, pyast.st("current")),
         ]
         if phase.until is not None:
             lines.append(pyast.located(pyast.if_(self.gen(phase.until), check_return), position(phase.until.span)))

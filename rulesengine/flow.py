@@ -22,9 +22,9 @@ NORMAL, LIMIT, STUCK = range(3)
 
 
 def turn_passing(players: ast.expr, limit: ast.expr | None, on_end: list[ast.stmt], seat: str) -> list[ast.stmt]:
-    """Statements passing the turn of state `st` (into local `seat` and `st.current`), then
-    ending the round when due and running `on_end`. `players` is the number of seats,
-    `limit` the round's turn limit (None: no limit)."""
+    """Statements passing the turn of state `st` (the player to move is then in local `seat`
+    and in `st.current`), then ending the round when due and running `on_end`. `players`
+    is the number of seats, `limit` the round's turn limit (None: no limit)."""
     st = name("st")
     step = pyast.binop(pyast.binop(pyast.st("current"), "+", pyast.st("direction")), "%", players)
     passing = [
@@ -42,7 +42,8 @@ def turn_passing(players: ast.expr, limit: ast.expr | None, on_end: list[ast.stm
         ),
         pyast.assign(pyast.store_attr(st, "current"), name(seat)),
     ]
-    out: list[ast.stmt] = [pyast.if_(pyast.not_(pyast.st("turn_set")), passing)]
+    kept = [pyast.assign(seat, pyast.st("current"))]  # an effect chose the player with `turn to`
+    out: list[ast.stmt] = [pyast.if_(pyast.not_(pyast.st("turn_set")), passing, kept)]
     everyone = pyast.call("len", pyast.st("active_players"))
     stuck = pyast.and_(pyast.st("passes"), compare(pyast.st("passes"), ">=", everyone))
     end_stuck = [pyast.expr(pyast.method(st, "_end_round", const(STUCK))), *on_end]
