@@ -43,7 +43,7 @@ from .names import NameAllocator
 from .pyast import call, compare, const, is_const, name, sub
 
 MAX_UNROLLED = 8  # a macro over at most this many known values may be written out value by value
-UNROLL_BUDGET = 256  # ... and only while the written-out code stays within this many syntax nodes
+UNROLL_BUDGET = 4_096  # ... and only while the written-out code stays within this many syntax nodes
 UNROLL_WORK = 4_096  # bodies written out per game setting: past it, macros stay loops (bodies that fold
 # to constants are small, yet nested ones would cost 9**depth to write out)
 
@@ -239,13 +239,16 @@ class CodeGenerator:
             if s.op == "=":
                 return [pyast.assign(target, value)]
             # `x += v` keeps x within the limits of the language: the stored result is checked.
-            op = s.op[:-1]
-            read = sub(target.value, target.slice)  # type: ignore[attr-defined]
-            if ir.STR == s.value.type:
-                checked = call(self.helper(runtime.check_text, "check_text"), pyast.binop(read, op, value), where)
-            else:
-                checked = call(self.helper(runtime.check_int, "check_int"), pyast.binop(read, op, value), where)
-            return [pyast.assign(target, checked)]
+            first: list[ast.stmt] = []
+            if isinstance(target.slice, ast.Call):  # type: ignore[attr-defined]
+                # a checked index: computed once for the read and the write
+                local = self.names.fresh("_index")
+                first.append(pyast.assign(local, target.slice))  # type: ignore[attr-defined]
+                target = pyast.store_sub(pyast.st("vars"), name(local))
+            read = sub(pyast.st("vars"), target.slice)  # type: ignore[attr-defined]
+            helper = runtime.check_text if s.value.type == ir.STR else runtime.check_int
+            checked = call(self.helper(helper, helper.__name__), pyast.binop(read, s.op[:-1], value), where)
+            return [*first, pyast.assign(target, checked)]
         if isinstance(s, ir.TurnTo):
             return [pyast.expr(pyast.method(name("st"), "turn_to", self.gen(s.player), where))]
         if isinstance(s, ir.Out):
