@@ -26,7 +26,9 @@ Nothing here runs while a game is played.
 from __future__ import annotations
 
 import ast
+import itertools
 import linecache
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -36,12 +38,17 @@ from . import ir, pyast, runtime
 from .diagnostics import EngineError, Span
 from .layout import Layout
 from .limits import MAX_CARDS, MAX_INTEGER, MAX_PLAYERS, MAX_RANGE, MAX_TEXT_LENGTH
-from .lower import CardSelf, SuitAttr
+from .lower import CardSelf, SuitAttr, is_seat
 from .names import NameAllocator
 from .pyast import call, compare, const, is_const, name, sub
 
 MAX_UNROLLED = 8  # a macro over at most this many known values may be written out value by value
-UNROLL_BUDGET = 256  # ... and only while the written-out code stays within this many syntax nodes
+UNROLL_BUDGET = 4_096  # ... and only while the written-out code stays within this many syntax nodes
+UNROLL_WORK = 4_096  # bodies written out per game setting: past it, macros stay loops (bodies that fold
+# to constants are small, yet nested ones would cost 9**depth to write out)
+
+
+_COMPILED = itertools.count(1)  # makes each generated function's file name its own
 
 
 @attrs.frozen
@@ -92,6 +99,7 @@ class CodeGenerator:
         self._attribute_aliases: dict[tuple[int, str], ast.expr] = {}
         self._getters: dict[str, str] = {}  # constant table -> the constant holding its lookup function
         self._card_self: str | None = None  # the parameter holding the card of a card-context function
+        self._unroll_work = 0  # bodies written out by the pass `unroll` so far
         self.real_cards: set[int] = set()  # slots holding a card of a zone (never "no card") where generated
 
     # ---- names and constants ---------------------------------------------------------
@@ -127,11 +135,14 @@ class CodeGenerator:
         """Emit a finished function once, compile it, and keep its source (for `rulesengine
         compile`, the runtime-interface test, and tracebacks, which show its lines)."""
         source = pyast.emit_function(fn, heading)
-        filename = f"<{heading}>"
+        filename = f"<{heading} #{next(_COMPILED)}>"
+        # Tracebacks read the lines from here, for as long as the function lives.
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
         exec(compile(source, filename, "exec"), self.namespace)  # generated from the IR, never rule text
         self.sources.append(GeneratedSource(fn.name, heading, source))
-        return self.namespace[fn.name]  # type: ignore[return-value]
+        function = self.namespace[fn.name]
+        weakref.finalize(function, linecache.cache.pop, filename, None)
+        return function  # type: ignore[return-value]
 
     def prologue(self, slots: set[int]) -> list[ast.stmt]:
         return [pyast.assign(self.slot(s), sub(name("env"), const(s))) for s in sorted(slots)]
@@ -182,27 +193,41 @@ class CodeGenerator:
                 return [pyast.expr(pyast.method(name("st"), "put_on_top", self.gen(cards), destination))]
             if plain and not s.at_bottom and cards.type == ir.ZONE:
                 return [pyast.expr(pyast.method(name("st"), "move_all", self.gen(cards), destination, sorted_tables))]
-            if plain and not s.at_bottom and isinstance(cards, ir.Call) and cards.function == "top" \
-                    and len(cards.args) == 2:
+            if (
+                plain
+                and not s.at_bottom
+                and isinstance(cards, ir.Call)
+                and cards.function == "top"
+                and len(cards.args) == 2
+            ):
                 zone, count = (self.gen(a) for a in cards.args)
                 return [pyast.expr(pyast.method(name("st"), "move_top", zone, count, destination, sorted_tables))]
             if cards.type == ir.CARD:
                 moved: ast.expr = pyast.tuple_([self.gen(cards)])
             else:
                 moved = call("list", self.collection(cards))  # a copy: the zone changes as cards leave
-            return [pyast.expr(pyast.method(name("st"), "move_cards", moved, destination, const(s.at_bottom),
-                                            sorted_tables))]
+            return [
+                pyast.expr(
+                    pyast.method(name("st"), "move_cards", moved, destination, const(s.at_bottom), sorted_tables)
+                )
+            ]
         if isinstance(s, ir.Deal):
             family = layout.families[s.family]
             count = self.gen(s.count) if s.count is not None else const(None)
             sorted_tables = name(self.constant(layout.sorted_tables, "sorted"))
             start = self.player(s.start, where)
-            return [pyast.expr(pyast.method(name("st"), "deal", self.gen(s.source), const(family.base), start, count,
-                                            sorted_tables))]
+            return [
+                pyast.expr(
+                    pyast.method(
+                        name("st"), "deal", self.gen(s.source), const(family.base), start, count, sorted_tables
+                    )
+                )
+            ]
         if isinstance(s, ir.Reveal):
-            cards = pyast.list_([self.gen(s.cards)]) if s.cards.type == ir.CARD \
-                else call("list", self.collection(s.cards))
-            return [pyast.expr(pyast.method(name("st"), "reveal", self.player(s.player, where), cards))]
+            shown = (
+                pyast.list_([self.gen(s.cards)]) if s.cards.type == ir.CARD else call("list", self.collection(s.cards))
+            )
+            return [pyast.expr(pyast.method(name("st"), "reveal", self.player(s.player, where), shown))]
         if isinstance(s, ir.Assign):
             offset = layout.variable_offsets[s.variable]
             if not s.indices:
@@ -214,13 +239,16 @@ class CodeGenerator:
             if s.op == "=":
                 return [pyast.assign(target, value)]
             # `x += v` keeps x within the limits of the language: the stored result is checked.
-            op = s.op[:-1]
-            read = sub(target.value, target.slice)  # type: ignore[attr-defined]
-            if ir.STR == s.value.type:
-                checked = call(self.helper(runtime.check_text, "check_text"), pyast.binop(read, op, value), where)
-            else:
-                checked = call(self.helper(runtime.check_int, "check_int"), pyast.binop(read, op, value), where)
-            return [pyast.assign(target, checked)]
+            first: list[ast.stmt] = []
+            if isinstance(target.slice, ast.Call):  # type: ignore[attr-defined]
+                # a checked index: computed once for the read and the write
+                local = self.names.fresh("_index")
+                first.append(pyast.assign(local, target.slice))  # type: ignore[attr-defined]
+                target = pyast.store_sub(pyast.st("vars"), name(local))
+            read = sub(pyast.st("vars"), target.slice)  # type: ignore[attr-defined]
+            helper = runtime.check_text if s.value.type == ir.STR else runtime.check_int
+            checked = call(self.helper(helper, helper.__name__), pyast.binop(read, s.op[:-1], value), where)
+            return [*first, pyast.assign(target, checked)]
         if isinstance(s, ir.TurnTo):
             return [pyast.expr(pyast.method(name("st"), "turn_to", self.gen(s.player), where))]
         if isinstance(s, ir.Out):
@@ -235,8 +263,12 @@ class CodeGenerator:
         if isinstance(s, ir.Log):
             parts = [const(part) if isinstance(part, str) else self.text(part, self.gen(part)) for part in s.parts]
             text = _join(parts)
-            return [pyast.if_(compare(pyast.st("log"), "is not", const(None)),
-                              [pyast.expr(pyast.method(pyast.st("log"), "append", text))])]
+            return [
+                pyast.if_(
+                    compare(pyast.st("log"), "is not", const(None)),
+                    [pyast.expr(pyast.method(pyast.st("log"), "append", text))],
+                )
+            ]
         if isinstance(s, ir.If):
             condition = self.gen(s.condition)
             if is_const(condition):  # decided by the options: only one branch is compiled
@@ -244,24 +276,26 @@ class CodeGenerator:
             return [pyast.if_(condition, self.statements(s.then), self.statements(s.otherwise))]
         if isinstance(s, ir.For):
             # A copy of the collection: the body may move the cards it goes over.
-            return [pyast.for_(self.slot(s.slot), call("list", self.collection(s.collection)),
-                               self.statements(s.body))]
+            return [pyast.for_(self.slot(s.slot), call("list", self.collection(s.collection)), self.statements(s.body))]
         raise EngineError(f"{position(s.span)}: no code for {type(s).__name__}")
 
     def player(self, e: ir.Expr, where: ast.expr) -> ast.expr:
         """A player that must be a seat: nobody there is an error naming the rule position."""
         node = self.gen(e)
-        if always_in_range(e) or (is_const(node) and 0 <= node.value < self.layout.num_players):  # type: ignore
+        if is_seat(e, self.layout.seat_slots) or (is_const(node) and 0 <= node.value < self.layout.num_players):  # type: ignore
             return node
         return call(self.helper(runtime.seat_of, "seat_of"), node, const(self.layout.num_players), where)
 
     def variable_index(self, offset: int, variable: str, index: ir.Expr, span: Span) -> ast.expr:
         node = self.gen(index)
-        if always_in_range(index):
+        if is_seat(index, self.layout.seat_slots):
             return fold_binop(const(offset), "+", node)
         # A player that may be "nobody" (-1): reading its value is an error, not another's value.
-        check = self.derived(("var_index", variable, position(span)),
-                             lambda: _variable_index(offset, self.layout.num_players, variable, span), "var_index")
+        check = self.derived(
+            ("var_index", variable, position(span)),
+            lambda: _variable_index(offset, self.layout.num_players, variable, span),
+            "var_index",
+        )
         return call(name(check), node)
 
     # ---- expressions -----------------------------------------------------------------
@@ -330,17 +364,25 @@ class CodeGenerator:
             return const(family.base)
         text = f"{position(e.span)}: an index is outside zone '{family.name}'"
         message = self.derived(("message", text), lambda: text, "message")
-        check = name(self.derived(("zone_index", family.name),
-                                  lambda: _zone_index(family.base, family.strides, family.sizes), "zone_index"))
-        if all(always_in_range(i) or _cheap(i) for i in e.indices):
+        check = name(
+            self.derived(
+                ("zone_index", family.name),
+                lambda: _zone_index(family.base, family.strides, family.sizes),
+                "zone_index",
+            )
+        )
+        if all(is_seat(i, self.layout.seat_slots) or _cheap(i) for i in e.indices):
             # Expressions are pure, so a cheap index may be computed twice instead of calling a helper.
             indices = [self.gen(i) for i in e.indices]
             offset: ast.expr = const(family.base)
             for node, stride in zip(indices, family.strides):
                 offset = fold_binop(offset, "+", node if stride == 1 else fold_binop(node, "*", const(stride)))
-            tests = [ast.Compare(const(0), [ast.LtE(), ast.Lt()], [node, const(size)])
-                     for node, size, index in zip(indices, family.sizes, e.indices)
-                     if not (always_in_range(index) or self._real_suit(index) or _literal_within(node, size))]
+            seats = self.layout.seat_slots
+            tests = [
+                ast.Compare(const(0), [ast.LtE(), ast.Lt()], [node, const(size)])
+                for node, size, index in zip(indices, family.sizes, e.indices)
+                if not (is_seat(index, seats) or self._real_suit(index) or _literal_within(node, size))
+            ]
             if not tests:
                 return offset
             return pyast.ifexp(pyast.and_(*tests), offset, call(check, name(message), *indices))
@@ -349,8 +391,12 @@ class CodeGenerator:
     def _real_suit(self, index: ir.Expr) -> bool:
         """Whether `index` is the suit of a card known to be real (from a zone or an action),
         so a zone per suit needs no range check for it."""
-        return (isinstance(index, ir.CardAttr) and index.attribute == "suit" and isinstance(index.card, ir.Local)
-                and index.card.slot in self.real_cards)
+        return (
+            isinstance(index, ir.CardAttr)
+            and index.attribute == "suit"
+            and isinstance(index.card, ir.Local)
+            and index.card.slot in self.real_cards
+        )
 
     def gen_Builtin(self, e: ir.Builtin) -> ast.expr:
         layout = self.layout
@@ -454,6 +500,7 @@ class CodeGenerator:
         return pyast.list_(self.gen(i) for i in e.items)
 
     def gen_Macro(self, e: ir.Macro) -> ast.expr:
+        assert e.body is not None  # the checker gives every macro a body
         var = self.slot(e.slot)
         if e.kind == "bind":
             value = self.gen(e.collection)
@@ -463,16 +510,22 @@ class CodeGenerator:
             finally:
                 self._forbidden.discard(e.slot)
         collection = self.gen(e.collection)
-        unrolled = self.unroll(e, collection)
+        unrolled, once = self.unroll(e, collection)
         if unrolled is not None:
             return unrolled
         items = self.collection(e.collection, collection)
-        shared = self._shared.get(e.collection.slot) if isinstance(e.collection, ir.Local) else None
-        if e.kind in ("any", "all") and shared is not None and _only_through(e.body, e.slot, shared):
+        source = e.collection
+        shared = self._shared.get(source.slot) if isinstance(source, ir.Local) else None
+        if (
+            e.kind in ("any", "all")
+            and shared is not None
+            and isinstance(source, ir.Local)
+            and _only_through(e.body, e.slot, shared)
+        ):
             # Pass `alias`: the cards of a set parameter share this attribute, and the body reads
             # nothing else of the card: the answer for the first card is the answer for all.
             self._aliases[e.slot] = sub(items, const(0))
-            group_value = self._group_values.get(e.collection.slot)
+            group_value = self._group_values.get(source.slot)
             if group_value is not None:
                 self._attribute_aliases[(e.slot, shared)] = group_value
             try:
@@ -480,7 +533,7 @@ class CodeGenerator:
             finally:
                 del self._aliases[e.slot]
                 self._attribute_aliases.pop((e.slot, shared), None)
-        body = self._macro_body(e)
+        body = once if once is not None else self._macro_body(e)  # each body generated once
         if e.kind in ("max", "min", "sum") and self._table_lookup(body, var):
             # An attribute of each card: the table's lookup mapped over the cards, without a generator.
             table = body.value.id  # type: ignore[attr-defined]
@@ -488,8 +541,9 @@ class CodeGenerator:
             if getter is None:
                 getter = self._getters[table] = self.constant(self.namespace[table].__getitem__, "get")  # type: ignore
             mapped = call("map", name(getter), items)
-            return call("sum", mapped) if e.kind == "sum" else \
-                ast.Call(name(e.kind), [mapped], [ast.keyword("default", const(0))])
+            if e.kind == "sum":
+                return self.bounded(call("sum", mapped), e)
+            return ast.Call(name(e.kind), [mapped], [ast.keyword("default", const(0))])
         if e.kind == "any":
             return call("any", pyast.genexp(body, var, items))
         if e.kind == "all":
@@ -504,10 +558,16 @@ class CodeGenerator:
         if e.kind in ("max", "min"):
             return ast.Call(name(e.kind), [pyast.genexp(body, var, items)], [ast.keyword("default", const(0))])
         empty = {ir.CARD: runtime.NO_CARD, ir.PLAYER: -1, ir.SUIT: -1, ir.RANK: -1, ir.INT: 0, ir.STR: ""}.get(e.type)
-        return call(self.helper(runtime.arg_best, "arg_best"), items, pyast.lambda_([var], body), const(empty),
-                    const(e.kind == "argmax"))
+        return call(
+            self.helper(runtime.arg_best, "arg_best"),
+            items,
+            pyast.lambda_([var], body),
+            const(empty),
+            const(e.kind == "argmax"),
+        )
 
     def _macro_body(self, e: ir.Macro) -> ast.expr:
+        assert e.body is not None
         self._forbidden.add(e.slot)
         real = e.collection.type == ir.ZONE and e.slot not in self.real_cards
         if real:
@@ -521,24 +581,31 @@ class CodeGenerator:
 
     def _table_lookup(self, node: ast.expr, var: str) -> bool:
         """Whether `node` is `<constant table>[var]`."""
-        return (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name)
-                and isinstance(node.slice, ast.Name) and node.slice.id == var
-                and isinstance(self.namespace.get(node.value.id), list))
+        return (
+            isinstance(node, ast.Subscript)
+            and isinstance(node.value, ast.Name)
+            and isinstance(node.slice, ast.Name)
+            and node.slice.id == var
+            and isinstance(self.namespace.get(node.value.id), list)
+        )
 
-    def unroll(self, e: ir.Macro, collection: ast.expr) -> ast.expr | None:
+    def unroll(self, e: ir.Macro, collection: ast.expr) -> tuple[ast.expr | None, ast.expr | None]:
         """Pass `unroll`: `any`, `all`, `count` or `sum` over a few values known when the game is
         compiled (the seats, the suits, a range of constants) written out value by value, when
-        the written-out code stays within UNROLL_BUDGET nodes; else None (a loop is emitted)."""
-        if e.kind not in ("any", "all", "count", "sum"):
-            return None
+        the written-out code stays within UNROLL_BUDGET nodes and the game's UNROLL_WORK is not
+        spent. Gives (the written-out node, None), or (None, the body as a loop has it, if it was
+        generated to decide: the caller uses it rather than generating it again)."""
+        if e.kind not in ("any", "all", "count", "sum") or e.body is None:
+            return None, None
         values = self._static_values(e.collection, collection)
-        if values is None or len(values) > MAX_UNROLLED:
-            return None
+        if values is None or len(values) > MAX_UNROLLED or self._unroll_work + len(values) > UNROLL_WORK:
+            return None, None
         hoisted = self._hoisted
         mark = len(hoisted) if hoisted is not None else 0
         once = self._macro_body(e)  # the body once, as a loop would have it: its size decides
-        if len(values) * pyast.size(once) > UNROLL_BUDGET:
-            return None
+        if len(values) * pyast.size(once) > UNROLL_BUDGET or self._unroll_work + len(values) > UNROLL_WORK:
+            return None, once
+        self._unroll_work += len(values)
         if hoisted is not None:
             del hoisted[mark:]
         parts = []
@@ -551,16 +618,17 @@ class CodeGenerator:
             self._aliases.pop(e.slot, None)
             self._forbidden.discard(e.slot)
         if e.kind == "any":
-            return _fold_bool("or", parts)
+            return _fold_bool("or", parts), None
         if e.kind == "all":
-            return _fold_bool("and", parts)
+            return _fold_bool("and", parts), None
         if e.kind == "count":
-            parts = [pyast.ifexp(p, const(1), const(0)) if not is_const(p) else const(1 if p.value else 0)
-                     for p in parts]  # type: ignore[attr-defined]
+            parts = [
+                pyast.ifexp(p, const(1), const(0)) if not is_const(p) else const(1 if p.value else 0) for p in parts
+            ]  # type: ignore[attr-defined]
         total: ast.expr = const(0)
         for part in parts:
             total = fold_binop(total, "+", part)
-        return self.bounded(total, e) if e.kind == "sum" and not is_const(total) else total
+        return (self.bounded(total, e) if e.kind == "sum" and not is_const(total) else total), None
 
     def _static_values(self, e: ir.Expr, node: ast.expr) -> list[int] | None:
         """The values of a collection fixed for the game setting: seats, suits, range(k)."""
@@ -621,7 +689,7 @@ class CodeGenerator:
         """Functions of a player. Of nobody (-1): left, right, opponent and next give nobody,
         is_active and can_move are false, others gives every seat."""
         n = self.layout.num_players
-        seat = always_in_range(e) or (is_const(arg) and 0 <= arg.value < n)  # type: ignore[attr-defined]
+        seat = is_seat(e, self.layout.seat_slots) or (is_const(arg) and 0 <= arg.value < n)  # type: ignore[attr-defined]
         if function in ("left", "opponent", "right"):
             shift = -1 if function == "right" else 1
             if is_const(arg) and seat:
@@ -636,9 +704,13 @@ class CodeGenerator:
             return call(self.helper(runtime.next_of, "next_of"), name("st"), arg)
         if function == "others":
             k = self.names.fresh("_k")
-            return pyast.listcomp(pyast.binop(pyast.binop(arg, "+", name(k)), "%", const(n)), k,
-                                  call("range", const(1), const(n))) if seat \
+            return (
+                pyast.listcomp(
+                    pyast.binop(pyast.binop(arg, "+", name(k)), "%", const(n)), k, call("range", const(1), const(n))
+                )
+                if seat
                 else call(self.helper(runtime.others, "others"), arg, const(n))
+            )
         if function == "is_active":
             active = sub(pyast.st("active"), arg)
             return active if seat else pyast.and_(compare(arg, ">=", const(0)), active)
@@ -649,8 +721,13 @@ class CodeGenerator:
         """A value as readable text (the `text()` function, labels and logs)."""
         layout = self.layout
         if e.type == ir.CARD:
-            names = name(self.derived(("card_names", layout.card_names, "nothing"),
-                                      lambda: list(layout.card_names) + ["nothing"], "card_names"))
+            names = name(
+                self.derived(
+                    ("card_names", layout.card_names, "nothing"),
+                    lambda: list(layout.card_names) + ["nothing"],
+                    "card_names",
+                )
+            )
             return sub(names, node)
         if e.type == ir.PLAYER:
             return call(self.helper(runtime.player_text, "player_text"), node)
@@ -696,9 +773,17 @@ class CodeGenerator:
 _NEUTRAL = {ir.INT: 0, ir.STR: "", ir.BOOL: False}
 
 _FOLDABLE = {
-    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
-    "//": runtime.div, "%": runtime.mod, "==": lambda a, b: a == b, "!=": lambda a, b: a != b,
-    "<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
+    "+": lambda a, b: a + b,
+    "-": lambda a, b: a - b,
+    "*": lambda a, b: a * b,
+    "//": runtime.div,
+    "%": runtime.mod,
+    "==": lambda a, b: a == b,
+    "!=": lambda a, b: a != b,
+    "<": lambda a, b: a < b,
+    "<=": lambda a, b: a <= b,
+    ">": lambda a, b: a > b,
+    ">=": lambda a, b: a >= b,
 }
 
 
@@ -774,21 +859,6 @@ def _literal_within(node: ast.expr, size: int) -> bool:
 
 
 # ---- what the IR tells about values ----------------------------------------------------
-
-
-def always_in_range(index: ir.Expr) -> bool:
-    """Player values made by the engine are always seats 0..n-1."""
-    if index.type != ir.PLAYER:
-        return False
-    if isinstance(index, ir.Local):
-        return True
-    if isinstance(index, ir.Builtin):
-        return index.name == "current"
-    if isinstance(index, ir.Call):
-        # left, right, opponent and next of a seat are seats; of nobody, nobody
-        return index.function == "seat" or (index.function in ("left", "right", "opponent", "next")
-                                            and always_in_range(index.args[0]))
-    return False
 
 
 _COUNTERS = 2**62  # turn and round counters count decisions: a match never reaches this
@@ -871,8 +941,10 @@ def _only_through(e: ir.Expr, slot: int, attribute: str) -> bool:
 def _may_fail(e: ir.Expr, layout: Layout) -> bool:
     """Whether evaluating `e` could raise: an index outside a zone or a player's values, or
     arithmetic that may pass the language's limits."""
-    if isinstance(e, (ir.ZoneRef, ir.VarRef)) and e.indices and not (
-        len(e.indices) == 1 and always_in_range(e.indices[0])
+    if (
+        isinstance(e, (ir.ZoneRef, ir.VarRef))
+        and e.indices
+        and not (len(e.indices) == 1 and is_seat(e.indices[0], layout.seat_slots))
     ):
         return True
     if isinstance(e, ir.Binary) and e.op in ("+", "-", "*") or isinstance(e, ir.Unary) and e.op == "-":

@@ -58,8 +58,14 @@ def _sorted_sets(cards, size: int) -> list[tuple[int, ...]]:
 
 
 # A comparison implies these others between the same two values.
-_IMPLIES = {"==": {"==", "<=", ">="}, "<": {"<", "<=", "!="}, ">": {">", ">=", "!="},
-            "<=": {"<="}, ">=": {">="}, "!=": {"!="}}
+_IMPLIES = {
+    "==": {"==", "<=", ">="},
+    "<": {"<", "<=", "!="},
+    ">": {">", ">=", "!="},
+    "<=": {"<="},
+    ">=": {">="},
+    "!=": {"!="},
+}
 
 
 def _implies(test: ast.expr, other: ast.expr) -> bool:
@@ -69,8 +75,19 @@ def _implies(test: ast.expr, other: ast.expr) -> bool:
     a, b = pyast.compare_op(test), pyast.compare_op(other)
     if a not in _IMPLIES or b is None:
         return False
-    return (b in _IMPLIES[a] and pyast.same(test.left, other.left)  # type: ignore[attr-defined]
-            and pyast.same(test.comparators[0], other.comparators[0]))  # type: ignore[attr-defined]
+    return (
+        b in _IMPLIES[a]
+        and pyast.same(test.left, other.left)  # type: ignore[attr-defined]
+        and pyast.same(test.comparators[0], other.comparators[0])
+    )  # type: ignore[attr-defined]
+
+
+def _after(first: list[ast.stmt]) -> Wrap:
+    return lambda body: [*first, *body]
+
+
+def _loop(var: str, iterable: ast.expr, opened: list[ast.stmt]) -> Wrap:
+    return lambda body: [pyast.for_(var, iterable, [*opened, *body])]
 
 
 class _Replace(ast.NodeTransformer):
@@ -78,8 +95,12 @@ class _Replace(ast.NodeTransformer):
         self.replacements, self.card = replacements, card
 
     def visit_Subscript(self, node: ast.Subscript) -> ast.expr:
-        if (isinstance(node.value, ast.Name) and node.value.id in self.replacements
-                and isinstance(node.slice, ast.Name) and node.slice.id == self.card):
+        if (
+            isinstance(node.value, ast.Name)
+            and node.value.id in self.replacements
+            and isinstance(node.slice, ast.Name)
+            and node.slice.id == self.card
+        ):
             return name(self.replacements[node.value.id])
         self.generic_visit(node)
         return node
@@ -104,9 +125,13 @@ class MoveCodeGenerator(CodeGenerator):
         counts: dict[str, int] = {}
         for test, _ in tests:
             for node in ast.walk(test):
-                if (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name)
-                        and isinstance(node.slice, ast.Name) and node.slice.id == card
-                        and isinstance(self.namespace.get(node.value.id), list)):
+                if (
+                    isinstance(node, ast.Subscript)
+                    and isinstance(node.value, ast.Name)
+                    and isinstance(node.slice, ast.Name)
+                    and node.slice.id == card
+                    and isinstance(self.namespace.get(node.value.id), list)
+                ):
                     counts[node.value.id] = counts.get(node.value.id, 0) + 1
         first: list[ast.stmt] = []
         replacements: dict[str, str] = {}
@@ -143,8 +168,9 @@ class MoveCodeGenerator(CodeGenerator):
         body = self._enumeration(move, params, offset, hoisted)
         return self._enumerator_function(hoisted, body, f"legal actions of move {move.name} {position(move.span)}")
 
-    def phase_functions(self, phase: ir.Phase, moves: list[tuple[ir.MoveDef, Any]],
-                        turn_limit: int | None) -> tuple[Callable[..., None], Callable[[Any], None]]:
+    def phase_functions(
+        self, phase: ir.Phase, moves: list[tuple[ir.MoveDef, Any]], turn_limit: int | None
+    ) -> tuple[Callable[..., None], Callable[[Any], None]]:
         """The two functions of a phase, listing its legal actions the same way:
         `enumerate(state, player, found)` adds the ids of every legal action to a list, and
         `settle(state)` follows a step (see `settle`)."""
@@ -197,8 +223,7 @@ class MoveCodeGenerator(CodeGenerator):
         param = compiled.params[0]
         return param.kind == "card" or (param.kind == "set" and param.same is not None)
 
-    def _shared_loop(self, candidates: ast.expr, group: list[tuple[ir.MoveDef, Any]],
-                     hoisted: list) -> list[ast.stmt]:
+    def _shared_loop(self, candidates: ast.expr, group: list[tuple[ir.MoveDef, Any]], hoisted: list) -> list[ast.stmt]:
         """Pass `shared card loops`: one loop over `candidates` for several moves: each card is
         tested for every move in turn; sets are built after the loop from the cards kept for them."""
         card = self.names.fresh("_x")
@@ -217,13 +242,19 @@ class MoveCodeGenerator(CodeGenerator):
                 tests.append((test, self._append(pyast.binop(const(compiled.offset), "+", name(card)))))
                 continue
             kept = self.names.fresh(f"_kept{compiled.index}")
-            test = self._card_test(move, compiled.params, hoisted, name(card)) if move.legal is not None else None
+            per_card = self._card_test(move, compiled.params, hoisted, name(card)) if move.legal is not None else None
             start.append(pyast.assign(kept, pyast.list_([])))
-            tests.append((test if test is not None else const(True),
-                          pyast.expr(pyast.method(name(kept), "append", name(card)))))
+            tests.append(
+                (
+                    per_card if per_card is not None else const(True),
+                    pyast.expr(pyast.method(name(kept), "append", name(card))),
+                )
+            )
             var = self.slot(param.slot)
             wrap, iterable = self._set_groups(name(kept), kind)
-            condition = const(True) if test is not None or move.legal is None else self._legal_condition(move, hoisted)
+            condition = (
+                const(True) if per_card is not None or move.legal is None else self._legal_condition(move, hoisted)
+            )
             key = pyast.binop(const(compiled.offset), "+", self._set_rank(var, kind.size, 1))
             inner: list[ast.stmt] = [self._append(key)]
             if not (pyast.is_const(condition) and condition.value):  # type: ignore[attr-defined]
@@ -246,22 +277,33 @@ class MoveCodeGenerator(CodeGenerator):
         st_ = name("st")
         check_return = [pyast.expr(pyast.method(st_, "_check")), pyast.return_()]
         lines: list[ast.stmt] = [
-            pyast.if_(pyast.or_(pyast.st("game_over"), pyast.st("round_over"),
-                                compare(pyast.st("goto"), "is not", const(None)), pyast.st("phase_over")),
-                      [pyast.if_(pyast.not_(pyast.st("game_over")), [pyast.expr(pyast.method(st_, "_advance"))]),
-                       *check_return]),
-            *flow.turn_passing(const(self.layout.num_players), None if turn_limit is None else const(turn_limit),
-                               check_return, me),
-            pyast.assign(me, pyast.st("current")),
+            pyast.if_(
+                pyast.or_(
+                    pyast.st("game_over"),
+                    pyast.st("round_over"),
+                    compare(pyast.st("goto"), "is not", const(None)),
+                    pyast.st("phase_over"),
+                ),
+                [
+                    pyast.if_(pyast.not_(pyast.st("game_over")), [pyast.expr(pyast.method(st_, "_advance"))]),
+                    *check_return,
+                ],
+            ),
+            *flow.turn_passing(
+                const(self.layout.num_players), None if turn_limit is None else const(turn_limit), check_return, me
+            ),
         ]
         if phase.until is not None:
             lines.append(pyast.located(pyast.if_(self.gen(phase.until), check_return), position(phase.until.span)))
-        lines += [pyast.if_(pyast.not_(sub(pyast.st("active"), name(me))), check_return),
-                  pyast.assign("found", pyast.list_([])),
-                  *(pyast.assign(symbol, value) for symbol, value in hoisted), *body,
-                  pyast.expr(pyast.method(name("found"), "sort")),
-                  pyast.assign(pyast.store_attr(st_, "_legal"), name("found")),
-                  pyast.if_(pyast.not_(name("found")), [pyast.expr(pyast.method(st_, "_check"))])]
+        lines += [
+            pyast.if_(pyast.not_(sub(pyast.st("active"), name(me))), check_return),
+            pyast.assign("found", pyast.list_([])),
+            *(pyast.assign(symbol, value) for symbol, value in hoisted),
+            *body,
+            pyast.expr(pyast.method(name("found"), "sort")),
+            pyast.assign(pyast.store_attr(st_, "_legal"), name("found")),
+            pyast.if_(pyast.not_(name("found")), [pyast.expr(pyast.method(st_, "_check"))]),
+        ]
         fn = pyast.function(self.names.fresh(f"_settle_{phase.name}"), ["st"], lines)
         return self.define(fn, f"after a step in phase {phase.name}")
 
@@ -270,8 +312,9 @@ class MoveCodeGenerator(CodeGenerator):
         fn = pyast.function(self.names.fresh("_enumerate"), ["st", self.me, "found"], statements)
         return self.define(fn, heading)
 
-    def _enumeration(self, move: ir.MoveDef, compiled_params: tuple[Any, ...], offset: int,
-                     hoisted: list) -> list[ast.stmt]:
+    def _enumeration(
+        self, move: ir.MoveDef, compiled_params: tuple[Any, ...], offset: int, hoisted: list
+    ) -> list[ast.stmt]:
         """Loops over a move's parameters adding the id of each legal action to `found`.
 
         Sets of cards sharing an attribute are built group by group. When the legal test
@@ -308,22 +351,29 @@ class MoveCodeGenerator(CodeGenerator):
                     if depth == len(params) - 1 and card_test is not None:
                         kept = self.names.fresh("_s")
                         test = card_test
-                        filtered = [pyast.assign(kept, pyast.list_([])), pyast.for_(test_card, candidates, [
-                            pyast.if_(test, [pyast.expr(pyast.method(name(kept), "append", name(test_card)))])])]
-                        wraps.append(lambda body, filtered=filtered: [*filtered, *body])
+                        filtered = [
+                            pyast.assign(kept, pyast.list_([])),
+                            pyast.for_(
+                                test_card,
+                                candidates,
+                                [pyast.if_(test, [pyast.expr(pyast.method(name(kept), "append", name(test_card)))])],
+                            ),
+                        ]
+                        wraps.append(_after(filtered))
                         candidates = name(kept)
                     wrap, iterable = self._set_groups(candidates, compiled)
                     wraps.append(wrap)
             else:
                 positions = name(self.constant({v: i for i, v in enumerate(compiled.domain)}, "positions"))
                 at = self.names.fresh(f"_p{depth}")
-                opened = [pyast.assign(at, pyast.method(positions, "get", name(var), const(-1))),
-                          pyast.if_(compare(name(at), "<", const(0)), [ast.Continue()])]
-                wraps.append(lambda body, var=var, candidates=candidates, opened=opened:
-                             [pyast.for_(var, candidates, [*opened, *body])])
+                opened = [
+                    pyast.assign(at, pyast.method(positions, "get", name(var), const(-1))),
+                    pyast.if_(compare(name(at), "<", const(0)), [ast.Continue()]),
+                ]
+                wraps.append(_loop(var, candidates, opened))
                 key = pyast.binop(key, "+", name(at) if stride == 1 else pyast.binop(name(at), "*", const(stride)))
                 continue
-            wraps.append(lambda body, var=var, iterable=iterable: [pyast.for_(var, iterable, body)])
+            wraps.append(_loop(var, iterable, []))
         inner: list[ast.stmt] = [self._append(key)]
         if not (pyast.is_const(condition) and condition.value):  # type: ignore[attr-defined]
             inner = [pyast.if_(condition, inner)]
@@ -337,8 +387,11 @@ class MoveCodeGenerator(CodeGenerator):
     def _real_card_parameters(self, move: ir.MoveDef, decoded: bool = False):
         """While generating code for `move`: its card parameters taken from a zone (or, in a
         step, decoded from an action id) are real cards."""
-        slots = {p.slot for p in move.params if p.type == ir.CARD and p.size is None
-                 and (decoded or p.candidates.type == ir.ZONE)} - self.real_cards
+        slots = {
+            p.slot
+            for p in move.params
+            if p.type == ir.CARD and p.size is None and (decoded or p.candidates.type == ir.ZONE)
+        } - self.real_cards
         self.real_cards |= slots
         try:
             yield
@@ -353,15 +406,25 @@ class MoveCodeGenerator(CodeGenerator):
         grouped = pyast.method(call(self.helper(_group, "group"), cards, same), "values")
 
         def wrap(body: list[ast.stmt]) -> list[ast.stmt]:
-            return [pyast.if_(compare(call("len", cards), ">=", const(size)), [
-                pyast.for_(group, grouped, [pyast.if_(compare(call("len", name(group)), ">=", const(size)), body)])])]
+            return [
+                pyast.if_(
+                    compare(call("len", cards), ">=", const(size)),
+                    [
+                        pyast.for_(
+                            group, grouped, [pyast.if_(compare(call("len", name(group)), ">=", const(size)), body)]
+                        )
+                    ],
+                )
+            ]
 
-        combinations = call(self.helper(itertools.combinations, "combinations"), call("sorted", name(group)),
-                            const(size))
+        combinations = call(
+            self.helper(itertools.combinations, "combinations"), call("sorted", name(group)), const(size)
+        )
         return wrap, combinations
 
-    def _card_test(self, move: ir.MoveDef, compiled_params: tuple[Any, ...], hoisted: list,
-                   card: ast.expr) -> ast.expr | None:
+    def _card_test(
+        self, move: ir.MoveDef, compiled_params: tuple[Any, ...], hoisted: list, card: ast.expr
+    ) -> ast.expr | None:
         """When the last parameter is a set of cards sharing an attribute and `legal` reads the
         set only through that attribute: the test as asked of one card; else None."""
         if not move.params or move.legal is None:
@@ -416,12 +479,18 @@ class MoveCodeGenerator(CodeGenerator):
         its effects run (`trigger_firings`, which the engine's general path uses too)."""
         body: list[ast.stmt] = []
         if move.params:
-            body.append(pyast.assign(ast.Tuple([pyast.store(self.slot(p.slot)) for p in move.params], ast.Store()),
-                                     name("values")))
+            body.append(
+                pyast.assign(
+                    ast.Tuple([pyast.store(self.slot(p.slot)) for p in move.params], ast.Store()), name("values")
+                )
+            )
         # Slots the code reads before it sets them (loop variables) start empty, as in an environment.
         assigned = {0, *(p.slot for p in move.params)}
-        read = {slot for statement in (*move.effects, *(s for t in triggers for s in t.effects))
-                for slot in statement_slots(statement)}
+        read = {
+            slot
+            for statement in (*move.effects, *(s for t in triggers for s in t.effects))
+            for slot in statement_slots(statement)
+        }
         body += [pyast.assign(self.slot(slot), const(None)) for slot in sorted(read - assigned)]
         with self._real_card_parameters(move, decoded=True):
             body += self.statements(move.effects)
@@ -433,9 +502,14 @@ class MoveCodeGenerator(CodeGenerator):
             effects = self.statements(trigger.effects)
             if trigger.each is None:
                 # The flags change only when effects run, so they are looked at after effects.
-                body.append(pyast.located(pyast.if_(self.gen(trigger.when), [
-                    *effects, *([] if last else [pyast.if_(over, [pyast.return_()])])]),
-                    f"trigger {trigger.name} {position(trigger.when.span)}"))
+                body.append(
+                    pyast.located(
+                        pyast.if_(
+                            self.gen(trigger.when), [*effects, *([] if last else [pyast.if_(over, [pyast.return_()])])]
+                        ),
+                        f"trigger {trigger.name} {position(trigger.when.span)}",
+                    )
+                )
                 continue
             fired = self.names.fresh(f"_fired_{trigger.name}")
             var = self.slot(trigger.slot)  # type: ignore[arg-type]
@@ -444,8 +518,12 @@ class MoveCodeGenerator(CodeGenerator):
             body += choice
             # A round ending in one firing still lets the others of the same trigger run, a match ending does not.
             loop = pyast.for_(var, name(fired), [*effects, pyast.if_(pyast.st("game_over"), [pyast.return_()])])
-            body.append(pyast.if_(compare(name(fired), "is not", const(None)), [
-                loop, *([] if last else [pyast.if_(pyast.st("round_over"), [pyast.return_()])])]))
+            body.append(
+                pyast.if_(
+                    compare(name(fired), "is not", const(None)),
+                    [loop, *([] if last else [pyast.if_(pyast.st("round_over"), [pyast.return_()])])],
+                )
+            )
         body.append(pyast.return_())
         fn = pyast.function(self.names.fresh(f"_step_{move.name}"), ["st", self.me, "values"], body)
         return self.define(fn, f"step of move {move.name} {position(move.span)}")
@@ -458,17 +536,21 @@ class MoveCodeGenerator(CodeGenerator):
         items = self.collection(trigger.each)  # type: ignore[arg-type]
         if trigger.each.type == ir.CARD:  # type: ignore[union-attr]
             items = pyast.tuple_([items])
-        add = pyast.if_(compare(name(fired), "is", const(None)),
-                        [pyast.assign(fired, pyast.list_([name(var)]))],
-                        [pyast.expr(pyast.method(name(fired), "append", name(var)))])
-        return [pyast.assign(fired, const(None)),
-                pyast.for_(var, items, [pyast.if_(self.gen(trigger.when), [add])])]
+        add = pyast.if_(
+            compare(name(fired), "is", const(None)),
+            [pyast.assign(fired, pyast.list_([name(var)]))],
+            [pyast.expr(pyast.method(name(fired), "append", name(var)))],
+        )
+        return [pyast.assign(fired, const(None)), pyast.for_(var, items, [pyast.if_(self.gen(trigger.when), [add])])]
 
     def firings_function(self, trigger: ir.Trigger) -> Callable[[Any, list], list]:
         """`firings(state, env)`: the items of a trigger's `for` that fire now (see trigger_firings)."""
         fired = self.names.fresh(f"_fired_{trigger.name}")
         slots = (free_slots(trigger.each) | free_slots(trigger.when)) - {trigger.slot}
-        body = [*self.prologue(slots), *self.trigger_firings(trigger, fired),
-                pyast.return_(pyast.or_(name(fired), pyast.list_([])))]
+        body = [
+            *self.prologue(slots),
+            *self.trigger_firings(trigger, fired),
+            pyast.return_(pyast.or_(name(fired), pyast.list_([]))),
+        ]
         fn = pyast.function(self.names.fresh(f"_firings_{trigger.name}"), ["st", "env"], body)
         return self.define(fn, f"firings of trigger {trigger.name} {position(trigger.when.span)}")

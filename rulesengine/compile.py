@@ -20,7 +20,7 @@ from . import ir
 from .codegen import GeneratedSource
 from .codegen_moves import MoveCodeGenerator
 from .layout import Layout, ZoneFamily
-from .lower import lower
+from .lower import lower, seat_slots
 from .names import NameAllocator
 
 Fn = Callable[[Any, list], Any]
@@ -29,8 +29,17 @@ Effect = Callable[[Any, list], None]
 # What an attribute of "no card" (the top of an empty zone) is, by type: totality.
 _NEUTRAL = {ir.INT: 0, ir.STR: "", ir.BOOL: False}
 
-__all__ = ["CompiledMove", "CompiledParam", "CompiledPhase", "CompiledTrigger", "Layout", "Program", "Segment",
-           "ZoneFamily", "compile_program"]
+__all__ = [
+    "CompiledMove",
+    "CompiledParam",
+    "CompiledPhase",
+    "CompiledTrigger",
+    "Layout",
+    "Program",
+    "Segment",
+    "ZoneFamily",
+    "compile_program",
+]
 
 
 @attrs.frozen
@@ -152,6 +161,7 @@ class Compiler:
             suit_attributes=tuple(s.attributes for s in r.suits),
             ranks=tuple(r.ranks),
             phase_names=tuple(p.name for p in r.phases),
+            seat_slots=seat_slots(r),
         )
         self.codegen = MoveCodeGenerator(self.layout, self.names)
         self.build_cards()
@@ -243,7 +253,7 @@ class Compiler:
         self.zone_names = tuple(names)
         self.zone_owner = tuple(owners)
         self.zone_visibility = tuple(visibility)
-        initial = [[] for _ in range(base)]
+        initial: list[list[int]] = [[] for _ in range(base)]
         card = 0
         for deck in self.r.decks:
             deck_size = deck.copies * len(deck.suits) * len(deck.ranks)
@@ -251,13 +261,17 @@ class Compiler:
             card += deck_size
         self.initial_zones = tuple(tuple(z) for z in initial)
         sorted_tables = {
-            f.base + i: self.attributes[f.sorted_by] for f in self.families.values() if f.sorted_by
+            f.base + i: self.attributes[f.sorted_by]
+            for f in self.families.values()
+            if f.sorted_by
             for i in range(f.count)
         }
         self._extend_layout(families=self.families, sorted_tables=sorted_tables)
 
     def build_variables(self) -> None:
-        offsets, values, layout = {}, [], []
+        offsets: dict[str, int] = {}
+        values: list[object] = []
+        layout = []
         for variable in self.r.variables:
             offsets[variable.name] = len(values)
             value = self.expr(variable.default, f"default of variable {variable.name}")(None, [None] * 2)
@@ -438,8 +452,11 @@ def listing(program: Program) -> str:
     """The generated module of a program as one text: every function with the rule-file
     positions it comes from as comments (what `rulesengine compile` prints)."""
     options = ", ".join(f"{k}={v!r}" for k, v in sorted(program.options.items())) or "none"
-    lines = [f"# {program.ruleset.name} ({program.ruleset.file}), {program.num_players} players, options: {options}",
-             f"# {len(program.source)} generated functions", ""]
+    lines = [
+        f"# {program.ruleset.name} ({program.ruleset.file}), {program.num_players} players, options: {options}",
+        f"# {len(program.source)} generated functions",
+        "",
+    ]
     if not program.source:
         lines.append("# this program keeps no generated source")
     for function in program.source:

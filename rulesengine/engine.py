@@ -26,15 +26,35 @@ _SEGMENTS, _ROUND_START, _PHASE_START, _FIRST, _CHECK, _ROUND_END, _MATCH_CHECK,
 _NORMAL, _LIMIT, _STUCK = flow.NORMAL, flow.LIMIT, flow.STUCK
 
 
-
 class State:
     """One position of a match. Players are numbered from 0; `P1` is player 0 in logs."""
 
     # Fields a clone shares (plain values and immutable ones) and fields it copies.
     _SHARED = (
-        "game", "program", "current", "direction", "round_number", "turns", "passes", "phase",
-        "round_over", "phase_over", "game_over", "goto", "turn_set", "mover", "chance_count", "seed",
-        "history", "steps", "_legal", "round_end_kind", "truncated", "last_action", "shown_any", "_seen",
+        "game",
+        "program",
+        "current",
+        "direction",
+        "round_number",
+        "turns",
+        "passes",
+        "phase",
+        "round_over",
+        "phase_over",
+        "game_over",
+        "goto",
+        "turn_set",
+        "mover",
+        "chance_count",
+        "seed",
+        "history",
+        "steps",
+        "_legal",
+        "round_end_kind",
+        "truncated",
+        "last_action",
+        "shown_any",
+        "_seen",
     )
     _COPIED = ("zones", "where", "vars", "active", "active_players", "agenda", "chance", "shown", "log")
     __slots__ = _SHARED + _COPIED
@@ -95,9 +115,11 @@ class State:
         other.vars = self.vars[:]
         other.active = self.active[:]
         other.active_players = self.active_players[:]
-        other.agenda = [
-            task if task[0] != _SEGMENTS else (task[0], task[1], task[2], task[3][:]) for task in self.agenda
-        ] if self.agenda else []
+        other.agenda = (
+            [task if task[0] != _SEGMENTS else (task[0], task[1], task[2], task[3][:]) for task in self.agenda]
+            if self.agenda
+            else []
+        )
         other.chance = self.chance[:] if self.chance is not None else None
         other.shown = list(map(list.copy, self.shown))
         other.log = None

@@ -22,39 +22,53 @@ NORMAL, LIMIT, STUCK = range(3)
 
 
 def turn_passing(players: ast.expr, limit: ast.expr | None, on_end: list[ast.stmt], seat: str) -> list[ast.stmt]:
-    """Statements passing the turn of state `st` (into local `seat` and `st.current`), then
-    ending the round when due and running `on_end`. `players` is the number of seats,
-    `limit` the round's turn limit (None: no limit)."""
+    """Statements passing the turn of state `st` (the player to move is then in local `seat`
+    and in `st.current`), then ending the round when due and running `on_end`. `players`
+    is the number of seats, `limit` the round's turn limit (None: no limit)."""
     st = name("st")
     step = pyast.binop(pyast.binop(pyast.st("current"), "+", pyast.st("direction")), "%", players)
     passing = [
         pyast.assign(seat, step),
         # mostly the next seat or the one after is still in the round; else the engine's search
-        pyast.if_(pyast.not_(sub(pyast.st("active"), name(seat))), [
-            pyast.assign(seat, pyast.binop(pyast.binop(name(seat), "+", pyast.st("direction")), "%", players)),
-            pyast.if_(pyast.not_(sub(pyast.st("active"), name(seat))),
-                      [pyast.assign(seat, pyast.method(st, "next_active", pyast.st("current")))])]),
+        pyast.if_(
+            pyast.not_(sub(pyast.st("active"), name(seat))),
+            [
+                pyast.assign(seat, pyast.binop(pyast.binop(name(seat), "+", pyast.st("direction")), "%", players)),
+                pyast.if_(
+                    pyast.not_(sub(pyast.st("active"), name(seat))),
+                    [pyast.assign(seat, pyast.method(st, "next_active", pyast.st("current")))],
+                ),
+            ],
+        ),
         pyast.assign(pyast.store_attr(st, "current"), name(seat)),
     ]
-    out: list[ast.stmt] = [pyast.if_(pyast.not_(pyast.st("turn_set")), passing)]
+    kept = [pyast.assign(seat, pyast.st("current"))]  # an effect chose the player with `turn to`
+    out: list[ast.stmt] = [pyast.if_(pyast.not_(pyast.st("turn_set")), passing, kept)]
     everyone = pyast.call("len", pyast.st("active_players"))
     stuck = pyast.and_(pyast.st("passes"), compare(pyast.st("passes"), ">=", everyone))
     end_stuck = [pyast.expr(pyast.method(st, "_end_round", const(STUCK))), *on_end]
     if limit is None:
         out.append(pyast.if_(stuck, end_stuck))
         return out
-    over = compare(pyast.st("turns"), ">=", limit)
+    over: ast.expr = compare(pyast.st("turns"), ">=", limit)
     if not pyast.is_const(limit):
         over = pyast.and_(compare(limit, "is not", const(None)), over)
-    out.append(pyast.if_(over, [pyast.expr(pyast.method(st, "_end_round", const(LIMIT))), *on_end],
-                         [pyast.if_(stuck, end_stuck)]))
+    out.append(
+        pyast.if_(
+            over, [pyast.expr(pyast.method(st, "_end_round", const(LIMIT))), *on_end], [pyast.if_(stuck, end_stuck)]
+        )
+    )
     return out
 
 
 def pass_turn_function() -> Callable[[Any], bool]:
     """`pass_turn(state)` for the engine: the statements above, for any game; False when the round ends."""
-    body = turn_passing(pyast.call("len", pyast.st("active")), pyast.attr(pyast.st("program"), "round_limit"),
-                        [pyast.return_(const(False))], "seat")
+    body = turn_passing(
+        pyast.call("len", pyast.st("active")),
+        pyast.attr(pyast.st("program"), "round_limit"),
+        [pyast.return_(const(False))],
+        "seat",
+    )
     fn = pyast.function("pass_turn", ["st"], [*body, pyast.return_(const(True))])
     namespace: dict[str, Any] = {}
     exec(compile(pyast.emit_function(fn, "turn passing (rulesengine/flow.py)"), "<turn passing>", "exec"), namespace)

@@ -51,10 +51,15 @@ class Layout:
     variable_offsets: Mapping[str, int] = attrs.field(default=MappingProxyType({}), converter=_frozen)
     # zone slot kept sorted -> the attribute table it is sorted by
     sorted_tables: Mapping[int, list] = attrs.field(default=MappingProxyType({}), converter=_frozen)
+    # local slots that always hold a seat, never nobody (lower.seat_slots): indexing by them needs no check
+    seat_slots: frozenset[int] = frozenset({0})
 
     def card_id(self, deck: int, suit: str, rank: str) -> int:
         """The id of the card of `deck` with this suit and rank (its first copy)."""
         suit_index, rank_index = self.suit_names.index(suit), self.ranks.index(rank)
         suits, ranks = self.attributes["suit"], self.attributes["rank"]
-        return next(c for c in range(len(self.card_deck))
-                    if self.card_deck[c] == deck and suits[c] == suit_index and ranks[c] == rank_index)
+        return next(
+            c
+            for c in range(len(self.card_deck))
+            if self.card_deck[c] == deck and suits[c] == suit_index and ranks[c] == rank_index
+        )

@@ -41,7 +41,7 @@ def lower_card_context(e: ir.Expr) -> ir.Expr | None:
     if isinstance(e, ir.Local) and e.slot >= _CARD_CONTEXT_SLOT:
         return ir.CardAttr(e.type, e.span, CardSelf(ir.CARD, e.span), e.name)
     if isinstance(e, ir.Call) and e.function.startswith(_SUIT_ATTRIBUTE):
-        return SuitAttr(e.type, e.span, e.args[0], e.function[len(_SUIT_ATTRIBUTE):])
+        return SuitAttr(e.type, e.span, e.args[0], e.function[len(_SUIT_ATTRIBUTE) :])
     return None
 
 
@@ -102,3 +102,72 @@ def lower(ruleset: ir.Ruleset, options: Mapping[str, object]) -> ir.Ruleset:
         return lower_card_context(e) or fold(e)
 
     return map_ruleset(ruleset, both)
+
+
+# ---- which locals always hold a seat ---------------------------------------------------------
+
+
+def _bindings(value: Any, out: list[tuple[int, ir.Expr, str]]) -> None:
+    """Every (slot, collection or value, how) a local is bound by, anywhere in an IR value."""
+    if isinstance(value, ir.Macro):
+        out.append((value.slot, value.collection, "value" if value.kind == "bind" else "element"))
+    elif isinstance(value, ir.For):
+        out.append((value.slot, value.collection, "element"))
+    elif isinstance(value, ir.Trigger) and value.each is not None and value.slot is not None:
+        out.append((value.slot, value.each, "element"))
+    elif isinstance(value, ir.Param) and value.type == ir.PLAYER and value.size is None:
+        out.append((value.slot, ir.Builtin(ir.list_of(ir.PLAYER), value.candidates.span, "players"), "element"))
+    if isinstance(value, tuple):
+        for item in value:
+            _bindings(item, out)
+    elif attrs.has(type(value)):
+        for field in attrs.fields(type(value)):
+            _bindings(getattr(value, field.name), out)
+
+
+def is_seat(e: ir.Expr, seats: frozenset[int]) -> bool:
+    """Whether a player expression always gives a seat (never nobody), given the slots that do."""
+    if e.type != ir.PLAYER:
+        return False
+    if isinstance(e, ir.Local):
+        return e.slot in seats
+    if isinstance(e, ir.Builtin):
+        return e.name == "current"
+    if isinstance(e, ir.Call):
+        # left, right, opponent and next of a seat are seats; of nobody, nobody
+        return e.function == "seat" or (
+            e.function in ("left", "right", "opponent", "next") and is_seat(e.args[0], seats)
+        )
+    return False
+
+
+def _all_seats(e: ir.Expr, seats: frozenset[int]) -> bool:
+    """Whether every element of a list of players is a seat."""
+    if isinstance(e, ir.Builtin):
+        return e.name in ("players", "active")
+    if isinstance(e, ir.Call):
+        return e.function == "others"  # of nobody: every seat
+    if isinstance(e, ir.Macro) and e.kind == "filter":
+        return _all_seats(e.collection, seats)
+    if isinstance(e, ir.ListExpr):
+        return all(is_seat(item, seats) for item in e.items)
+    return False
+
+
+def seat_slots(ruleset: ir.Ruleset) -> frozenset[int]:
+    """The local slots that always hold a seat: `me` (slot 0), player parameters, and variables
+    bound over seats (`players`, `active`, `others(p)`, ...). An index by any other player
+    value is checked while playing, so nobody there is an error, never another seat's value."""
+    bindings: list[tuple[int, ir.Expr, str]] = []
+    _bindings(ruleset, bindings)
+    seats = frozenset({0})
+    while True:
+        found = {
+            slot
+            for slot, source, how in bindings
+            if (how == "element" and _all_seats(source, seats)) or (how == "value" and is_seat(source, seats))
+        }
+        grown = seats | found
+        if grown == seats:
+            return seats
+        seats = grown

@@ -9,10 +9,21 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterable
+from typing import Any
 
 _BINARY = {"+": ast.Add, "-": ast.Sub, "*": ast.Mult, "//": ast.FloorDiv, "%": ast.Mod}
-_COMPARE = {"==": ast.Eq, "!=": ast.NotEq, "<": ast.Lt, "<=": ast.LtE, ">": ast.Gt, ">=": ast.GtE,
-            "in": ast.In, "not in": ast.NotIn, "is": ast.Is, "is not": ast.IsNot}
+_COMPARE = {
+    "==": ast.Eq,
+    "!=": ast.NotEq,
+    "<": ast.Lt,
+    "<=": ast.LtE,
+    ">": ast.Gt,
+    ">=": ast.GtE,
+    "in": ast.In,
+    "not in": ast.NotIn,
+    "is": ast.Is,
+    "is not": ast.IsNot,
+}
 COMPARE_OPS = {cls: op for op, cls in _COMPARE.items()}
 
 
@@ -24,7 +35,7 @@ def store(id_: str) -> ast.Name:
     return ast.Name(id_, ast.Store())
 
 
-def const(value: object) -> ast.Constant:
+def const(value: Any) -> ast.Constant:
     return ast.Constant(value)
 
 
@@ -137,10 +148,6 @@ def store_sub(value: ast.expr, index: ast.expr) -> ast.Subscript:
 
 def store_attr(obj: ast.expr, field: str) -> ast.Attribute:
     return ast.Attribute(obj, field, ast.Store())
-
-
-def augassign(target: ast.expr, op: str, value: ast.expr) -> ast.AugAssign:
-    return ast.AugAssign(target, _BINARY[op](), value)
 
 
 def expr(value: ast.expr) -> ast.Expr:

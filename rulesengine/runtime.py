@@ -57,6 +57,7 @@ class StateInterface(Protocol):
 
     # the flow of a match, shared with the engine's general path
     turn_set: bool
+
     def next_active(self, player: int) -> int: ...
     def _end_round(self, kind: int) -> None: ...
     def _advance(self) -> None: ...
@@ -64,8 +65,10 @@ class StateInterface(Protocol):
 
 
 STATE_MEMBERS = frozenset(
-    [*StateInterface.__annotations__,
-     *(member for member, value in vars(StateInterface).items() if callable(value) and not member.startswith("__"))]
+    [
+        *StateInterface.__annotations__,
+        *(member for member, value in vars(StateInterface).items() if callable(value) and not member.startswith("__")),
+    ]
 )
 
 
