@@ -396,7 +396,7 @@ def test_a_variant_is_fresh_after_its_base_changes(tmp_path):
 # ---- mutation fuzz (a sample; `python -m tests.fuzz_validate --mutants 10000` runs many) -------
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=25, deadline=None, derandomize=True)  # repeatable in CI; the command searches wider
 @given(index=st.integers(0, 10**6), seed=st.integers(0, 100))
 def test_mutants_of_shipped_and_example_files_never_crash_nor_hang(tmp_path_factory, index, seed):
     _, text = fuzz_validate.mutant(index, seed)
