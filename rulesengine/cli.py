@@ -62,7 +62,7 @@ def _collect_files(paths: tuple[str, ...]) -> tuple[list[Path], list[Diagnostic]
     refused: list[Diagnostic] = []
 
     def take(path: Path, root: Path) -> None:
-        if path.is_symlink() and not path.resolve().is_relative_to(root.resolve()):
+        if not path.resolve().is_relative_to(root.resolve()):  # a link, or a file in a linked folder
             refused.append(Diagnostic("RE023", "this file is a symbolic link to a file outside its folder; it is not "
                                       "read", Span.point(str(path), 1, 1)))
         else:

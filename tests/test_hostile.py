@@ -102,6 +102,16 @@ def test_validate_refuses_a_symlink_argument_pointing_out_of_its_folder_RE023(tm
         assert result.exit_code == 1 and "RE023" in result.output and SECRET not in result.output
 
 
+def test_validate_on_a_folder_does_not_follow_a_linked_folder_out_of_it(tmp_path):
+    secret_file(tmp_path / "outside")
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "game.yaml").write_text(GAME)
+    (repo / "parts").symlink_to(tmp_path / "outside", target_is_directory=True)
+    result = run("validate", str(repo))
+    assert result.exit_code == 0 and "1 file(s) checked" in result.output and SECRET not in result.output
+
+
 def test_each_file_is_read_once_per_composition(tmp_path, monkeypatch):
     """A diamond (a includes b and c, both include d) reads d once, not twice."""
     (tmp_path / "d.yaml").write_text("block: true\nvariables:\n  v: {type: int}\n")
