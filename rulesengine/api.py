@@ -45,7 +45,8 @@ def ruleset_digest(name_or_path: str | os.PathLike) -> str:
 
 
 _KEPT = 64
-_kept: dict[str, tuple[tuple[tuple[str, str], ...], ir.Ruleset, str]] = {}  # path -> (files, ruleset, digest)
+# (resolved path, path as given) -> (every composed file with its hash, ruleset, digest)
+_kept: dict[tuple[str, str], tuple[tuple[tuple[str, str], ...], ir.Ruleset, str]] = {}
 
 
 def _text_hash(text: str) -> str:
@@ -61,7 +62,8 @@ def _file_hash(path: str) -> str | None:
 
 
 def _load(path: str) -> tuple[ir.Ruleset, str]:
-    kept = _kept.get(path)
+    key = (str(Path(path).resolve()), path)  # the same text names another file from another folder
+    kept = _kept.get(key)
     if kept is not None and all(_file_hash(file) == digest for file, digest in kept[0]):
         return kept[1], kept[2]
     sources: dict[str, str] = {}
@@ -74,7 +76,7 @@ def _load(path: str) -> tuple[ir.Ruleset, str]:
         whole.update(len(data).to_bytes(8, "big") + data)
     if len(_kept) >= _KEPT:
         _kept.pop(next(iter(_kept)))
-    _kept[path] = (files, ruleset, whole.hexdigest())
+    _kept[key] = (files, ruleset, whole.hexdigest())
     return ruleset, whole.hexdigest()
 
 

@@ -45,6 +45,12 @@ class ChoiceError(click.ClickException):
     exit_code = 2
 
 
+def _say(text: str) -> None:
+    """Print a text made from a rule file's names: each line with its control characters
+    escaped, so that a name cannot send commands to the terminal."""
+    click.echo("\n".join(printable(line) for line in text.split("\n")))
+
+
 def _colour(stream) -> bool:
     """Colour only on a terminal, and never when NO_COLOR is set (https://no-color.org)."""
     return stream.isatty() and not os.environ.get("NO_COLOR")
@@ -57,7 +63,7 @@ def _collect_files(paths: tuple[str, ...]) -> tuple[list[Path], list[Diagnostic]
     refused: list[Diagnostic] = []
 
     def take(path: Path, root: Path) -> None:
-        if path.is_symlink() and not path.resolve().is_relative_to(root.resolve()):
+        if not path.resolve().is_relative_to(root.resolve()):  # a link, or a file in a linked folder
             refused.append(Diagnostic("RE023", "this file is a symbolic link to a file outside its folder; it is not "
                                       "read", Span.point(str(path), 1, 1)))
         else:
@@ -223,7 +229,7 @@ def replay_command(path: str, verify: bool) -> None:
         _print_result(state)
         replay.check_result(data, state, path)
     except replay.ReplayError as error:
-        click.echo(f"error: {error}", err=True)
+        click.echo(f"error: {printable(str(error))}", err=True)
         raise SystemExit(1) from None
     except RuleFileError as error:
         click.echo(render_text(error.diagnostics, {}, colour=_colour(sys.stderr)), err=True)
@@ -232,13 +238,13 @@ def replay_command(path: str, verify: bool) -> None:
 
 def _print_header(game: Game, seed: int) -> None:
     settings = ", ".join(f"{k}={v}" for k, v in game.options.items())
-    click.echo(f"{game.ruleset.name}: {game.num_players} players, seed {seed}" + (f", {settings}" if settings else ""))
+    _say(f"{game.ruleset.name}: {game.num_players} players, seed {seed}" + (f", {settings}" if settings else ""))
 
 
 def _flush(state, shown: int) -> int:
     """Print the log lines not printed yet; returns how many are printed now."""
     for line in state.log[shown:]:
-        click.echo(line)
+        _say(line)
     return len(state.log)
 
 
@@ -272,10 +278,10 @@ def play(ruleset: str, players: int | None, seed: int, options: tuple[str, ...],
     click.echo(f"you are P{seat}; type the number of your move (q to quit)")
 
     def ask(state, lines: list[str]) -> int:
-        click.echo("\n".join(lines))
+        _say("\n".join(lines))
         actions = state.legal_actions()
         for number, action in enumerate(actions, start=1):
-            click.echo(f"  {number:>3}. {state.action_to_string(action)}")
+            _say(f"  {number:>3}. {state.action_to_string(action)}")
         while True:
             answer = click.prompt("your move", default="1" if len(actions) == 1 else None, show_default=False)
             answer = answer.strip()
@@ -287,7 +293,7 @@ def play(ruleset: str, players: int | None, seed: int, options: tuple[str, ...],
             click.echo(f"type a number from 1 to {len(actions)}, or q to quit")
 
     try:
-        state = play_against_bots(game, seat - 1, seed, ask, click.echo)
+        state = play_against_bots(game, seat - 1, seed, ask, _say)
     except _Quit:
         click.echo("you left the match")
         return
@@ -343,7 +349,7 @@ def schema() -> None:
 @click.argument("ruleset")
 def describe_command(ruleset: str) -> None:
     """Summarise RULESET (a path or a shipped name): players, options, decks, zones, phases, moves."""
-    click.echo(describe_ruleset(_load_ruleset(ruleset)))
+    _say(describe_ruleset(_load_ruleset(ruleset)))
 
 
 def _reference(base: str, folder: Path) -> str:
@@ -497,7 +503,7 @@ def entry() -> None:
         error.show()
         raise SystemExit(2) from None
     except RulesEngineError as error:
-        click.echo(f"error: {error}", err=True)
+        click.echo(f"error: {printable(str(error))}", err=True)
         raise SystemExit(1) from None
     except SystemExit:
         raise

@@ -730,13 +730,19 @@ class _HiddenMoveLine(str):
     """A log line of a hidden move: the mover sees it whole, the others its public form."""
 
     mover: int
-    public: str
+    move_name: str
 
     def __new__(cls, line: str, mover: int, move_name: str) -> _HiddenMoveLine:
         self = super().__new__(cls, line)
-        self.mover = mover
-        self.public = f"P{mover + 1}: {move_name.replace('_', ' ')}"
+        self.mover, self.move_name = mover, move_name
         return self
+
+    def __getnewargs__(self) -> tuple[str, int, str]:  # so that copies and pickles keep it
+        return str(self), self.mover, self.move_name
+
+    @property
+    def public(self) -> str:
+        return f"P{self.mover + 1}: {self.move_name.replace('_', ' ')}"
 
 
 def _chain(key: str, observation: dict[str, Any]) -> str:

@@ -168,11 +168,13 @@ class _ToAst:
         if kind == "log":
             token = kids[0]
             text, offsets = self.string(token)
-            return ast.Log(span, self.template(text, [token.start_pos + o for o in offsets]))
+            start = token.start_pos if isinstance(token, Token) and token.start_pos else 0
+            return ast.Log(span, self.template(text, [start + o for o in offsets]))
         raise AssertionError(f"unhandled statement node {kind}")
 
-    def integer(self, token: Token) -> int:
+    def integer(self, token: Tree | Token) -> int:
         """An integer literal, refused (RE107) past MAX_INTEGER before Python converts a long one."""
+        assert isinstance(token, Token)
         digits = str(token).lstrip("0") or "0"
         if len(digits) > len(str(MAX_INTEGER)) or int(digits) > MAX_INTEGER:
             raise ParseFailed(
@@ -184,12 +186,14 @@ class _ToAst:
             )
         return int(digits)
 
-    def string(self, token: Token) -> tuple[str, list[int]]:
+    def string(self, token: Tree | Token) -> tuple[str, list[int]]:
         """A text literal's value and, for each of its characters, its offset in the token.
 
         The escapes are the language's own (see docs/language.md): anything else, and a raw
         carriage return, NUL or other control character, is a diagnostic (RE108, RE109).
         """
+        assert isinstance(token, Token)
+        start = token.start_pos or 0
         raw = str(token)
         chars: list[str] = []
         offsets: list[int] = []
@@ -197,14 +201,14 @@ class _ToAst:
         while position < end:
             char = raw[position]
             if char == "\\":
-                value, length = self._escape(token, raw, position)
+                value, length = self._escape(start, raw, position)
                 chars.append(value)
             elif char < " " and char != "\t" or char == "\x7f" or "\ud800" <= char <= "\udfff":
                 raise ParseFailed(
                     Diagnostic(
                         "RE109",
                         f"a text literal holds the character {_visible(char)}, which may not appear in it",
-                        self.scalar.locate(self.base + token.start_pos + position),
+                        self.scalar.locate(self.base + start + position),
                         hint="write a line break as \\n and a tab as \\t; other control characters and lone "
                         "surrogates are not allowed",
                     )
@@ -217,7 +221,7 @@ class _ToAst:
         offsets.append(end)
         return "".join(chars), offsets
 
-    def _escape(self, token: Token, raw: str, position: int) -> tuple[str, int]:
+    def _escape(self, start: int, raw: str, position: int) -> tuple[str, int]:
         following = raw[position + 1] if position + 1 < len(raw) - 1 else ""
         simple = _SIMPLE_ESCAPES.get(following)
         if simple is not None:
@@ -233,7 +237,7 @@ class _ToAst:
             Diagnostic(
                 "RE108",
                 f"unknown escape '{_visible(shown)}' in a text literal",
-                self.scalar.locate(self.base + token.start_pos + position, len(shown)),
+                self.scalar.locate(self.base + start + position, len(shown)),
                 hint="a text literal knows \\\\, \\\", \\', \\n, \\t, \\uXXXX and \\UXXXXXXXX (a character by its "
                 "hexadecimal code, not a surrogate or a control character)",
             )

@@ -19,7 +19,7 @@ from .api import find_ruleset, load_ruleset, make_game, ruleset_digest
 from .compose import find_reference, is_confined
 from .diagnostics import IllegalActionError, OptionError, RuleFileError, RulesEngineError, printable
 from .engine import Game, State
-from .resources import rulesets_dir
+from .resources import rulesets_dir, shipped_rulesets
 from .source import read_bytes
 
 FORMAT = "rulesengine-replay"
@@ -185,6 +185,8 @@ def ruleset_path(data: dict[str, Any], path: str | os.PathLike = "replay") -> Pa
     file in the replay's folder or below it (a version-1 replay may also name one in the
     working folder or below, as it was typed when recorded). Never a file elsewhere."""
     name = data["ruleset"]
+    if name in shipped_rulesets():  # what `reference` writes for a shipped ruleset
+        return rulesets_dir() / f"{name}.yaml"
     roots = [Path(path).resolve().parent]
     if data["version"] == 1:
         roots.append(Path.cwd().resolve())
@@ -195,11 +197,8 @@ def ruleset_path(data: dict[str, Any], path: str | os.PathLike = "replay") -> Pa
                 raise ReplayError(f"{path}: the ruleset '{printable(name)}' is outside the replay's folder; "
                                   "a replay may name only a shipped ruleset or a file in its folder or below it")
             return found
-    found = find_reference(name, rulesets_dir())
-    if found is None or not is_confined(found.resolve(), rulesets_dir().resolve()):
-        raise ReplayError(f"{path}: the ruleset '{printable(name)}' is neither a shipped ruleset nor a file in the "
-                          "replay's folder or below it")
-    return found
+    raise ReplayError(f"{path}: the ruleset '{printable(name)}' is neither a shipped ruleset nor a file in the "
+                      "replay's folder or below it")
 
 
 def load_game(data: dict[str, Any], path: str | os.PathLike = "replay") -> Game:

@@ -437,7 +437,14 @@ def read_bytes(path: str, limit: int = MAX_FILE_BYTES) -> bytes:
             raise RuleFileError([Diagnostic("RE009", "cannot read file: not a regular file", Span.point(path, 1, 1))])
         if status.st_size > limit:
             raise _too_large(path, limit)
-        with open(path, "rb") as handle:
+        # Opened without blocking, and checked again once open: a file swapped for a pipe
+        # between the two looks is refused too.
+        handle = os.fdopen(os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)), "rb")
+        with handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                raise RuleFileError(
+                    [Diagnostic("RE009", "cannot read file: not a regular file", Span.point(path, 1, 1))]
+                )
             data = handle.read(limit + 1)
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__

@@ -1,6 +1,7 @@
 """Diagnostics that teach: a corpus of broken rule files, each stating what it must report.
 
-Every file in tests/corpus/broken/ starts with one or more lines
+Every file in tests/corpus/broken/ (and in tests/corpus/hostile/, files that attack the
+loader) starts with one or more lines
 
     # expect: RE236 18:12              (code, line, column in this file)
     # expect: RE013 3:10 other.yaml    (a diagnostic located in another file)

@@ -7,6 +7,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import rulesengine
 from rulesengine import ir
@@ -376,3 +378,31 @@ def test_a_card_parameter_never_offers_no_card(tmp_path):
         tops = {zone[-1] for zone in state.zones if zone}
         assert sorted(legal) == sorted(take.offset + card for card in tops)
         state.apply_action(legal[-1])
+
+
+# ---- positions inside multi-line scalars -------------------------------------------------
+
+_LINE = st.text(alphabet="abxyz(){}+-<>=' ", min_size=1, max_size=16).filter(lambda t: t.strip() == t)
+
+
+@settings(max_examples=100)
+@given(lines=st.lists(_LINE, min_size=1, max_size=6), style=st.sampled_from(["|", "|-", ">", ">-  # note", '"', "'"]))
+def test_every_character_of_a_scalar_maps_to_its_place_in_the_file(lines: list[str], style: str):
+    """Literal, folded and quoted scalars over several lines, with escapes ('a' written as
+    \\x61 in double quotes) and doubled quotes: each character of the value is located at
+    the character of the file that stands for it (an escape at its backslash)."""
+    if style == '"':
+        text = 'k: "' + "\n   ".join(line.replace("a", "\\x61") for line in lines) + '"\n'
+    elif style == "'":
+        text = "k: '" + "\n   ".join(line.replace("'", "''") for line in lines) + "'\n"
+    else:
+        text = f"k: {style}\n" + "".join(f"  {line}\n" for line in lines)
+    scalar = load_yaml(text, "f.yaml").get("k")
+    rows = text.split("\n")
+    for index, char in enumerate(scalar.value):
+        if char in " \n":
+            continue
+        span = scalar.locate(index)
+        found = rows[span.line - 1][span.column - 1]
+        expected = "\\" if style == '"' and char == "a" else char
+        assert found == expected, (index, char, span, text)

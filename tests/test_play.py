@@ -91,9 +91,13 @@ def _knowledge(game, seat: int, seed: int, actions: list[int]) -> list[set[str]]
 def test_play_never_prints_a_card_hidden_from_the_seat(name, seat):
     """Every shipped ruleset, played through `play` from every seat (always the first move):
     what is printed before each prompt names only cards the seat knows at that decision."""
-    result = CliRunner().invoke(main, ["play", name, "--seed", "1", "--seat", str(seat + 1)], input="1\n" * 20_000)
-    assert result.exit_code == 0 and "match over" in result.output, result.output[-500:]
     game = rulesengine.make_game(name)
+    short = {"word": "P"} if "word" in game.options else {}  # a shorter match of Pan
+    game = rulesengine.make_game(name, options=short)
+    options = [arg for key, value in short.items() for arg in ("-o", f"{key}={value}")]
+    result = CliRunner().invoke(main, ["play", name, "--seed", "1", "--seat", str(seat + 1), *options],
+                                input="1\n" * 20_000)
+    assert result.exit_code == 0 and "match over" in result.output, result.output[-500:]
     final = play_against_bots(game, seat, 1, lambda state, _lines: state.legal_actions()[0], lambda _line: None)
     snapshots = _knowledge(game, seat, 1, final.actions())
     screens = result.output.split("your move: ")  # the prompt, once a decision
