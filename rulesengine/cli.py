@@ -6,7 +6,6 @@ Exit codes: 0 success, 1 invalid rule files (or a failed match), 2 usage errors.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
@@ -15,6 +14,7 @@ import click
 
 from . import api, authoring, ir, replay
 from .agents import RandomAgent
+from .analysis import commands as analysis_commands
 from .describe import describe as describe_ruleset
 from .diagnostics import (
     ERROR,
@@ -27,7 +27,6 @@ from .diagnostics import (
 )
 from .engine import Game
 from .play import play_against_bots
-from .simulate import simulate
 
 
 class UsageError(click.UsageError):
@@ -235,37 +234,6 @@ def play(ruleset: str, players: int | None, seed: int, options: tuple[str, ...],
     _print_result(state)
 
 
-@main.command(name="simulate")
-@click.argument("ruleset")
-@click.option("-n", "--games", type=click.IntRange(min=1), required=True, help="How many matches to play.")
-@_players
-@_seed
-@_options
-@click.option("--json", "as_json", is_flag=True, help="Print the statistics as one JSON object.")
-@click.option("--workers", "-j", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Processes to share the matches among (the statistics do not change).")
-def simulate_command(
-    ruleset: str, games: int, players: int | None, seed: int, options: tuple[str, ...], as_json: bool, workers: int
-) -> None:
-    """Random bots play GAMES matches; prints wins, losses and draws per seat."""
-    game = _load_game(ruleset, players, options)
-    summary = simulate(game, games, seed=seed, workers=workers)
-    data = summary.as_dict()
-    if as_json:
-        click.echo(json.dumps(data, indent=2))
-        return
-    click.echo(f"{summary.ruleset}: {games} matches, {summary.players} players, seeds {seed}..{seed + games - 1}")
-    click.echo(f"{'seat':>6} {'wins':>7} {'losses':>7} {'draws':>7} {'win rate':>9}")
-    for seat in data["seats"]:
-        click.echo(
-            f"{seat['seat']:>6} {seat['wins']:>7} {seat['losses']:>7} {seat['draws']:>7} {seat['win_rate']:>9.1%}"
-        )
-    click.echo(f"mean decisions per match: {summary.mean_decisions:.1f}")
-    click.echo(f"decisions per second: {summary.decisions_per_second:,.0f}")
-    if summary.truncated:
-        click.echo(f"matches stopped at the engine's decision limit: {summary.truncated}")
-
-
 @main.command()
 def schema() -> None:
     """Print the JSON Schema (draft-07) of rule files, for editors and other checkers.
@@ -319,6 +287,10 @@ def new(file: Path, base: str | None, force: bool) -> None:
             raise exists from None
         raise ChoiceError(f"cannot write {file}: {error.strerror or error}") from None
     click.echo(f"wrote {file}; check it with: rulesengine validate {file}")
+
+
+for _command in analysis_commands.COMMANDS:  # simulate, compare, check
+    main.add_command(_command)
 
 
 def entry() -> None:
