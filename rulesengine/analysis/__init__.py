@@ -64,4 +64,4 @@ def analyse(game: Game, games: int, seed: int = 0, workers: int = 1, backend: st
     """Simulate `games` matches of `game` and return the analysis (see `summarise`)."""
     plan = make_plan(game, games, seed, **plan_settings)
     outcome = run(plan, Recording(game, plan), workers, backend, address, progress)
-    return summarise(game, plan, outcome, probe)
+    return summarise(game, plan, outcome, probe and not outcome.interrupted)

@@ -62,24 +62,32 @@ def _chunks(games: int, workers: int) -> list[range]:
 _recording: Recording | None = None  # one per worker process, compiled on its first chunk
 
 
-def play_chunk(plan: Plan, indices: range) -> list[dict[str, Any]]:
-    """Play the matches `indices` of `plan` (in a worker: compiles the game once per process)."""
+def _local(plan: Plan) -> Recording:
+    """This process's recording of `plan`, compiled once."""
     global _recording
     if _recording is None or _recording.plan != plan:
         from ..api import make_game
 
         game = make_game(plan.ruleset_file, players=plan.players, options=plan.options, max_steps=plan.max_steps)
         _recording = Recording(game, plan)
-    return [_recording.play(i) for i in indices]
+    return _recording
+
+
+def play_chunk(plan: Plan, indices: range) -> list[dict[str, Any]]:
+    """Play the matches `indices` of `plan` (in a worker: compiles the game once per process)."""
+    recording = _local(plan)
+    return [recording.play(i) for i in indices]
 
 
 def _ignore_interrupts() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and ends the workers
 
 
-def run(plan: Plan, recording: Recording, workers: int = 1, backend: str = "local", address: str | None = None,
-        progress: Progress | None = None) -> Outcome:
-    """Play the plan's matches; `progress(done)` after each batch."""
+def run(plan: Plan, recording: Recording | None, workers: int = 1, backend: str = "local",
+        address: str | None = None, progress: Progress | None = None,
+        on_records: Callable[[list[dict[str, Any]]], None] | None = None) -> Outcome:
+    """Play the plan's matches; after each batch `on_records(batch)` and `progress(done)`.
+    `recording` plays the matches of one local worker (made here if None)."""
     start = time.perf_counter()
     records: list[dict[str, Any]] = []
     interrupted = False
@@ -90,9 +98,13 @@ def run(plan: Plan, recording: Recording, workers: int = 1, backend: str = "loca
             batches = _pool(plan, workers)
         else:
             workers = 1
+            if recording is None:
+                recording = _local(plan)
             batches = ([recording.play(i)] for i in range(plan.games))
         for batch in batches:
             records.extend(batch)
+            if on_records is not None:
+                on_records(batch)
             if progress is not None:
                 progress(len(records))
     except KeyboardInterrupt:

@@ -16,7 +16,6 @@ from .backends import resolve_workers, run
 from .checks import DEFAULT_LIMIT_SHARE, findings
 from .compare import compare as compare_analyses
 from .compare import render as render_comparison
-from .playout import Recording
 from .probe import options_without_effect
 from .progress import progress_bar
 from .text import render
@@ -85,25 +84,51 @@ def _settings(game: Game, workers: str, agents: str, roles: tuple[str, ...], sta
 
 
 def _simulate(game: Game, games: int, seed: int, settings: dict[str, Any], backend: str, address: str | None,
-              label: str, quiet: bool, probe: bool = True) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+              label: str, quiet: bool, probe: bool = True,
+              matches_path: str | None = None) -> dict[str, Any]:
     plan = make_plan(game, games, seed, settings["agents"], settings["roles"], settings["standing"])
-    with progress_bar(games, label, enabled=not quiet) as update:
-        try:
-            outcome = run(plan, Recording(game, plan), settings["workers"], backend, address, update)
-        except BackendError as error:
-            raise _cli().ChoiceError(str(error)) from None
-    return summarise(game, plan, outcome, probe=probe and not outcome.interrupted), outcome.records
-
-
-def _write_matches(path: str, records: list[dict[str, Any]]) -> None:
-    keys = ("seed", "agents", "decisions", "rounds", "round_lengths", "round_ends", "match_end", "returns",
-            "first_movers", "roles", "leaders")
+    writer = MatchWriter(matches_path) if matches_path is not None else None
     try:
-        with open(path, "w", encoding="utf-8") as handle:
-            for record in records:
-                handle.write(json.dumps({k: record[k] for k in keys}) + "\n")
-    except OSError as error:
-        raise _cli().ChoiceError(f"cannot write {path}: {error.strerror or error}") from None
+        with progress_bar(games, label, enabled=not quiet) as update:
+            outcome = run(plan, None, settings["workers"], backend, address, update,
+                          writer.add if writer is not None else None)
+    except BackendError as error:
+        raise _cli().ChoiceError(str(error)) from None
+    finally:
+        if writer is not None:
+            writer.close()
+    return summarise(game, plan, outcome, probe=probe and not outcome.interrupted)
+
+
+class MatchWriter:
+    """Writes one JSON line per match as matches finish, in match order (a record waits for
+    the ones before it), so the file holds the matches done even if the run is stopped."""
+
+    KEYS = ("seed", "agents", "decisions", "rounds", "round_lengths", "round_ends", "match_end", "returns",
+            "first_movers", "roles", "leaders")
+
+    def __init__(self, path: str):
+        try:
+            self.handle = open(path, "w", encoding="utf-8")  # closed by close()
+        except OSError as error:
+            raise _cli().ChoiceError(f"cannot write {path}: {error.strerror or error}") from None
+        self.waiting: dict[int, dict[str, Any]] = {}
+        self.next = 0
+
+    def add(self, records: list[dict[str, Any]]) -> None:
+        for record in records:
+            self.waiting[record["index"]] = record
+        while self.next in self.waiting:
+            record = self.waiting.pop(self.next)
+            self.handle.write(json.dumps({k: record[k] for k in self.KEYS}) + "\n")
+            self.next += 1
+        self.handle.flush()
+
+    def close(self) -> None:
+        for index in sorted(self.waiting):  # after an interruption: the matches done after a gap
+            record = self.waiting[index]
+            self.handle.write(json.dumps({k: record[k] for k in self.KEYS}) + "\n")
+        self.handle.close()
 
 
 def _write_report(path: str, html: str) -> None:
@@ -134,9 +159,8 @@ def simulate_command(ruleset: str, games: int, players: int | None, seed: int, o
     """Bots play GAMES matches of RULESET; prints balance statistics with 95 % intervals."""
     game = _cli()._load_game(ruleset, players, options)
     settings = _settings(game, workers, agents, roles, standing)
-    data, records = _simulate(game, games, seed, settings, backend, address, game.ruleset.name, as_json)
-    if matches_path is not None:
-        _write_matches(matches_path, records)
+    data = _simulate(game, games, seed, settings, backend, address, game.ruleset.name, as_json,
+                     matches_path=matches_path)
     if report_path is not None:
         _write_report(report_path, _report_html("simulate", data))
     click.echo(json.dumps(data, indent=2) if as_json else render(data))
@@ -166,7 +190,7 @@ def compare_command(ruleset: str, other: str | None, games: int, players: int | 
     results = []
     for label, game in (("A", first), ("B", second)):
         settings = _settings(game, workers, agents, roles, standing)
-        data, _ = _simulate(game, games, seed, settings, backend, address, f"{label}: {game.ruleset.name}", as_json)
+        data = _simulate(game, games, seed, settings, backend, address, f"{label}: {game.ruleset.name}", as_json)
         results.append(data)
         if data["partial"]:
             break
@@ -212,7 +236,7 @@ def check_command(rulesets: tuple[str, ...], games: int, player_counts: tuple[in
         for count in player_counts or (None,):
             game = cli._load_game(ruleset, count, options)
             settings = _settings(game, workers, "random", (), None)
-            data, _ = _simulate(game, games, seed, settings, "local", None, game.ruleset.name,
+            data = _simulate(game, games, seed, settings, "local", None, game.ruleset.name,
                                 output_format != "text", probe=False)
             if data["partial"]:
                 click.echo("interrupted: not every setting was checked", err=True)
