@@ -93,10 +93,11 @@ def _simulate(game: Game, games: int, seed: int, settings: dict[str, Any], backe
             outcome = run(plan, None, settings["workers"], backend, address, update,
                           writer.add if writer is not None else None)
     except BackendError as error:
-        raise _cli().ChoiceError(str(error)) from None
-    finally:
         if writer is not None:
-            writer.close()
+            writer.finish([])
+        raise _cli().ChoiceError(str(error)) from None
+    if writer is not None:
+        writer.finish(outcome.records)
     return summarise(game, plan, outcome, probe=probe and not outcome.interrupted)
 
 
@@ -109,25 +110,28 @@ class MatchWriter:
 
     def __init__(self, path: str):
         try:
-            self.handle = open(path, "w", encoding="utf-8")  # closed by close()
+            self.handle = open(path, "w", encoding="utf-8")  # closed by finish()
         except OSError as error:
             raise _cli().ChoiceError(f"cannot write {path}: {error.strerror or error}") from None
         self.waiting: dict[int, dict[str, Any]] = {}
         self.next = 0
 
+    def _write(self, record: dict[str, Any]) -> None:
+        self.handle.write(json.dumps({k: record[k] for k in self.KEYS}) + "\n")
+
     def add(self, records: list[dict[str, Any]]) -> None:
         for record in records:
             self.waiting[record["index"]] = record
         while self.next in self.waiting:
-            record = self.waiting.pop(self.next)
-            self.handle.write(json.dumps({k: record[k] for k in self.KEYS}) + "\n")
+            self._write(self.waiting.pop(self.next))
             self.next += 1
         self.handle.flush()
 
-    def close(self) -> None:
-        for index in sorted(self.waiting):  # after an interruption: the matches done after a gap
-            record = self.waiting[index]
-            self.handle.write(json.dumps({k: record[k] for k in self.KEYS}) + "\n")
+    def finish(self, records: list[dict[str, Any]]) -> None:
+        """Write what is still missing of `records` (all the matches done), then close."""
+        for record in records:
+            if record["index"] >= self.next:  # waiting after a gap, or not handed over before Ctrl-C
+                self._write(record)
         self.handle.close()
 
 

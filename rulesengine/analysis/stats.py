@@ -18,7 +18,10 @@ def wilson(successes: int, trials: int, z: float = Z95) -> tuple[float, float]:
     denominator = 1 + z2 / trials
     centre = (p + z2 / (2 * trials)) / denominator
     half = z / denominator * math.sqrt(p * (1 - p) / trials + z2 / (4 * trials * trials))
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # at 0 or at every trial one bound is exactly 0 or 1; rounding must not move it inwards
+    low = 0.0 if successes <= 0 else min(p, max(0.0, centre - half))
+    high = 1.0 if successes >= trials else max(p, min(1.0, centre + half))
+    return low, high
 
 
 def _lower_series(a: float, x: float) -> float:
@@ -60,9 +63,9 @@ def chi2_sf(statistic: float, df: int) -> float:
     """P(X >= statistic) for X chi-square distributed with `df` degrees of freedom."""
     if df <= 0:
         raise ValueError("degrees of freedom must be positive")
-    if statistic <= 0:
-        return 1.0
     a, x = df / 2, statistic / 2
+    if x <= 0:
+        return 1.0
     if x < a + 1:
         return max(0.0, 1.0 - _lower_series(a, x))
     return min(1.0, _upper_fraction(a, x))
