@@ -174,6 +174,7 @@ def test_compare_finds_a_shorter_match_significant():
         (["simulate", "padvinderspel", "-n", "2", "--standing", "luck"], "choose from: total"),
         (["simulate", "padvinderspel", "-n", "2", "--role", "captain"], "no player variable 'captain'"),
         (["compare", "padvinderspel", "-n", "2"], "second rule file"),
+        (["simulate", "padvinderspel", "-n", "2", "--report", "/no/such/folder/r.html"], "no folder"),
     ],
 )
 def test_bad_arguments_are_one_line_errors(arguments, message):
@@ -202,3 +203,33 @@ def test_ctrl_c_stops_soon_and_prints_partial_statistics(tmp_path, workers):
     assert data["partial"] and 0 < data["games"] < 1_000_000
     assert len(matches.read_text().splitlines()) == data["games"]
     assert "interrupted" in err
+
+
+def test_workers_auto_uses_the_cores_this_process_may_run_on():
+    from rulesengine.analysis.backends import resolve_workers
+
+    assert resolve_workers("auto") == len(os.sched_getaffinity(0))
+    assert resolve_workers("3") == 3
+
+
+def test_progress_bar_only_on_a_terminal(monkeypatch):
+    import io
+
+    from rulesengine.analysis.progress import progress_bar
+
+    pytest.importorskip("rich", reason="the progress bar needs the extra 'progress'")
+    with progress_bar(10, "x", enabled=True) as update:
+        assert update is None  # pytest's stderr is not a terminal
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    screen = Terminal()
+    monkeypatch.setattr(sys, "stderr", screen)
+    with progress_bar(10, "matches", enabled=True) as update:
+        update(4)
+        update(10)
+    assert "10/10" in screen.getvalue()
+    with progress_bar(10, "matches", enabled=False) as update:  # --json
+        assert update is None

@@ -156,7 +156,12 @@ def _ray(plan: Plan, workers: int, address: str | None) -> Iterator[list[dict[st
         while pending:
             done, pending = ray.wait(pending, num_returns=len(pending), timeout=_POLL)
             for ref in done:
-                yield ray.get(ref)
+                try:
+                    batch = ray.get(ref)
+                except ray.exceptions.RayTaskError as error:  # the task's own error, as -j 1 raises it
+                    cause = getattr(error, "cause", None)
+                    raise (cause if isinstance(cause, Exception) else error) from None
+                yield batch
     finally:
         for ref in pending:
             ray.cancel(ref, force=True)

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 import click
 
+from .. import ir
 from ..agents import AGENTS
 from ..diagnostics import ERROR, render_github, render_json, render_text
 from ..engine import Game
@@ -72,7 +75,8 @@ def _settings(game: Game, workers: str, agents: str, roles: tuple[str, ...], sta
     if unknown or not names:
         raise cli.ChoiceError(f"unknown agent '{unknown[0] if unknown else agents}'; choose from "
                               f"{', '.join(sorted(AGENTS))}")
-    variables = {name for name, per_player, type_ in game.program.variable_layout if not per_player}
+    variables = {name for name, per_player, type_ in game.program.variable_layout
+                 if not per_player and type_ == ir.PLAYER}
     for role in roles:
         if role not in variables:
             raise cli.ChoiceError(f"--role {role}: {game.ruleset.name} has no player variable '{role}'")
@@ -143,6 +147,17 @@ def _write_report(path: str, html: str) -> None:
         raise _cli().ChoiceError(f"cannot write {path}: {error.strerror or error}") from None
 
 
+def _check_report(path: str | None) -> None:
+    """Refuse a report that could not be written before playing, not after."""
+    if path is None:
+        return
+    if importlib.util.find_spec("matplotlib") is None:
+        raise _cli().ChoiceError("--report needs matplotlib: pip install 'rulesengine[report]'")
+    folder = Path(path).resolve().parent
+    if not folder.is_dir():
+        raise _cli().ChoiceError(f"cannot write {path}: no folder {folder}")
+
+
 def _report_html(kind: str, data: dict[str, Any]) -> str:
     try:
         from .report import comparison_report, report
@@ -161,6 +176,7 @@ def simulate_command(ruleset: str, games: int, players: int | None, seed: int, o
                      workers: str, backend: str, address: str | None, agents: str, roles: tuple[str, ...],
                      standing: str | None, as_json: bool, report_path: str | None, matches_path: str | None) -> None:
     """Bots play GAMES matches of RULESET; prints balance statistics with 95 % intervals."""
+    _check_report(report_path)
     game = _cli()._load_game(ruleset, players, options)
     settings = _settings(game, workers, agents, roles, standing)
     data = _simulate(game, games, seed, settings, backend, address, game.ruleset.name, as_json,
@@ -189,6 +205,7 @@ def compare_command(ruleset: str, other: str | None, games: int, players: int | 
     cli = _cli()
     if other is None and not other_options:
         raise cli.UsageError("compare needs a second rule file or at least one -O NAME=VALUE")
+    _check_report(report_path)
     first = cli._load_game(ruleset, players, options)
     second = cli._load_game(other or ruleset, players, options + other_options)
     results = []
