@@ -12,6 +12,7 @@ import os
 import signal
 import time
 from collections.abc import Callable, Iterator
+from itertools import islice
 from typing import Any
 
 import attrs
@@ -20,6 +21,7 @@ from .playout import Plan, Recording
 
 Progress = Callable[[int], None]
 _POLL = 0.2  # seconds between checks for finished work (and for Ctrl-C)
+_AHEAD = 3  # batches handed out per worker at a time: enough to keep it busy, few to cancel
 
 
 @attrs.define
@@ -54,9 +56,10 @@ def resolve_workers(text: str | int) -> int:
     return value
 
 
-def _chunks(games: int, workers: int) -> list[range]:
+def _chunks(games: int, workers: int) -> Iterator[range]:
+    """Batches of match indices: small enough to share out evenly and to stop soon."""
     size = max(1, min(25, games // (workers * 8) or 1))
-    return [range(low, min(low + size, games)) for low in range(0, games, size)]
+    return (range(low, min(low + size, games)) for low in range(0, games, size))
 
 
 _recording: Recording | None = None  # one per worker process, compiled on its first chunk
@@ -119,13 +122,15 @@ def _pool(plan: Plan, workers: int) -> Iterator[list[dict[str, Any]]]:
     pool = multiprocessing.get_context("spawn" if os.name == "nt" else "fork").Pool(
         workers, initializer=_ignore_interrupts)
     try:
-        pending = [pool.apply_async(play_chunk, (plan, chunk)) for chunk in _chunks(plan.games, workers)]
+        chunks = _chunks(plan.games, workers)
+        pending = [pool.apply_async(play_chunk, (plan, chunk)) for chunk in islice(chunks, workers * _AHEAD)]
         while pending:
             pending[0].wait(_POLL)  # a short wait, so Ctrl-C is seen at once
             still = []
             for job in pending:
                 if job.ready():
                     yield job.get()
+                    still.extend(pool.apply_async(play_chunk, (plan, chunk)) for chunk in islice(chunks, 1))
                 else:
                     still.append(job)
             pending = still
@@ -151,10 +156,12 @@ def _ray(plan: Plan, workers: int, address: str | None) -> Iterator[list[dict[st
             raise BackendError(f"cannot start or reach a Ray cluster{f' at {address}' if address else ''}: "
                                f"{error}") from None
     task = ray.remote(play_chunk)
-    pending = [task.remote(plan, chunk) for chunk in _chunks(plan.games, workers)]
+    chunks = _chunks(plan.games, workers)
+    pending = [task.remote(plan, chunk) for chunk in islice(chunks, workers * _AHEAD)]
     try:
         while pending:
             done, pending = ray.wait(pending, num_returns=len(pending), timeout=_POLL)
+            pending.extend(task.remote(plan, chunk) for chunk in islice(chunks, len(done)))
             for ref in done:
                 try:
                     batch = ray.get(ref)
