@@ -28,9 +28,9 @@ def _without_timing(data: dict) -> dict:
 
 def test_ray_tasks_give_the_statistics_of_one_process(cluster):
     game = rulesengine.make_game("padvinderspel", players=3)
-    alone = analyse(game, 24, seed=11, probe=False)
-    on_ray = analyse(game, 24, seed=11, workers=2, backend="ray", probe=False)
-    assert on_ray["backend"] == "ray" and on_ray["games"] == 24
+    alone = analyse(game, 12, seed=11, probe=False)
+    on_ray = analyse(game, 12, seed=11, workers=2, backend="ray", probe=False)
+    assert on_ray["backend"] == "ray" and on_ray["games"] == 12
     assert _without_timing(on_ray) == _without_timing(alone)
 
 
