@@ -233,3 +233,14 @@ def test_progress_bar_only_on_a_terminal(monkeypatch):
     assert "10/10" in screen.getvalue()
     with progress_bar(10, "matches", enabled=False) as update:  # --json
         assert update is None
+
+
+def test_a_run_stopped_before_any_match_ended_reports_nothing_missing():
+    from rulesengine.analysis import summarise
+    from rulesengine.analysis.backends import Outcome
+    from rulesengine.analysis.text import render
+
+    game = rulesengine.make_game("padvinderspel", players=3)
+    data = summarise(game, make_plan(game, 10), Outcome([], True, 0.1, 1, "local"))
+    assert data["partial"] and data["games"] == 0 and data["warnings"] == []
+    assert "0 of 10 matches" in render(data) and "PARTIAL" in render(data)

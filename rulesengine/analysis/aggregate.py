@@ -204,6 +204,8 @@ def warnings(result: dict[str, Any], all_rounds: int) -> list[str]:
     if fairness is not None and fairness["p_value"] < 0.01:
         out.append(f"seat win rates differ more than chance explains (chi-square p = {fairness['p_value']:.2g})")
     coverage = result["coverage"]
+    if not games:  # stopped before any match ended: nothing was seen, so nothing is missing
+        return out
     for move in coverage["moves_never_legal"]:
         out.append(f"move {move} was never legal")
     for trigger in coverage["triggers_never_fired"]:
