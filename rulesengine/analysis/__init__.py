@@ -12,7 +12,7 @@ from ..engine import Game
 from .aggregate import aggregate, warnings
 from .backends import BackendError, Outcome, run
 from .playout import Plan, Recording, standing_names
-from .probe import options_without_effect
+from .probe import PROBE_MATCHES, options_without_effect
 
 __all__ = ["BackendError", "Plan", "analyse", "make_plan", "standing_names", "summarise"]
 
@@ -33,7 +33,9 @@ def _sha256(path: str) -> str | None:
 def summarise(game: Game, plan: Plan, outcome: Outcome, probe: bool = True) -> dict[str, Any]:
     """The analysis as one JSON-ready object: what was simulated, then every statistic."""
     stats = aggregate(outcome.records, game.program, plan)
-    unused = options_without_effect(game, plan.seed) if probe and outcome.records else []
+    # a few matches per other option value: worth it in a run of many matches, not in a short one
+    probe_matches = min(PROBE_MATCHES, len(outcome.records) // 10)
+    unused = options_without_effect(game, plan.seed, probe_matches) if probe and probe_matches else []
     stats["coverage"]["options_without_effect"] = [{k: v for k, v in u.items() if k != "span"} for u in unused]
     all_rounds = sum(stats["endings"]["rounds"].values())
     stats["warnings"] = warnings(stats, all_rounds)
