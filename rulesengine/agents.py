@@ -29,3 +29,16 @@ def play_match(state: State, agents: list[Agent]) -> State:
     while not state.is_terminal():
         state.apply_action(agents[state.current_player()].choose(state))
     return state
+
+
+# Agents by name, for `simulate --agents` and the analysis: each makes an agent from a seed.
+AGENTS: dict[str, type] = {"random": RandomAgent}
+
+
+def make_agent(name: str, seed: int) -> Agent:
+    """The agent registered as `name`, seeded with `seed`."""
+    try:
+        factory = AGENTS[name]
+    except KeyError:
+        raise ValueError(f"unknown agent '{name}'; choose from {', '.join(sorted(AGENTS))}") from None
+    return factory(seed)

@@ -9,7 +9,6 @@ option value, a file that cannot be written); 130 interrupted (Ctrl-C).
 from __future__ import annotations
 
 import inspect
-import json
 import os
 import sys
 from pathlib import Path
@@ -18,6 +17,7 @@ import click
 
 from . import api, authoring, fileformat, ir, replay
 from .agents import RandomAgent
+from .analysis import commands as analysis_commands
 from .describe import describe as describe_ruleset
 from .diagnostics import (
     ERROR,
@@ -32,7 +32,6 @@ from .diagnostics import (
 )
 from .engine import Game
 from .play import play_against_bots
-from .simulate import simulate
 
 
 class UsageError(click.UsageError):
@@ -304,37 +303,6 @@ class _Quit(Exception):
     """The person typed q: the match ends there, and that is a normal end (exit 0)."""
 
 
-@main.command(name="simulate")
-@click.argument("ruleset")
-@click.option("-n", "--games", type=click.IntRange(min=1), required=True, help="How many matches to play.")
-@_players
-@_seed
-@_options
-@click.option("--json", "as_json", is_flag=True, help="Print the statistics as one JSON object.")
-@click.option("--workers", "-j", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Processes to share the matches among (the statistics do not change).")
-def simulate_command(
-    ruleset: str, games: int, players: int | None, seed: int, options: tuple[str, ...], as_json: bool, workers: int
-) -> None:
-    """Random bots play GAMES matches; prints wins, losses and draws per seat."""
-    game = _load_game(ruleset, players, options)
-    summary = simulate(game, games, seed=seed, workers=workers)
-    data = summary.as_dict()
-    if as_json:
-        click.echo(json.dumps(data, indent=2))
-        return
-    click.echo(f"{summary.ruleset}: {games} matches, {summary.players} players, seeds {seed}..{seed + games - 1}")
-    click.echo(f"{'seat':>6} {'wins':>7} {'losses':>7} {'draws':>7} {'win rate':>9}")
-    for seat in data["seats"]:
-        click.echo(
-            f"{seat['seat']:>6} {seat['wins']:>7} {seat['losses']:>7} {seat['draws']:>7} {seat['win_rate']:>9.1%}"
-        )
-    click.echo(f"mean decisions per match: {summary.mean_decisions:.1f}")
-    click.echo(f"decisions per second: {summary.decisions_per_second:,.0f}")
-    if summary.truncated:
-        click.echo(f"matches stopped at the engine's decision limit: {summary.truncated}")
-
-
 @main.command()
 def schema() -> None:
     """Print the JSON Schema (draft-07) of rule files, for editors and other checkers.
@@ -487,6 +455,8 @@ def lsp_command() -> None:
     except ImportError as error:
         raise ChoiceError(f"the language server needs pygls: pip install 'rulesengine[lsp]' ({error})") from None
     serve()
+for _command in analysis_commands.COMMANDS:  # simulate, compare, check
+    main.add_command(_command)
 
 
 def entry() -> None:

@@ -1,0 +1,69 @@
+"""Balance analysis: play many matches, gather statistics with their uncertainty, compare
+variants, and write them as text, JSON, JSON lines and a self-contained HTML report."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+from .. import __version__
+from ..engine import Game
+from .aggregate import aggregate, warnings
+from .backends import BackendError, Outcome, run
+from .playout import Plan, Recording, standing_names
+from .probe import PROBE_MATCHES, options_without_effect
+
+__all__ = ["BackendError", "Plan", "analyse", "make_plan", "standing_names", "summarise"]
+
+
+def make_plan(game: Game, games: int, seed: int = 0, agents: tuple[str, ...] = ("random",),
+              roles: tuple[str, ...] | None = None, standing: str | None = None, trigger_sample: int = 200) -> Plan:
+    return Plan(game.ruleset.file, game.num_players, dict(game.options), game.max_steps, seed, games,
+                tuple(agents), roles, standing, trigger_sample)
+
+
+def _sha256(path: str) -> str | None:
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def summarise(game: Game, plan: Plan, outcome: Outcome, probe: bool = True) -> dict[str, Any]:
+    """The analysis as one JSON-ready object: what was simulated, then every statistic."""
+    stats = aggregate(outcome.records, game.program, plan)
+    # a few matches per other option value: worth it in a run of many matches, not in a short one
+    probe_matches = min(PROBE_MATCHES, len(outcome.records) // 10)
+    unused = options_without_effect(game, plan.seed, probe_matches) if probe and probe_matches else []
+    stats["coverage"]["options_without_effect"] = [{k: v for k, v in u.items() if k != "span"} for u in unused]
+    all_rounds = sum(stats["endings"]["rounds"].values())
+    stats["warnings"] = warnings(stats, all_rounds)
+    done = len(outcome.records)
+    return {
+        "engine_version": __version__,
+        "ruleset": game.ruleset.name,
+        "path": game.ruleset.file,
+        "sha256": _sha256(game.ruleset.file),
+        "players": game.num_players,
+        "options": dict(game.options),
+        "seed": plan.seed,
+        "games_requested": plan.games,
+        "partial": outcome.interrupted or done < plan.games,
+        "agents": list(plan.agents),
+        "backend": outcome.backend,
+        "workers": outcome.workers,
+        "seconds": outcome.seconds,
+        "matches_per_second": done / outcome.seconds if outcome.seconds > 0 else 0.0,
+        "decisions_per_second": sum(r["decisions"] for r in outcome.records) / outcome.seconds
+        if outcome.seconds > 0 else 0.0,
+        **stats,
+    }
+
+
+def analyse(game: Game, games: int, seed: int = 0, workers: int = 1, backend: str = "local",
+            address: str | None = None, progress=None, probe: bool = True, **plan_settings) -> dict[str, Any]:
+    """Simulate `games` matches of `game` and return the analysis (see `summarise`)."""
+    plan = make_plan(game, games, seed, **plan_settings)
+    outcome = run(plan, Recording(game, plan), workers, backend, address, progress)
+    return summarise(game, plan, outcome, probe and not outcome.interrupted)

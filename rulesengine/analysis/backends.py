@@ -1,0 +1,176 @@
+"""Where the matches are played: in this process, in a pool of local processes, or as Ray
+tasks. Every backend plays the same matches (match k always uses seed S+k) and the
+records are put in match order, so the statistics do not depend on the backend.
+
+Ctrl-C stops every backend within about a second: the records gathered so far are
+returned with `interrupted` set, and the caller reports them as partial statistics.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from collections.abc import Callable, Iterator
+from itertools import islice
+from typing import Any
+
+import attrs
+
+from .playout import Plan, Recording
+
+Progress = Callable[[int], None]
+_POLL = 0.2  # seconds between checks for finished work (and for Ctrl-C)
+_AHEAD = 3  # batches handed out per worker at a time: enough to keep it busy, few to cancel
+
+
+@attrs.define
+class Outcome:
+    records: list[dict[str, Any]]
+    interrupted: bool
+    seconds: float
+    workers: int
+    backend: str
+
+
+class BackendError(Exception):
+    """A backend cannot be used (an extra not installed, no cluster at the address)."""
+
+
+def resolve_workers(text: str | int) -> int:
+    """`-j`: a positive number, or `auto` for the cores this process may use."""
+    if isinstance(text, int):
+        value = text
+    elif str(text).strip().lower() == "auto":
+        try:
+            return max(1, len(os.sched_getaffinity(0)))
+        except AttributeError:  # not on every platform
+            return max(1, os.cpu_count() or 1)
+    else:
+        try:
+            value = int(text)
+        except ValueError:
+            raise ValueError(f"-j takes a number of workers or 'auto', not '{text}'") from None
+    if value < 1:
+        raise ValueError(f"-j takes a positive number of workers, not {value}")
+    return value
+
+
+def _chunks(games: int, workers: int) -> Iterator[range]:
+    """Batches of match indices: small enough to share out evenly and to stop soon."""
+    size = max(1, min(25, games // (workers * 8) or 1))
+    return (range(low, min(low + size, games)) for low in range(0, games, size))
+
+
+_recording: Recording | None = None  # one per worker process, compiled on its first chunk
+
+
+def _local(plan: Plan) -> Recording:
+    """This process's recording of `plan`, compiled once."""
+    global _recording
+    if _recording is None or _recording.plan != plan:
+        from ..api import make_game
+
+        game = make_game(plan.ruleset_file, players=plan.players, options=plan.options, max_steps=plan.max_steps)
+        _recording = Recording(game, plan)
+    return _recording
+
+
+def play_chunk(plan: Plan, indices: range) -> list[dict[str, Any]]:
+    """Play the matches `indices` of `plan` (in a worker: compiles the game once per process)."""
+    recording = _local(plan)
+    return [recording.play(i) for i in indices]
+
+
+def _ignore_interrupts() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and ends the workers
+
+
+def run(plan: Plan, recording: Recording | None, workers: int = 1, backend: str = "local",
+        address: str | None = None, progress: Progress | None = None,
+        on_records: Callable[[list[dict[str, Any]]], None] | None = None) -> Outcome:
+    """Play the plan's matches; after each batch `on_records(batch)` and `progress(done)`.
+    `recording` plays the matches of one local worker (made here if None)."""
+    start = time.perf_counter()
+    records: list[dict[str, Any]] = []
+    interrupted = False
+    try:
+        if backend == "ray":
+            batches = _ray(plan, workers, address)
+        elif workers > 1 and plan.games > 1:
+            batches = _pool(plan, workers)
+        else:
+            workers = 1
+            if recording is None:
+                recording = _local(plan)
+            batches = ([recording.play(i)] for i in range(plan.games))
+        for batch in batches:
+            records.extend(batch)
+            if on_records is not None:
+                on_records(batch)
+            if progress is not None:
+                progress(len(records))
+    except KeyboardInterrupt:
+        interrupted = True
+    records.sort(key=lambda r: r["index"])
+    return Outcome(records, interrupted, time.perf_counter() - start, workers, backend)
+
+
+def _pool(plan: Plan, workers: int) -> Iterator[list[dict[str, Any]]]:
+    import multiprocessing
+
+    pool = multiprocessing.get_context("spawn" if os.name == "nt" else "fork").Pool(
+        workers, initializer=_ignore_interrupts)
+    try:
+        chunks = _chunks(plan.games, workers)
+        pending = [pool.apply_async(play_chunk, (plan, chunk)) for chunk in islice(chunks, workers * _AHEAD)]
+        while pending:
+            pending[0].wait(_POLL)  # a short wait, so Ctrl-C is seen at once
+            still = []
+            for job in pending:
+                if job.ready():
+                    yield job.get()
+                    still.extend(pool.apply_async(play_chunk, (plan, chunk)) for chunk in islice(chunks, 1))
+                else:
+                    still.append(job)
+            pending = still
+        pool.close()
+    finally:
+        pool.terminate()  # stops unfinished matches at once (after Ctrl-C or an error)
+        pool.join()
+
+
+def _ray(plan: Plan, workers: int, address: str | None) -> Iterator[list[dict[str, Any]]]:
+    try:
+        import ray
+    except ImportError:
+        raise BackendError("--backend ray needs the extra 'ray': pip install 'rulesengine[ray]'") from None
+    started_here = not ray.is_initialized()
+    if started_here:
+        try:
+            if address:
+                ray.init(address=address, log_to_driver=False)
+            else:
+                ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
+        except Exception as error:  # Ray raises several kinds when no cluster answers
+            raise BackendError(f"cannot start or reach a Ray cluster{f' at {address}' if address else ''}: "
+                               f"{error}") from None
+    task = ray.remote(play_chunk)
+    chunks = _chunks(plan.games, workers)
+    pending = [task.remote(plan, chunk) for chunk in islice(chunks, workers * _AHEAD)]
+    try:
+        while pending:
+            done, pending = ray.wait(pending, num_returns=len(pending), timeout=_POLL)
+            pending.extend(task.remote(plan, chunk) for chunk in islice(chunks, len(done)))
+            for ref in done:
+                try:
+                    batch = ray.get(ref)
+                except ray.exceptions.RayTaskError as error:  # the task's own error, as -j 1 raises it
+                    cause = getattr(error, "cause", None)
+                    raise (cause if isinstance(cause, Exception) else error) from None
+                yield batch
+    finally:
+        for ref in pending:
+            ray.cancel(ref, force=True)
+        if started_here and address is None:
+            ray.shutdown()

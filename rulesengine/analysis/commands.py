@@ -1,0 +1,283 @@
+"""The analysis commands of the `rulesengine` CLI: simulate, compare and check."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from .. import ir
+from ..agents import AGENTS
+from ..diagnostics import ERROR, render_github, render_json, render_text
+from ..engine import Game
+from . import BackendError, make_plan, standing_names, summarise
+from .backends import resolve_workers, run
+from .checks import DEFAULT_LIMIT_SHARE, findings
+from .compare import compare as compare_analyses
+from .compare import render as render_comparison
+from .probe import options_without_effect
+from .progress import progress_bar
+from .text import render
+
+INTERRUPTED = 130  # the exit status of a run stopped by Ctrl-C
+
+
+def _cli():
+    from .. import cli  # the shared helpers (loading, usage errors) live there
+
+    return cli
+
+
+_common = [
+    click.option("-n", "--games", type=click.IntRange(min=1), required=True, help="How many matches to play."),
+    click.option("--players", "-p", type=int, default=None, help="Number of players (default: the ruleset's)."),
+    click.option("--seed", "-s", type=int, default=0, show_default=True, help="Match k uses seed SEED+k."),
+    click.option("-o", "--option", "options", multiple=True, metavar="NAME=VALUE",
+                 help="Set a ruleset option; repeat for more."),
+    click.option("--workers", "-j", default="1", show_default=True, metavar="N|auto",
+                 help="Processes (or Ray tasks at once) to share the matches among; auto: one per core."),
+    click.option("--backend", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+                 help="Local processes, or Ray tasks (extra 'ray') on a local or existing cluster."),
+    click.option("--address", default=None, metavar="HOST:PORT",
+                 help="With --backend ray: the address of an existing Ray cluster (default: start one here)."),
+    click.option("--agents", default="random", show_default=True, metavar="NAME[,NAME...]",
+                 help=f"Agents by seat, repeated if shorter; mixed agents rotate seats ({', '.join(AGENTS)})."),
+    click.option("--role", "roles", multiple=True, metavar="VARIABLE",
+                 help="A player variable naming a role (e.g. dealer) to report; default: every one."),
+    click.option("--standing", default=None, metavar="[-]VARIABLE",
+                 help="A per-player number that tells who leads ('-' before it: lower is better)."),
+    click.option("--json", "as_json", is_flag=True, help="Print the statistics as one JSON object."),
+    click.option("--report", "report_path", default=None, metavar="FILE.html",
+                 help="Write a self-contained HTML report with plots."),
+]
+
+
+def _with(options):
+    def decorate(function):
+        for option in reversed(options):
+            function = option(function)
+        return function
+    return decorate
+
+
+def _settings(game: Game, workers: str, agents: str, roles: tuple[str, ...], standing: str | None) -> dict[str, Any]:
+    cli = _cli()
+    try:
+        count = resolve_workers(workers)
+    except ValueError as error:
+        raise cli.UsageError(str(error)) from None
+    names = tuple(a.strip() for a in agents.split(",") if a.strip())
+    unknown = [a for a in names if a not in AGENTS]
+    if unknown or not names:
+        raise cli.ChoiceError(f"unknown agent '{unknown[0] if unknown else agents}'; choose from "
+                              f"{', '.join(sorted(AGENTS))}")
+    variables = {name for name, per_player, type_ in game.program.variable_layout
+                 if not per_player and type_ == ir.PLAYER}
+    for role in roles:
+        if role not in variables:
+            raise cli.ChoiceError(f"--role {role}: {game.ruleset.name} has no player variable '{role}'")
+    if standing is not None and standing.lstrip("-") not in standing_names(game.program):
+        allowed = ", ".join(standing_names(game.program)) or "none"
+        raise cli.ChoiceError(f"--standing {standing}: not a per-player number variable of "
+                              f"{game.ruleset.name} (choose from: {allowed})")
+    return {"workers": count, "agents": names, "roles": tuple(roles) or None, "standing": standing}
+
+
+def _simulate(game: Game, games: int, seed: int, settings: dict[str, Any], backend: str, address: str | None,
+              label: str, quiet: bool, probe: bool = True,
+              matches_path: str | None = None) -> dict[str, Any]:
+    plan = make_plan(game, games, seed, settings["agents"], settings["roles"], settings["standing"])
+    writer = MatchWriter(matches_path) if matches_path is not None else None
+    try:
+        with progress_bar(games, label, enabled=not quiet) as update:
+            outcome = run(plan, None, settings["workers"], backend, address, update,
+                          writer.add if writer is not None else None)
+    except BackendError as error:
+        if writer is not None:
+            writer.finish([])
+        raise _cli().ChoiceError(str(error)) from None
+    if writer is not None:
+        writer.finish(outcome.records)
+    return summarise(game, plan, outcome, probe=probe and not outcome.interrupted)
+
+
+class MatchWriter:
+    """Writes one JSON line per match as matches finish, in match order (a record waits for
+    the ones before it), so the file holds the matches done even if the run is stopped."""
+
+    KEYS = ("seed", "agents", "decisions", "rounds", "round_lengths", "round_ends", "match_end", "returns",
+            "first_movers", "roles", "leaders")
+
+    def __init__(self, path: str):
+        try:
+            self.handle = open(path, "w", encoding="utf-8")  # closed by finish()
+        except OSError as error:
+            raise _cli().ChoiceError(f"cannot write {path}: {error.strerror or error}") from None
+        self.waiting: dict[int, dict[str, Any]] = {}
+        self.next = 0
+
+    def _write(self, record: dict[str, Any]) -> None:
+        self.handle.write(json.dumps({k: record[k] for k in self.KEYS}) + "\n")
+
+    def add(self, records: list[dict[str, Any]]) -> None:
+        for record in records:
+            self.waiting[record["index"]] = record
+        while self.next in self.waiting:
+            self._write(self.waiting.pop(self.next))
+            self.next += 1
+        self.handle.flush()
+
+    def finish(self, records: list[dict[str, Any]]) -> None:
+        """Write what is still missing of `records` (all the matches done), then close."""
+        for record in records:
+            if record["index"] >= self.next:  # waiting after a gap, or not handed over before Ctrl-C
+                self._write(record)
+        self.handle.close()
+
+
+def _write_report(path: str, html: str) -> None:
+    try:
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(html)
+    except OSError as error:
+        raise _cli().ChoiceError(f"cannot write {path}: {error.strerror or error}") from None
+
+
+def _check_report(path: str | None) -> None:
+    """Refuse a report that could not be written before playing, not after."""
+    if path is None:
+        return
+    if importlib.util.find_spec("matplotlib") is None:
+        raise _cli().ChoiceError("--report needs matplotlib: pip install 'rulesengine[report]'")
+    folder = Path(path).resolve().parent
+    if not folder.is_dir():
+        raise _cli().ChoiceError(f"cannot write {path}: no folder {folder}")
+
+
+def _report_html(kind: str, data: dict[str, Any]) -> str:
+    try:
+        from .report import comparison_report, report
+    except ImportError as error:
+        raise _cli().ChoiceError(f"--report needs matplotlib ({error.name} is missing): "
+                                 "pip install 'rulesengine[report]'") from None
+    return report(data) if kind == "simulate" else comparison_report(data)
+
+
+@click.command(name="simulate")
+@click.argument("ruleset")
+@_with(_common)
+@click.option("--matches", "matches_path", default=None, metavar="FILE.jsonl",
+              help="Write one JSON line per match (seed, length, rounds, end reasons, returns).")
+def simulate_command(ruleset: str, games: int, players: int | None, seed: int, options: tuple[str, ...],
+                     workers: str, backend: str, address: str | None, agents: str, roles: tuple[str, ...],
+                     standing: str | None, as_json: bool, report_path: str | None, matches_path: str | None) -> None:
+    """Bots play GAMES matches of RULESET; prints balance statistics with 95 % intervals."""
+    _check_report(report_path)
+    game = _cli()._load_game(ruleset, players, options)
+    settings = _settings(game, workers, agents, roles, standing)
+    data = _simulate(game, games, seed, settings, backend, address, game.ruleset.name, as_json,
+                     matches_path=matches_path)
+    if report_path is not None:
+        _write_report(report_path, _report_html("simulate", data))
+    click.echo(json.dumps(data, indent=2) if as_json else render(data))
+    if data["partial"]:
+        click.echo("interrupted: the statistics above are of the matches completed", err=True)
+        raise SystemExit(INTERRUPTED)
+
+
+@click.command(name="compare")
+@click.argument("ruleset")
+@click.argument("other", required=False)
+@_with(_common)
+@click.option("-O", "--other-option", "other_options", multiple=True, metavar="NAME=VALUE",
+              help="Set an option of the second setting only; repeat for more.")
+def compare_command(ruleset: str, other: str | None, games: int, players: int | None, seed: int,
+                    options: tuple[str, ...], workers: str, backend: str, address: str | None, agents: str,
+                    roles: tuple[str, ...], standing: str | None, as_json: bool, report_path: str | None,
+                    other_options: tuple[str, ...]) -> None:
+    """Simulate two settings with the same seeds and show each statistic for both, the
+    difference and whether it is significant: RULESET against OTHER (another rule file), or
+    RULESET with -O options against RULESET without them."""
+    cli = _cli()
+    if other is None and not other_options:
+        raise cli.UsageError("compare needs a second rule file or at least one -O NAME=VALUE")
+    _check_report(report_path)
+    first = cli._load_game(ruleset, players, options)
+    second = cli._load_game(other or ruleset, players, options + other_options)
+    results = []
+    for label, game in (("A", first), ("B", second)):
+        settings = _settings(game, workers, agents, roles, standing)
+        data = _simulate(game, games, seed, settings, backend, address, f"{label}: {game.ruleset.name}", as_json)
+        results.append(data)
+        if data["partial"]:
+            break
+    if len(results) < 2:
+        click.echo(render(results[0]))
+        click.echo("interrupted before the second setting was simulated", err=True)
+        raise SystemExit(INTERRUPTED)
+    comparison = compare_analyses(results[0], results[1])
+    if report_path is not None:
+        _write_report(report_path, _report_html("compare", comparison))
+    click.echo(json.dumps(comparison, indent=2) if as_json else render_comparison(comparison))
+    if comparison["partial"]:
+        click.echo("interrupted: the statistics above are of the matches completed", err=True)
+        raise SystemExit(INTERRUPTED)
+
+
+@click.command(name="check")
+@click.argument("rulesets", nargs=-1, required=True)
+@click.option("-n", "--games", type=click.IntRange(min=1), default=100, show_default=True,
+              help="Matches to play for each setting.")
+@click.option("--players", "-p", "player_counts", type=int, multiple=True,
+              help="A number of players to check; repeat for more (default: the ruleset's).")
+@click.option("--seed", "-s", type=int, default=0, show_default=True, help="Match k uses seed SEED+k.")
+@click.option("-o", "--option", "options", multiple=True, metavar="NAME=VALUE",
+              help="Set a ruleset option; repeat for more.")
+@click.option("--limit-share", type=click.FloatRange(0, 1), default=DEFAULT_LIMIT_SHARE, show_default=True,
+              help="Fail when more than this share of rounds ends at a declared turn limit.")
+@click.option("--format", "output_format", type=click.Choice(["text", "json", "github"]), default="text",
+              show_default=True, help="How to print the findings.")
+@click.option("--strict", is_flag=True, help="Treat warnings as failures.")
+@click.option("--workers", "-j", default="1", show_default=True, metavar="N|auto",
+              help="Processes to share the matches among; auto: one per core.")
+def check_command(rulesets: tuple[str, ...], games: int, player_counts: tuple[int, ...], seed: int,
+                  options: tuple[str, ...], limit_share: float, output_format: str, strict: bool,
+                  workers: str) -> None:
+    """Play GAMES matches of each setting of RULESETS and fail (exit 1) when a match hits the
+    engine's limit, rounds hit a declared turn limit too often, a move is never legal or a
+    trigger never fires. Findings point at the rule's file:line:col."""
+    cli = _cli()
+    problems = []
+    settings_checked = 0
+    for ruleset in rulesets:
+        for count in player_counts or (None,):
+            game = cli._load_game(ruleset, count, options)
+            settings = _settings(game, workers, "random", (), None)
+            data = _simulate(game, games, seed, settings, "local", None, game.ruleset.name,
+                                output_format != "text", probe=False)
+            if data["partial"]:
+                click.echo("interrupted: not every setting was checked", err=True)
+                raise SystemExit(INTERRUPTED)
+            problems.extend(findings(game, data, limit_share, options_without_effect(game, seed)))
+            settings_checked += 1
+    failed = any(p.severity == ERROR or strict for p in problems)
+    if output_format == "json":
+        click.echo(render_json(problems))
+    elif output_format == "github":
+        if problems:
+            click.echo(render_github(problems))
+    else:
+        if problems:
+            click.echo(render_text(problems, {}, colour=sys.stdout.isatty()))
+        errors = sum(p.severity == ERROR for p in problems)
+        verdict = "failed" if failed else "passed"
+        click.echo(f"{settings_checked} setting(s), {games} matches each: {errors} error(s), "
+                   f"{len(problems) - errors} warning(s); {verdict}")
+    raise SystemExit(1 if failed else 0)
+
+
+COMMANDS = (simulate_command, compare_command, check_command)

@@ -1,0 +1,88 @@
+"""Compare two analyses made with the same seeds: each statistic for both, the difference,
+and a two-sided test of whether it is larger than chance explains (p < 0.05)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import stats
+
+ALPHA = 0.05
+
+
+def _row(name: str, a: float, b: float, p_value: float | None, kind: str = "number") -> dict[str, Any]:
+    return {"statistic": name, "kind": kind, "a": a, "b": b, "difference": b - a, "p_value": p_value,
+            "significant": p_value is not None and p_value < ALPHA}
+
+
+def _proportion(name: str, x_a: int, n_a: int, x_b: int, n_b: int) -> dict[str, Any]:
+    return _row(name, x_a / n_a if n_a else 0.0, x_b / n_b if n_b else 0.0,
+                stats.two_proportions(x_a, n_a, x_b, n_b), "rate")
+
+
+def _mean(name: str, a: dict[str, float], b: dict[str, float]) -> dict[str, Any]:
+    return _row(name, a["mean"], b["mean"],
+                stats.two_means(a["mean"], a["variance"], a["count"], b["mean"], b["variance"], b["count"]))
+
+
+def compare(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+    rows = []
+    ga, gb = a["games"], b["games"]
+    for sa, sb in zip(a["seats"], b["seats"]):
+        rows.append(_proportion(f"seat {sa['seat']} win rate", sa["wins"], ga, sb["wins"], gb))
+    # a draw is a whole match's result, so seat 1's count is every seat's
+    draws_a = a["seats"][0]["draws"] if a["seats"] else 0
+    draws_b = b["seats"][0]["draws"] if b["seats"] else 0
+    rows.append(_proportion("draw rate (seat 1)", draws_a, ga, draws_b, gb))
+    length_a, length_b = a["length"], b["length"]
+    rows.append(_mean("decisions per match", length_a["decisions"], length_b["decisions"]))
+    rows.append(_mean("rounds per match", length_a["rounds"], length_b["rounds"]))
+    rows.append(_mean("decisions per round", length_a["round_decisions"], length_b["round_decisions"]))
+    ea, eb = a["endings"], b["endings"]
+    rows.append(_proportion("matches stopped at the engine's limit", ea["matches"]["engine_cap"], ga,
+                            eb["matches"]["engine_cap"], gb))
+    rounds_a, rounds_b = sum(ea["rounds"].values()), sum(eb["rounds"].values())
+    for kind, words in (("limit", "rounds ending at the turn limit"), ("stuck", "rounds where nobody could move")):
+        rows.append(_proportion(words, ea["rounds"][kind], rounds_a, eb["rounds"][kind], rounds_b))
+    roles_b = {r["role"]: r for r in b["roles"]}
+    for role in a["roles"]:
+        other = roles_b.get(role["role"])
+        if other is not None:
+            rows.append(_proportion(f"role {role['role']} win rate", role["wins"], role["trials"],
+                                    other["wins"], other["trials"]))
+    rows.append(_row("legal actions per decision", a["branching"]["mean"], b["branching"]["mean"], None))
+    rows.append(_mean("lead changes per match", a["standing"]["lead_changes"], b["standing"]["lead_changes"]))
+    moves_b = {m["move"]: m for m in b["moves"]}
+    for move in a["moves"]:
+        other = moves_b.get(move["move"])
+        if other is not None:
+            rows.append(_row(f"move {move['move']} chosen share", move["chosen_share"], other["chosen_share"],
+                             None, "rate"))
+    return {"a": a, "b": b, "same_seeds": a["seed"] == b["seed"], "partial": a["partial"] or b["partial"],
+            "alpha": ALPHA, "rows": rows}
+
+
+def _fmt(value: float, kind: str) -> str:
+    return f"{value:.1%}" if kind == "rate" else f"{value:,.2f}"
+
+
+def render(c: dict[str, Any]) -> str:
+    a, b = c["a"], c["b"]
+
+    def name(d: dict[str, Any]) -> str:
+        settings = ", ".join(f"{k}={v}" for k, v in d["options"].items())
+        return f"{d['ruleset']} ({d['players']} players{', ' + settings if settings else ''})"
+
+    lines = [f"A: {name(a)}", f"B: {name(b)}",
+             f"{a['games']} and {b['games']} matches, seeds from {a['seed']}" + (" -- PARTIAL" if c["partial"] else "")]
+    for label, d in (("A", a), ("B", b)):
+        lines.extend(f"warning ({label}): {w}" for w in d["warnings"])
+    lines.append("")
+    lines.append(f"{'statistic':<42} {'A':>10} {'B':>10} {'B - A':>10} {'p':>8}")
+    for row in c["rows"]:
+        p = "" if row["p_value"] is None else f"{row['p_value']:.3g}"
+        mark = " *" if row["significant"] else ""
+        lines.append(f"{row['statistic']:<42} {_fmt(row['a']):>10} {_fmt(row['b']):>10} "
+                     f"{_fmt(row['difference']):>10} {p:>8}{mark}")
+    lines.append(f"* significant at p < {c['alpha']} (two-sided; each row tested on its own)")
+    return "\n".join(lines)

@@ -1,0 +1,31 @@
+"""A progress bar (matches done, rate, time left) on a terminal; nothing elsewhere."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+
+@contextmanager
+def progress_bar(total: int, label: str, enabled: bool) -> Iterator[Callable[[int], None] | None]:
+    """Yields `update(done)`, or None when the bar is off (not a terminal, --json, or no rich)."""
+    if not enabled or not sys.stderr.isatty():
+        yield None
+        return
+    try:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+    except ImportError:  # the optional extra is not installed
+        yield None
+        return
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TextColumn("{task.fields[rate]:.1f} matches/s"), TimeRemainingColumn())
+    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task(label, total=total, rate=0.0)
+
+        def update(done: int) -> None:
+            speed = bar.tasks[0].speed or 0.0
+            bar.update(task, completed=done, rate=speed)
+
+        yield update

@@ -1,0 +1,246 @@
+"""Balance analysis: match records, statistics, the simulate, compare and check commands,
+and stopping with Ctrl-C."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import rulesengine
+from rulesengine import agents as agents_module
+from rulesengine.analysis import analyse, make_plan
+from rulesengine.analysis.aggregate import _changes
+from rulesengine.analysis.playout import Recording, _led_for_good
+from rulesengine.cli import main
+from rulesengine.simulate import simulate
+
+DEAD = Path(__file__).parent / "analysis" / "dead_rules.yaml"
+TIMING = ("seconds", "matches_per_second", "decisions_per_second", "workers", "backend")
+
+
+def _without_timing(data: dict) -> dict:
+    return {k: v for k, v in data.items() if k not in TIMING}
+
+
+def _position(text: str, key: str) -> tuple[int, int]:
+    """Line and column (1-based) of the first line that starts with `key`, indented."""
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.strip().startswith(key) and line.startswith(" "):
+            return number, len(line) - len(line.lstrip()) + 1
+    raise AssertionError(key)
+
+
+def test_recorded_matches_are_the_matches_plain_simulation_plays():
+    game = rulesengine.make_game("padvinderspel", players=3)
+    plain = simulate(game, games=8, seed=5)
+    plan = make_plan(game, 8, seed=5, trigger_sample=4)  # half on the agenda path, half on the fast path
+    recording = Recording(game, plan)
+    records = [recording.play(i) for i in range(8)]
+    assert sum(r["decisions"] for r in records) == plain.decisions
+    assert [sum(r["returns"][s] > 0 for r in records) for s in range(3)] == [s.wins for s in plain.seats]
+    assert [r["triggers"] is not None for r in records] == [True] * 4 + [False] * 4
+
+
+def test_statistics_add_up():
+    data = analyse(rulesengine.make_game("padvinderspel", players=3), 30, seed=2, probe=False)
+    assert data["games"] == 30 and not data["partial"]
+    for seat in data["seats"]:
+        assert seat["wins"] + seat["losses"] + seat["draws"] == 30
+        assert seat["ci95"][0] <= seat["win_rate"] <= seat["ci95"][1]
+    decisions = data["length"]["decisions"]
+    assert decisions["count"] == 30 and decisions["min"] <= decisions["p50"] <= decisions["max"]
+    total = decisions["mean"] * 30
+    assert sum(m["chosen"] for m in data["moves"]) == pytest.approx(total)
+    assert all(m["legal"] >= m["chosen"] for m in data["moves"])
+    ended = sum(data["endings"]["rounds"].values())
+    assert ended == pytest.approx(data["length"]["rounds"]["mean"] * 30)
+    assert sum(data["length"]["histogram"]["counts"]) == 30
+    roles = {r["role"]: r for r in data["roles"]}
+    assert roles["first mover"]["trials"] == 30 and "dealer" in roles
+    assert data["branching"]["max"] >= data["branching"]["mean"] >= 1
+    assert data["coverage"]["trigger_firings"]["going_out"] > 0
+
+
+def test_several_workers_give_the_same_analysis():
+    game = rulesengine.make_game("padvinderspel", players=3)
+    alone = analyse(game, 16, seed=9, probe=False)
+    shared = analyse(game, 16, seed=9, workers=2, probe=False)
+    assert _without_timing(shared) == _without_timing(alone)
+
+
+def test_lead_changes_and_when_the_winner_led_for_good():
+    assert _changes([0, None, 0, 1, 1, None, 0]) == 2
+    ends = [("normal", 10, 1), ("normal", 20, 0), ("normal", 30, 0), ("normal", 40, 0)]
+    assert _led_for_good(ends, [1.0, -1.0], 40) == 20 / 40
+    assert _led_for_good(ends, [-1.0, 1.0], 40) is None  # the winner is not ahead at the end
+    assert _led_for_good(ends, [1.0, 1.0, -1.0], 40) is None  # no single winner
+
+
+def test_mixed_agents_rotate_seats_and_show_a_skill_signal(monkeypatch):
+    class FirstAgent:
+        def __init__(self, seed):
+            pass
+
+        def choose(self, state):
+            return state.legal_actions()[0]
+
+    monkeypatch.setitem(agents_module.AGENTS, "first", FirstAgent)
+    data = analyse(rulesengine.make_game("padvinderspel", players=2), 20, agents=("random", "first"), probe=False)
+    skill = {entry["agent"]: entry for entry in data["skill"]}
+    assert skill["random"]["trials"] == skill["first"]["trials"] == 20
+    assert skill["random"]["wins"] + skill["first"]["wins"] == sum(s["wins"] for s in data["seats"])
+
+
+def test_check_points_at_the_rules_that_never_came_into_play():
+    text = DEAD.read_text()
+    result = CliRunner().invoke(main, ["check", str(DEAD), "-n", "10", "--format", "github"])
+    assert result.exit_code == 1, result.output
+    found = {}
+    for line in result.output.splitlines():
+        kind, settings = line.split("::")[1].split(" ", 1)
+        fields = dict(part.split("=", 1) for part in settings.split(","))
+        found[fields["title"]] = (kind, int(fields["line"]), int(fields["col"]))
+    assert found["RE401"][1:] == _position(text, "limit:")
+    assert found["RE402"][1:] == _position(text, "never:")
+    assert found["RE403"][1:] == _position(text, "nothing:")
+    assert found["RE404"][1:] == _position(text, "unused:")
+    assert found["RE405"][1:] == _position(text, "bonus:")
+    kinds = {code: kind for code, (kind, _, _) in found.items()}
+    # the turn limit, the dead move and the silent trigger fail; the phase and the option only warn
+    assert kinds == {"RE401": "error", "RE402": "error", "RE403": "error", "RE404": "warning", "RE405": "warning"}
+
+
+def test_check_passes_a_sound_setting_and_strict_fails_on_warnings():
+    ok = CliRunner().invoke(main, ["check", "padvinderspel", "-n", "6", "-p", "3", "--limit-share", "0.5"])
+    assert ok.exit_code == 0, ok.output
+    assert "1 setting(s)" in ok.output and "passed" in ok.output
+    strict = CliRunner().invoke(main, ["check", str(DEAD), "-n", "4", "--limit-share", "1", "--format", "json",
+                                       "-o", "bonus=true"])
+    codes = [d["code"] for d in json.loads(strict.output)]
+    assert "RE401" not in codes and "RE402" in codes
+
+
+def test_simulate_writes_json_and_one_line_per_match(tmp_path):
+    matches = tmp_path / "matches.jsonl"
+    result = CliRunner().invoke(main, ["simulate", str(DEAD), "-n", "8", "--json", "--matches", str(matches)])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["ruleset"] == "Dead rules" and data["players"] == 2 and len(data["sha256"]) == 64
+    assert data["options"] == {"bonus": False} and data["engine_version"] == rulesengine.__version__
+    assert data["endings"]["rounds"]["limit"] == 16  # every round of the 8 matches hits the turn limit of 3
+    assert any("turn limit" in w for w in data["warnings"])
+    assert any("move never was never legal" in w for w in data["warnings"])
+    lines = [json.loads(line) for line in matches.read_text().splitlines()]
+    assert [line["seed"] for line in lines] == list(range(8))
+    assert all(line["round_ends"] == ["limit", "limit"] and line["round_lengths"] == [3, 3] for line in lines)
+
+
+def test_simulate_text_shows_intervals_and_warnings_first():
+    result = CliRunner().invoke(main, ["simulate", str(DEAD), "-n", "5", "-p", "3"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    first_warning = next(i for i, line in enumerate(lines) if line.startswith("warning:"))
+    table = next(i for i, line in enumerate(lines) if "95% interval" in line)
+    assert first_warning < table  # problems come before the figures
+    assert "round ends: normal 0, stuck 0, limit 10, engine cap 0" in result.output
+
+
+def test_compare_finds_a_shorter_match_significant():
+    result = CliRunner().invoke(main, ["compare", "padvinderspel", "-p", "3", "-O", "target=40", "-n", "25",
+                                       "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["a"]["options"]["target"] == 150 and data["b"]["options"]["target"] == 40
+    rows = {row["statistic"]: row for row in data["rows"]}
+    rounds = rows["rounds per match"]
+    assert rounds["b"] < rounds["a"] and rounds["significant"] and rounds["p_value"] < 0.05
+    assert rows["seat 1 win rate"]["p_value"] is not None
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["simulate", "padvinderspel", "-n", "2", "--agents", "random,genius"], "unknown agent 'genius'"),
+        (["simulate", "padvinderspel", "-n", "2", "-j", "0"], "positive number"),
+        (["simulate", "padvinderspel", "-n", "2", "-j", "lots"], "'auto'"),
+        (["simulate", "padvinderspel", "-n", "2", "--standing", "luck"], "choose from: total"),
+        (["simulate", "padvinderspel", "-n", "2", "--role", "captain"], "no player variable 'captain'"),
+        (["compare", "padvinderspel", "-n", "2"], "second rule file"),
+        (["simulate", "padvinderspel", "-n", "2", "--report", "/no/such/folder/r.html"], "no folder"),
+    ],
+)
+def test_bad_arguments_are_one_line_errors(arguments, message):
+    result = CliRunner().invoke(main, arguments)
+    assert result.exit_code == 2
+    assert message in result.output and "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_ctrl_c_stops_soon_and_prints_partial_statistics(tmp_path, workers):
+    matches = tmp_path / "matches.jsonl"
+    command = [sys.executable, "-m", "rulesengine.cli", "simulate", "padvinderspel", "-n", "1000000", "-j", workers,
+               "--json", "--matches", str(matches)]
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])}
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    deadline = time.monotonic() + 60
+    while not (matches.exists() and matches.stat().st_size > 0) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    sent = time.monotonic()
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=30)
+    stopped = time.monotonic() - sent
+    assert process.returncode == 130, err
+    assert stopped < 3.0  # about a second on an idle machine; slack for a busy one
+    data = json.loads(out)
+    assert data["partial"] and 0 < data["games"] < 1_000_000
+    assert len(matches.read_text().splitlines()) == data["games"]
+    assert "interrupted" in err
+
+
+def test_workers_auto_uses_the_cores_this_process_may_run_on():
+    from rulesengine.analysis.backends import resolve_workers
+
+    assert resolve_workers("auto") == len(os.sched_getaffinity(0))
+    assert resolve_workers("3") == 3
+
+
+def test_progress_bar_only_on_a_terminal(monkeypatch):
+    import io
+
+    from rulesengine.analysis.progress import progress_bar
+
+    pytest.importorskip("rich", reason="the progress bar needs the extra 'progress'")
+    with progress_bar(10, "x", enabled=True) as update:
+        assert update is None  # pytest's stderr is not a terminal
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    screen = Terminal()
+    monkeypatch.setattr(sys, "stderr", screen)
+    with progress_bar(10, "matches", enabled=True) as update:
+        update(4)
+        update(10)
+    assert "10/10" in screen.getvalue()
+    with progress_bar(10, "matches", enabled=False) as update:  # --json
+        assert update is None
+
+
+def test_a_run_stopped_before_any_match_ended_reports_nothing_missing():
+    from rulesengine.analysis import summarise
+    from rulesengine.analysis.backends import Outcome
+    from rulesengine.analysis.text import render
+
+    game = rulesengine.make_game("padvinderspel", players=3)
+    data = summarise(game, make_plan(game, 10), Outcome([], True, 0.1, 1, "local"))
+    assert data["partial"] and data["games"] == 0 and data["warnings"] == []
+    assert "0 of 10 matches" in render(data) and "PARTIAL" in render(data)
