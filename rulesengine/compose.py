@@ -47,25 +47,31 @@ def _references(node: Node, key: str) -> list[Scalar]:
 class _Composition:
     """What one composition has read: every file once (memoised), within the limits."""
 
-    def __init__(self, sources: dict[str, str] | None):
+    def __init__(self, sources: dict[str, str] | None, text: str | None = None):
         self.sources = sources
+        self.text = text  # the top file's text when it is not read from disk (an editor's buffer)
         self.done: dict[str, Map | None] = {}  # resolved path -> composed file (None: it failed)
         self.bytes = 0
 
 
-def compose(path: str, sources: dict[str, str] | None = None) -> Map:
+def compose(path: str, sources: dict[str, str] | None = None, text: str | None = None) -> Map:
     """Load `path` with everything it extends and includes merged beneath it.
 
     Each file is read once however often it is named; `sources` (when given) receives the
-    text of every file read, in the order they were read.
+    text of every file read, in the order they were read. `text`, when given, stands for
+    the contents of `path` itself (a language server's unsaved buffer); its bases are read
+    from their files under the same rules.
     """
-    return _compose(path, _Composition(sources), ())
+    return _compose(path, _Composition(sources, text), ())
 
 
 def _compose(path: str, state: _Composition, chain: tuple[str, ...]) -> Map:
-    data = read_bytes(path)
-    state.bytes += len(data)
-    text = decode(data, path)
+    if not chain and state.text is not None:
+        text = state.text
+    else:
+        data = read_bytes(path)
+        state.bytes += len(data)
+        text = decode(data, path)
     if state.sources is not None:
         state.sources[path] = text
     tree = load_yaml(text, path)

@@ -4,6 +4,7 @@ pytest-lsp is not installed."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sys
 from pathlib import Path
@@ -54,10 +55,16 @@ def change(client, uri: str, text: str, version: int) -> None:
 
 
 async def diagnostics_of(client, uri: str) -> list[types.Diagnostic]:
-    while True:
-        await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-        if uri in client.diagnostics:
-            return list(client.diagnostics.pop(uri))
+    """The next diagnostics published for `uri`; a server that publishes none fails the test
+    (after a generous wait for a loaded machine) rather than hanging the suite."""
+
+    async def published() -> list[types.Diagnostic]:
+        while True:
+            await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+            if uri in client.diagnostics:
+                return list(client.diagnostics.pop(uri))
+
+    return await asyncio.wait_for(published(), timeout=120)
 
 
 def place(text: str, needle: str, offset: int = 0) -> types.Position:

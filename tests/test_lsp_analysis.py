@@ -11,7 +11,7 @@ from rulesengine.api import validate_file
 from rulesengine.compose import compose
 from rulesengine.diagnostics import RuleFileError
 from rulesengine.lsp import analysis
-from rulesengine.source import Map, Seq, load_yaml
+from rulesengine.source import Map, Seq
 
 ROOT = Path(__file__).resolve().parent.parent
 FILES = sorted([*(ROOT / "tests" / "corpus").rglob("*.yaml"), *(ROOT / "rulesets").rglob("*.yaml"),
@@ -52,8 +52,7 @@ def test_the_text_composes_as_validate_composes_the_file():
         except RuleFileError as error:
             expected = error.diagnostics
         try:
-            found = analysis.compose_text(load_yaml(text.replace("\r\n", "\n").replace("\r", "\n"), str(path)),
-                                          str(path))
+            found = compose(str(path), text=text)
         except RuleFileError as error:
             found = error.diagnostics
         if isinstance(expected, list):

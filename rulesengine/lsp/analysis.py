@@ -12,14 +12,13 @@ import attrs
 
 from .. import scenario_file
 from ..check import check_block, check_with_warnings, is_block
-from ..compose import compose, merge
-from ..diagnostics import Diagnostic, RuleFileError, Span, did_you_mean
-from ..resources import resolve_ruleset, shipped_rulesets
+from ..compose import compose
+from ..diagnostics import Diagnostic, RuleFileError, Span
 from ..scenario_checks import EXPECT_KEYS
 from ..scenario_file import is_test_file
 from ..scenario_file import load as load_tests
 from ..scenario_names import POSITION_KEYS
-from ..source import Map, Node, Scalar, Seq, load_yaml, plain
+from ..source import Map, Node, load_yaml, plain
 from . import reference
 
 # section -> the kind of name its entries declare
@@ -69,7 +68,7 @@ def analyse(text: str, path: str) -> Analysis:
         return Analysis(path, tuple(error.diagnostics), None, ())
     symbols = outline(own)
     try:
-        document = compose_text(own, path)
+        document = compose(path, text=text)
     except RuleFileError as error:
         return Analysis(path, tuple(error.diagnostics), None, symbols)
     if is_block(document):
@@ -78,67 +77,6 @@ def analyse(text: str, path: str) -> Analysis:
         problems = check_with_warnings(document, path)[1]
     ordered = sorted(problems, key=lambda d: (d.span.file, d.span.line, d.span.column))
     return Analysis(path, tuple(ordered), declarations(document), symbols)
-
-
-def compose_text(tree: Node, path: str) -> Map:
-    """`compose` for a document given as parsed text rather than a file: its bases are read
-    from their files, merged beneath it as `compose` merges them, with the same diagnostics."""
-    if not isinstance(tree, Map):
-        raise RuleFileError([Diagnostic("RE010", "a rule file must be a mapping of sections", tree.span,
-                                        hint="start with keys such as 'name:', 'decks:', 'zones:'")])
-    here = Path(path).resolve().parent
-    me = str(Path(path).resolve())
-    problems: list[Diagnostic] = []
-    bases: list[Node] = []
-    for key in ("extends", "include"):
-        value = tree.get(key)
-        if value is None:
-            continue
-        if not (isinstance(value, Scalar) and isinstance(value.value, str)) and not (
-            isinstance(value, Seq) and key == "include"
-        ):
-            problems.append(Diagnostic("RE011", f"'{key}' must name a rule file", value.span))
-            continue
-        items = value.items if isinstance(value, Seq) else (value,)
-        for item in items:
-            if not isinstance(item, Scalar):
-                continue
-            base = _base(item, key, here, me, problems)
-            if isinstance(base, Map):
-                base = Map({k: v for k, v in base.entries.items() if k != "block"},
-                           {k: s for k, s in base.key_spans.items() if k != "block"}, base.span)
-            if base is not None:
-                bases.append(base)
-    if problems:
-        raise RuleFileError(problems)
-    merged: Node = Map({}, {}, tree.span)
-    for base in bases:
-        merged = merge(merged, base)
-    own = Map({k: v for k, v in tree.entries.items() if k not in ("extends", "include")},
-              {k: s for k, s in tree.key_spans.items() if k not in ("extends", "include")}, tree.span)
-    result = merge(merged, own)
-    assert isinstance(result, Map)
-    return result
-
-
-def _base(reference_node: Scalar, key: str, here: Path, me: str, problems: list[Diagnostic]) -> Node | None:
-    name = str(reference_node.value)
-    found = resolve_ruleset(name, relative_to=here)
-    if found is None:
-        hint = did_you_mean(name, shipped_rulesets()) or f"shipped rulesets: {', '.join(shipped_rulesets())}"
-        problems.append(Diagnostic("RE012", f"'{key}' names '{name}', which is neither a file nor a shipped ruleset",
-                                   reference_node.span, hint=hint))
-        return None
-    resolved = str(found.resolve())
-    if resolved == me:
-        problems.append(Diagnostic("RE013", f"'{key}' of '{name}' is circular: the file extends itself",
-                                   reference_node.span, hint=" -> ".join(Path(c).name for c in (me, resolved))))
-        return None
-    try:
-        return compose(str(found), None, (me,))
-    except RuleFileError as error:
-        problems.extend(error.diagnostics)
-        return None
 
 
 # ---- names ------------------------------------------------------------------------------------
