@@ -53,9 +53,9 @@ class Sight:
         )
         # how a raw variable value is shown (cards and suits below 0 show as None)
         self.named: dict[int, tuple[int, ...]] = {}  # action -> the cards it names to everyone
-        self.var_types = tuple(
-            type_ for _name, per_player, type_ in program.variable_layout for _ in range(n if per_player else 1)
-        )
+        self.names: dict[int, tuple] = {}  # action -> (its name to the others if hidden, else None; its name)
+        types = [type_ for _name, per_player, type_ in program.variable_layout for _ in range(n if per_player else 1)]
+        self.shown_slots = tuple(i for i, t in enumerate(types) if t in (ir.CARD, ir.SUIT))
 
 
 def initial(state: Any) -> None:
@@ -221,15 +221,21 @@ def project(state: Any, player: int, view: list, record: tuple) -> tuple:
             view[zone] = value
             diff.append((zone, value))
     diff.sort()
+    sight = state.game.sight
     if last is not None:
         mover, action = last
-        move = state.game.move_of(action)
-        last = (mover, move.name if move.hidden and mover != player else state.game.action_name(action))
-    types = state.game.sight.var_types
-    shown_values = tuple(
-        None if t in (ir.CARD, ir.SUIT) and not (isinstance(v, int) and v >= 0) else v for v, t in zip(values, types)
-    )
-    return tuple(diff), shown_values, public, shown[player] if shown else (), last
+        names = sight.names.get(action)
+        if names is None:
+            move = state.game.move_of(action)
+            names = sight.names[action] = (move.name if move.hidden else None, state.game.action_name(action))
+        last = (mover, names[1] if names[0] is None or mover == player else names[0])
+    if sight.shown_slots:  # cards and suits below 0 are shown as None
+        values = list(values)
+        for i in sight.shown_slots:
+            if not (isinstance(values[i], int) and values[i] >= 0):
+                values[i] = None
+        values = tuple(values)
+    return tuple(diff), values, public, shown[player] if shown else (), last
 
 
 def _tracked(state: Any) -> None:
