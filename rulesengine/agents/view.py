@@ -49,8 +49,9 @@ class PlayerView:
         """A complete state the player cannot tell from the true one, new at every call."""
         if self._world is None:
             raise ValueError("this view was made without sampling")
-        if self._sampler is None:
+        if self._sampler is None:  # the first sample is the one drawn with the view
             self._sampler = Resampler(self._world, self.player)
+            return self._world.clone()
         return self._sampler.sample(rng)
 
 
