@@ -709,12 +709,32 @@ class State:
         names = self.program.card_names
         return {self.program.zone_names[i]: [names[c] for c in z] for i, z in enumerate(self.zones)}
 
+    def __reduce__(self) -> tuple:
+        """Pickled as its game, seed and history: unpickling replays them."""
+        if self.history is None and self.steps:
+            raise EngineError("a resampled state keeps no history from the start and cannot be pickled")
+        values = [value for value, _is_chance in self.history_list()]
+        return _restore_state, (self.game, self.seed, values, self._track)
+
     def __str__(self) -> str:
         lines = [f"round {self.round_number}, phase {self.observation(0)['phase']}, P{self.current + 1} to move"]
         for zone, cards in self.card_locations().items():
             if cards:
                 lines.append(f"  {zone}: {' '.join(cards)}")
         return "\n".join(lines)
+
+
+def _restore_state(game: Game, seed: int | None, values: list[int], track: bool) -> State:
+    state = game.new_initial_state(seed, track=track)
+    for value in values:
+        state.apply_action(value)
+    return state
+
+
+def _remake_game(file: str, players: int, options: dict, max_steps: int) -> Game:
+    from .api import make_game  # the api builds games; imported here, as it imports this module
+
+    return make_game(file, players, options, max_steps=max_steps)
 
 
 def _shared_copier():
@@ -752,6 +772,10 @@ class Game:
             state.log = []
         state._start()
         return state
+
+    def __reduce__(self) -> tuple:
+        """Pickled as what makes it: the rule file, the players, the options and the step limit."""
+        return _remake_game, (self.ruleset.file, self.num_players, dict(self.options), self.max_steps)
 
     @property
     def num_distinct_actions(self) -> int:

@@ -260,7 +260,7 @@ def key(state: Any, player: int) -> str:
         if not (isinstance(end, tuple) and end[0] == "base"):
             digest, view = "", [None] * len(state.zones)  # the kept one is not on this trail
         else:
-            digest, view = _from_base(end, player)[:2]
+            digest, view = _from_base(state, end, player)
     elif not records:
         return digest
     view = list(view)
@@ -271,13 +271,19 @@ def key(state: Any, player: int) -> str:
     return digest
 
 
-def _from_base(base: tuple, player: int) -> tuple:
-    _tag, owner, digest, view, observations = base
-    if player != owner:
-        raise EngineError(
-            f"this state was resampled for P{owner + 1}: only that player's information state is known"
-        )
-    return digest, view, observations
+def _from_base(state: Any, base: tuple, player: int) -> tuple[str, tuple]:
+    """Where the key of `player` starts on a resampled state's trail.
+
+    The resampling player starts from its own key. Another player's past is not known to
+    it, so that player's key starts from the resampling player's key and the cards it holds
+    in the sample at that point: a key telling apart what it sees in the sampled world.
+    """
+    _tag, owner, digest, view, _observations, zones = base
+    if player == owner:
+        return digest, view
+    sees = state.game.sight.sees[player]
+    view = tuple(cards if sees[z] else len(cards) for z, cards in enumerate(zones))
+    return hashlib.sha256(f"{digest}|P{player}|{view!r}".encode()).hexdigest(), view
 
 
 def observations(state: Any, player: int) -> list[dict[str, Any]]:
@@ -287,7 +293,11 @@ def observations(state: Any, player: int) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     view: list = [None] * len(state.zones)
     if isinstance(end, tuple) and end[0] == "base":
-        _digest, view, prefix = _from_base(end, player)
+        _tag, owner, _digest, view, prefix, _zones = end
+        if player != owner:
+            raise EngineError(
+                f"this state was resampled for P{owner + 1}: only that player's observations are known"
+            )
         out = list(prefix)
         view = list(view)
     for record in records:

@@ -102,7 +102,8 @@ class Resampler:
     def _replay(self, sigma: list[int], rng: random.Random) -> Any:
         player = self.player
         base = relabel(self.checkpoint, sigma)
-        base.trail = (None, ("base", player, self.start_key, self.start_view, self._prefix_observations()))
+        zones = tuple(map(tuple, base.zones))  # the sample's cards there, for the other players' keys
+        base.trail = (None, ("base", player, self.start_key, self.start_view, self._prefix_observations(), zones))
         base.seed = rng.getrandbits(62)  # later shuffles must not repeat the true match's
         state = base.clone()
         game = state.game
@@ -130,7 +131,7 @@ class Resampler:
         if self._now is None:
             key = knowledge.key(state, player)
             self._now = ("base", player, key, state._seen[player][2], tuple(knowledge.observations(state, player)))
-        result.trail = (None, self._now)
+        result.trail = (None, (*self._now, tuple(map(tuple, result.zones))))
         result.seed = rng.getrandbits(62)
         result._checkpoint = result.clone()
         result._checkpoint._checkpoint = None

@@ -110,6 +110,7 @@ def test_resampling_follows_the_view_of_the_player_asked_for():
     assert sample.zones[1] == state.zones[1]
     with pytest.raises(rulesengine.EngineError, match="resampled for P1"):
         sample.information_state(1)
+    assert sample.information_state_key(1) != state.information_state_key(1)  # a key of the sampled world
 
 
 def test_an_untracked_state_cannot_be_resampled():
