@@ -286,22 +286,39 @@ def _from_base(state: Any, base: tuple, player: int) -> tuple[str, tuple]:
     return hashlib.sha256(f"{digest}|P{player}|{view!r}".encode()).hexdigest(), view
 
 
-def observations(state: Any, player: int) -> list[dict[str, Any]]:
-    """Every observation of `player` so far, rebuilt from the trail."""
+def observation_chain(state: Any, player: int) -> tuple | None:
+    """The observations of `player` so far as a linked list (earlier, observation), newest
+    first; kept like the key, so asking again costs only the new steps."""
     _tracked(state)
-    records, end = _records(state, None)
-    out: list[dict[str, Any]] = []
-    view: list = [None] * len(state.zones)
-    if isinstance(end, tuple) and end[0] == "base":
-        _tag, owner, _digest, view, prefix, _zones = end
-        if player != owner:
-            raise EngineError(
-                f"this state was resampled for P{owner + 1}: only that player's observations are known"
-            )
-        out = list(prefix)
-        view = list(view)
+    slot = ("chain", player)
+    cell, chain, view = state._seen.get(slot) or (None, None, None)
+    records, end = _records(state, cell)
+    if end is not cell:
+        if isinstance(end, tuple) and end[0] == "base":
+            _tag, owner, _digest, view, chain, _zones = end
+            if player != owner:
+                raise EngineError(
+                    f"this state was resampled for P{owner + 1}: only that player's observations are known"
+                )
+        else:  # the kept one is not on this trail
+            chain, view = None, None
+    elif not records:
+        return chain
+    view = list(view) if view is not None else [None] * len(state.zones)
     for record in records:
-        out.append(observe(state, player, view, record))
+        chain = (chain, observe(state, player, view, record))
+    state._seen = {**state._seen, slot: (state.trail, chain, tuple(view))}
+    return chain
+
+
+def observations(state: Any, player: int) -> list[dict[str, Any]]:
+    """Every observation of `player` so far (oldest first), rebuilt from the trail."""
+    out = []
+    chain = observation_chain(state, player)
+    while chain is not None:
+        chain, observation = chain
+        out.append(observation)
+    out.reverse()
     return out
 
 

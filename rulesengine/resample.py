@@ -56,7 +56,6 @@ class Resampler:
         records, _end = knowledge._records(state, checkpoint.trail)
         view = list(self.start_view)
         self.targets = [knowledge.project(state, player, view, record) for record in records]
-        self._prefix: tuple | None = None
         self._now: tuple | None = None
         # the unseen cards, by the shuffle they come from
         count = state.program.num_cards
@@ -94,10 +93,9 @@ class Resampler:
                 sigma[card] = image
         return sigma
 
-    def _prefix_observations(self) -> tuple:
-        if self._prefix is None:
-            self._prefix = tuple(knowledge.observations(self.checkpoint, self.player))
-        return self._prefix
+    def _prefix_observations(self) -> tuple | None:
+        """The player's observations up to the checkpoint (kept by the checkpoint: once a round)."""
+        return knowledge.observation_chain(self.checkpoint, self.player)
 
     def _replay(self, sigma: list[int], rng: random.Random) -> Any:
         player = self.player
@@ -130,7 +128,8 @@ class Resampler:
         result = relabel(state, sigma)
         if self._now is None:
             key = knowledge.key(state, player)
-            self._now = ("base", player, key, state._seen[player][2], tuple(knowledge.observations(state, player)))
+            chain = knowledge.observation_chain(state, player)
+            self._now = ("base", player, key, state._seen[player][2], chain)
         result.trail = (None, (*self._now, tuple(map(tuple, result.zones))))
         result.seed = rng.getrandbits(62)
         result._checkpoint = result.clone()
