@@ -50,7 +50,7 @@ class Timed:
         start = time.process_time()
         action = self.agent.choose(given)
         self.seconds += time.process_time() - start
-        self.iterations += self.agent.last_iterations if len(given.legal_actions()) > 1 else 0
+        self.iterations += self.agent.last_iterations
         return action
 
 

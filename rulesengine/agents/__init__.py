@@ -24,6 +24,7 @@ class Agent(Protocol):
 
 def play_match(state: State, agents: list[Agent]) -> State:
     """Let `agents` (one per seat) play from `state` to the end; returns the final state.
+    Each agent is handed the view of the player to move.
 
     Chance nodes (a state made without a seed) are drawn uniformly at random."""
     import random
@@ -33,7 +34,10 @@ def play_match(state: State, agents: list[Agent]) -> State:
         if state.is_chance_node():
             state.apply_action(chance.choice(state.chance_outcomes())[0])
             continue
-        state.apply_action(agents[state.current_player()].choose(state))
+        agent = agents[state.current_player()]
+        # the random agent reads only the legal actions: it is spared making a view
+        given = state if isinstance(agent, RandomAgent) else as_view(agent, state, getattr(agent, "rng", None))
+        state.apply_action(agent.choose(given))
     return state
 
 

@@ -61,6 +61,7 @@ class ISMCTSAgent:
     def choose(self, view: PlayerView | State) -> int:
         view = as_view(self, view, self.rng)
         actions = view.legal_actions
+        self.last_iterations = 0
         if len(actions) == 1:
             return actions[0]
         worlds = self.worlds(view)
