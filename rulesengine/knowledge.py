@@ -56,26 +56,26 @@ class Sight:
         self.names: dict[int, tuple] = {}  # action -> (its name to the others if hidden, else None; its name)
         types = [type_ for _name, per_player, type_ in program.variable_layout for _ in range(n if per_player else 1)]
         self.shown_slots = tuple(i for i, t in enumerate(types) if t in (ir.CARD, ir.SUIT))
+        # what every match starts from: each player knows the rule file's initial layout
+        count = program.num_cards
+        self.known = [-1] * (n * count)
+        self.ident = [-1] * (n * count)
+        for zone, contents in enumerate(program.initial_zones):
+            for p in range(n):
+                for card in contents:
+                    self.known[p * count + card] = zone
+                    if self.sees[p][zone]:
+                        self.ident[p * count + card] = 0
+        self.origin = [-1 - card for card in range(count)]  # never shuffled: a class of its own
 
 
 def initial(state: Any) -> None:
     """Knowledge at the start: every player knows the rule file's initial layout."""
-    program = state.program
-    n, cards = program.num_players, program.num_cards
-    known = [-1] * (n * cards)
-    ident = [-1] * (n * cards)
-    sees = state.game.sight.sees
-    for zone, contents in enumerate(program.initial_zones):
-        for p in range(n):
-            base = p * cards
-            for card in contents:
-                known[base + card] = zone
-                if sees[p][zone]:
-                    ident[base + card] = 0
-    state.known = known
-    state.ident = ident
-    state.origin = [-1 - card for card in range(cards)]  # never shuffled: a class of its own
-    state._touched = set(range(len(program.zone_names)))
+    sight = state.game.sight
+    state.known = sight.known[:]
+    state.ident = sight.ident[:]
+    state.origin = sight.origin[:]
+    state._touched = set(range(len(state.zones)))
     state.trail = None
     state._checkpoint = None
     state._shuffled = False
