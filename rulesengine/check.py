@@ -61,7 +61,7 @@ SECTION_KEYS = {
     "move": {"params", "legal", "effects", "label", "pass", "hidden", "description"},
     "param": {"from", "size", "same"},
     "trigger": {"for", "when", "effects", "description"},
-    "match": {"until", "winners", "losers"},
+    "match": {"until", "winners", "losers", "evaluation"},
 }
 VISIBILITIES = ("all", "owner", "nobody")
 VARIABLE_TYPES = (ir.INT, ir.BOOL, ir.STR, ir.PLAYER, ir.SUIT, ir.CARD)
@@ -311,6 +311,7 @@ class Checker:
             match_until=until,
             winners=winners,
             losers=losers,
+            evaluation=getattr(self, "evaluation", None),
             slots=self.slots,
         )
 
@@ -870,6 +871,7 @@ class Checker:
         losers = self.optional_expr(spec.get("losers"), Scope(), ir.list_of(ir.PLAYER))
         if winners is not None and losers is not None:
             self.error("RE234", "give either 'winners' or 'losers', not both", spec.span)
+        self.evaluation = self.optional_expr(spec.get("evaluation"), Scope(), ir.INT)  # for agents: how `me` fares
         return until, winners, losers
 
     def report_unused(self, moves: tuple[ir.MoveDef, ...]) -> None:

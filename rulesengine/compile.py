@@ -133,6 +133,7 @@ class Program:
     losers: Fn | None
     slots: int
     num_actions: int
+    evaluation: Fn | None = None  # match.evaluation: how well `me` fares, for agents
 
     @property
     def num_cards(self) -> int:
@@ -340,6 +341,7 @@ class Compiler:
             match_until=self.expr(r.match_until),
             winners=self.expr(r.winners) if r.winners is not None else None,
             losers=self.expr(r.losers) if r.losers is not None else None,
+            evaluation=self.expr(r.evaluation) if r.evaluation is not None else None,
             slots=r.slots,
             num_actions=offset,
         )

@@ -16,6 +16,7 @@ from rulesengine.agents import (
     MonteCarloAgent,
     PlayerView,
     RandomAgent,
+    declared,
     evaluate,
     play_match,
 )
@@ -126,7 +127,8 @@ def test_evaluation_is_the_return_if_the_match_ended_now():
 
 
 def test_greedy_takes_the_action_that_evaluates_best():
-    """In the tiny game the evaluation reads public scores only, so the true state rates them too."""
+    """The return if the match ended now, then the rule file's `match.evaluation`; in the tiny
+    game both read public scores only, so the true state rates the actions as a sample does."""
     game = rulesengine.make_game(TINY)
     checked = 0
     for seed in range(40):
@@ -138,8 +140,17 @@ def test_greedy_takes_the_action_that_evaluates_best():
         for action in state.legal_actions():
             after = state.clone()
             after.apply_action(action)
-            values[action] = evaluate(after, state.current_player())
+            values[action] = (evaluate(after, state.current_player()), declared(after, state.current_player()))
         if len(set(values.values())) > 1:
             checked += 1
             assert values[GreedyAgent(seed).choose(state)] == max(values.values())
     assert checked >= 5
+
+
+def test_the_declared_evaluation_is_read_for_the_player_asked():
+    game = rulesengine.make_game(TINY)  # evaluation: laid[me] - others(me).max(p, laid[p])
+    state = game.new_initial_state(seed=2)
+    state.apply_action(state.legal_actions()[-1])
+    laid = state.variables()["laid"]
+    assert declared(state, 0) == laid[0] - laid[1] and declared(state, 1) == laid[1] - laid[0]
+    assert declared(rulesengine.make_game("pan", players=2).new_initial_state(seed=1), 0) == 0.0  # none declared

@@ -125,3 +125,8 @@ def test_openspiel_ismcts_bot_plays_through_resampling():
     sample = state.resample_from_infostate(state.current_player(), pyspiel.UniformProbabilitySampler(0.0, 1.0))
     player = state.current_player()
     assert sample.information_state_string(player) == state.information_state_string(player)
+
+
+def test_the_generic_game_needs_a_ruleset():
+    with pytest.raises(Exception, match="needs ruleset=NAME"):
+        pyspiel.load_game("rulesengine(players=2)")

@@ -28,7 +28,7 @@ from .observation import ObservationEncoder
 # The games registered by this process: short name -> what identifies the game behind it.
 _REGISTERED: dict[str, tuple] = {}
 
-# The generic game, registered on import: pyspiel.load_game("rulesengine(ruleset=pan,players=2)")
+# The generic game, registered on import: pyspiel.load_game("rulesengine(ruleset=my_game.yaml,players=2)")
 GENERIC = "rulesengine"
 _MAX_PLAYERS = 16  # the widest range a ruleset may declare is checked by make_game
 
@@ -122,7 +122,7 @@ def game_type(pyspiel: Any, game: Game | None, name: str = GENERIC) -> Any:
         provides_observation_string=True,
         provides_observation_tensor=True,
         parameter_specification={} if game else {
-            "ruleset": "pan", "players": 0, "options": "", "max_steps": DEFAULT_MAX_STEPS,
+            "ruleset": "", "players": 0, "options": "", "max_steps": DEFAULT_MAX_STEPS,
         },
     )
 
@@ -207,7 +207,10 @@ def _classes() -> tuple:
                 players = int(params.get("players", 0)) or None
                 options = parse_options_text(str(params.get("options", "")))
                 max_steps = int(params.get("max_steps", DEFAULT_MAX_STEPS))
-                self.engine = make_game(str(params.get("ruleset", "pan")), players, options, max_steps=max_steps)
+                ruleset = str(params.get("ruleset", ""))
+                if not ruleset:
+                    raise ValueError("the rulesengine game needs ruleset=NAME (a shipped ruleset) or a file path")
+                self.engine = make_game(ruleset, players, options, max_steps=max_steps)
             super().__init__(game_type(pyspiel, self.engine, self.short_name), game_info(pyspiel, self.engine), params)
             self.encoder = ObservationEncoder(self.engine)
 

@@ -14,7 +14,7 @@ from typing import Protocol
 from ..engine import State
 from .basic import GreedyAgent, MonteCarloAgent, RandomAgent, playout
 from .mcts import CheatingMCTSAgent, ISMCTSAgent
-from .view import PlayerView, as_view, evaluate, evaluate_all
+from .view import PlayerView, as_view, declared, evaluate, evaluate_all
 
 
 class Agent(Protocol):
@@ -50,6 +50,7 @@ __all__ = [
     "PlayerView",
     "RandomAgent",
     "as_view",
+    "declared",
     "evaluate",
     "evaluate_all",
     "play_match",

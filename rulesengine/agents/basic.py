@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from ..engine import State
-from .view import PlayerView, as_view, evaluate
+from .view import PlayerView, as_view, declared, evaluate
 
 
 class RandomAgent:
@@ -25,7 +25,8 @@ class RandomAgent:
 class GreedyAgent:
     """One step ahead: the action whose result evaluates best for the player, on a state
     resampled from its view (ties broken at random). The evaluation is the player's return
-    if the match ended now (see `evaluate`), so it sees at most one step of scoring."""
+    if the match ended now (see `evaluate`), then the rule file's `match.evaluation` if it
+    declares one (see `declared`), so it sees at most one step of scoring."""
 
     def __init__(self, seed: int | None = None):
         self.rng = random.Random(seed)
@@ -40,7 +41,7 @@ class GreedyAgent:
         for action in actions:
             after = world.clone(track=False)
             after.apply_action(action)
-            value = evaluate(after, view.player)
+            value = (evaluate(after, view.player), declared(after, view.player))
             if best is None or value > best:
                 best, chosen = value, [action]
             elif value == best:

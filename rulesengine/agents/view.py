@@ -79,6 +79,14 @@ def evaluate(state: State, player: int) -> float:
     return ended.returns()[player]
 
 
+def declared(state: State, player: int) -> float:
+    """The rule file's `match.evaluation` for `player` (0 when the rules declare none)."""
+    evaluation = state.program.evaluation
+    if evaluation is None:
+        return 0.0
+    return float(evaluation(state, state._env(player)))
+
+
 def evaluate_all(state: State) -> list[float]:
     if state.is_terminal():
         return state.returns()
