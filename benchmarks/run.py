@@ -34,7 +34,7 @@ def engine_playouts(ruleset: str, players: int, options: dict[str, object]) -> C
     game = rulesengine.make_game(ruleset, players=players, options=options)
 
     def play(seed: int) -> int:
-        state = game.new_initial_state(seed=seed)
+        state = game.new_initial_state(seed=seed, track=False)  # random play needs no knowledge kept, as in simulate
         rng = random.Random(seed)
         while not state.is_terminal():
             state.apply_action(rng.choice(state.legal_actions()))

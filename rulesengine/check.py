@@ -121,6 +121,7 @@ class Checker(SectionReader, ExpressionChecker, FileLints):
             match_until=until,
             winners=winners,
             losers=losers,
+            evaluation=getattr(self, "evaluation", None),
             slots=self.slots,
         )
         if not any(p.severity != WARNING for p in self.problems):

@@ -642,6 +642,7 @@ class SectionReader(CheckerBase):
         losers = self.optional_expr(spec.get("losers"), Scope(), ir.list_of(ir.PLAYER))
         if winners is not None and losers is not None:
             self.error("RE234", "give either 'winners' or 'losers', not both", spec.span)
+        self.evaluation = self.optional_expr(spec.get("evaluation"), Scope(), ir.INT)  # for agents: how `me` fares
         return until, winners, losers
 
     def check_not_keyword(self, name: str, span: Span, what: str) -> bool:

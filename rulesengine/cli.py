@@ -15,8 +15,7 @@ from pathlib import Path
 
 import click
 
-from . import api, authoring, fileformat, ir, replay
-from .agents import RandomAgent
+from . import agent_spec, api, authoring, fileformat, ir, replay
 from .analysis import commands as analysis_commands
 from .describe import describe as describe_ruleset
 from .diagnostics import (
@@ -181,8 +180,11 @@ _options = click.option(
 @_options
 @click.option("--record", "record_path", type=click.Path(dir_okay=False), default=None,
               help="Write a replay of the match to this JSON file.")
-def run(ruleset: str, players: int | None, seed: int, options: tuple[str, ...], record_path: str | None) -> None:
-    """Random bots play one whole match of RULESET (a path or a shipped name)."""
+@click.option("--agents", "agents_spec", default="random", show_default=True, metavar="SPECS",
+              help="Bots per seat, e.g. ismcts:1000,greedy (see docs/agents.md).")
+def run(ruleset: str, players: int | None, seed: int, options: tuple[str, ...], record_path: str | None,
+        agents_spec: str) -> None:
+    """Bots (random unless --agents says) play one whole match of RULESET (a path or a shipped name)."""
     game = _load_game(ruleset, players, options)
     if record_path is not None:  # before the match, not after it
         try:
@@ -191,7 +193,7 @@ def run(ruleset: str, players: int | None, seed: int, options: tuple[str, ...], 
         except replay.ReplayError as error:
             raise ChoiceError(f"--record: {error}") from None
     state = game.new_initial_state(seed=seed, record_log=True)
-    agents = [RandomAgent(seed * 1_000 + seat) for seat in range(game.num_players)]
+    agents = _make_agents(agents_spec, game.num_players, seed)
     _print_header(game, seed)
     shown = 0
     while not state.is_terminal():
@@ -235,6 +237,13 @@ def replay_command(path: str, verify: bool) -> None:
         raise SystemExit(1) from None
 
 
+def _make_agents(spec: str, seats: int, seed: int) -> list:
+    try:
+        return agent_spec.make_agents(spec, seats, seed)
+    except agent_spec.AgentSpecError as error:
+        raise ChoiceError(str(error)) from None
+
+
 def _print_header(game: Game, seed: int) -> None:
     settings = ", ".join(f"{k}={v}" for k, v in game.options.items())
     _say(f"{game.ruleset.name}: {game.num_players} players, seed {seed}" + (f", {settings}" if settings else ""))
@@ -268,11 +277,15 @@ def _print_result(state) -> None:
 @_seed
 @_options
 @click.option("--seat", type=click.IntRange(min=1), default=1, show_default=True, help="Your seat (P1 is seat 1).")
-def play(ruleset: str, players: int | None, seed: int, options: tuple[str, ...], seat: int) -> None:
-    """Play a match of RULESET in the terminal against random bots."""
+@click.option("--opponents", default="random", show_default=True, metavar="SPECS",
+              help="The bots in the other seats, in seat order, e.g. ismcts:1000,greedy (see docs/agents.md).")
+def play(ruleset: str, players: int | None, seed: int, options: tuple[str, ...], seat: int, opponents: str) -> None:
+    """Play a match of RULESET in the terminal against bots (random unless --opponents says)."""
     game = _load_game(ruleset, players, options)
     if seat > game.num_players:
         raise ChoiceError(f"--seat {seat} is not a seat of a {game.num_players}-player game")
+    bots = _make_agents(opponents, game.num_players - 1, seed)
+    bots.insert(seat - 1, None)  # the person's seat
     _print_header(game, seed)
     click.echo(f"you are P{seat}; type the number of your move (q to quit)")
 
@@ -292,7 +305,7 @@ def play(ruleset: str, players: int | None, seed: int, options: tuple[str, ...],
             click.echo(f"type a number from 1 to {len(actions)}, or q to quit")
 
     try:
-        state = play_against_bots(game, seat - 1, seed, ask, _say)
+        state = play_against_bots(game, seat - 1, seed, ask, _say, bots)
     except _Quit:
         click.echo("you left the match")
         return

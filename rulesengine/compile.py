@@ -139,6 +139,7 @@ class Program:
     # every generated function with its source (rule-file positions as comments), in order
     source: tuple[GeneratedSource, ...] = ()
     layout: Layout | None = None
+    evaluation: Fn | None = None  # match.evaluation: how well `me` fares, for agents
 
     @property
     def num_cards(self) -> int:
@@ -344,6 +345,7 @@ class Compiler:
         match_until = self.expr(r.match_until, "match until")
         winners = self.expr(r.winners, "match winners") if r.winners is not None else None
         losers = self.expr(r.losers, "match losers") if r.losers is not None else None
+        evaluation = self.expr(r.evaluation, "match evaluation") if r.evaluation is not None else None
         return Program(
             ruleset=self.original,
             options=dict(self.options),
@@ -372,6 +374,7 @@ class Compiler:
             match_until=match_until,
             winners=winners,
             losers=losers,
+            evaluation=evaluation,
             slots=r.slots,
             num_actions=offset,
             source=tuple(self.codegen.sources),

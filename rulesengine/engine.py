@@ -7,14 +7,12 @@ cloned cheaply there. The agenda is empty at every decision node.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import random
 from bisect import bisect_left
 from collections.abc import Sequence
 from typing import Any
 
-from . import flow, ir
+from . import flow, ir, knowledge
 from .compile import CompiledMove, Program, Segment
 from .diagnostics import EngineError, IllegalActionError
 from .limits import DEFAULT_MAX_STEPS, MAX_TASKS_PER_STEP
@@ -55,11 +53,16 @@ class State:
         "last_action",
         "shown_any",
         "_seen",
+        "trail",
+        "_checkpoint",
+        "_shuffled",
+        "_track",
     )
-    _COPIED = ("zones", "where", "vars", "active", "active_players", "agenda", "chance", "shown", "log")
+    _COPIED = ("zones", "where", "vars", "active", "active_players", "agenda", "chance", "shown", "log",
+               "known", "ident", "origin", "_touched")
     __slots__ = _SHARED + _COPIED
 
-    def __init__(self, game: Game, seed: int | None):
+    def __init__(self, game: Game, seed: int | None, track: bool = True):
         program = game.program
         self.game = game
         self.program = program
@@ -95,9 +98,11 @@ class State:
         self.round_end_kind = _NORMAL
         self.truncated = False
         self.last_action: int | None = None  # the last player's action (made by `mover`)
-        # player -> (history cell, replay state, observations, key) kept by information_state;
+        # player -> (trail cell, key, view) kept by information_state_key;
         # replaced, never changed in place, so clones share it
         self._seen: dict[int, tuple] = {}
+        self._track = track
+        knowledge.initial(self)  # what each player knows, and the trail of steps
 
     # ---- start and clone -------------------------------------------------------------
 
@@ -105,11 +110,20 @@ class State:
         env = self._env(0)
         self.agenda = [(_ROUND_START,), (_SEGMENTS, self.program.setup, 0, env)]
         self._run()
+        self._shuffled = True  # the start is where a resample replays from if no shuffle comes
+        if self._track:
+            knowledge.end_step(self)
 
-    def clone(self) -> State:
-        """An independent copy: plain values are shared, lists are copied (not the log)."""
+    def clone(self, track: bool = True) -> State:
+        """An independent copy: plain values are shared, lists are copied (not the log).
+
+        With `track=False` the copy keeps no knowledge and no trail (faster steps, e.g. for
+        the playouts of a search); it cannot answer information-state questions.
+        """
         other = object.__new__(State)
         _copy_shared(self, other)
+        if not track:
+            other._track = False
         other.zones = list(map(list.copy, self.zones))
         other.where = self.where[:]
         other.vars = self.vars[:]
@@ -123,6 +137,13 @@ class State:
         other.chance = self.chance[:] if self.chance is not None else None
         other.shown = list(map(list.copy, self.shown))
         other.log = None
+        if other._track:
+            other.known = self.known[:]
+            other.ident = self.ident[:]
+            other.origin = self.origin[:]
+            other._touched = set(self._touched)
+        else:  # never changed by an untracked state: shared
+            other.known, other.ident, other.origin, other._touched = self.known, self.ident, self.origin, set()
         return other
 
     # ---- what the state is -----------------------------------------------------------
@@ -198,7 +219,15 @@ class State:
             raise IllegalActionError("the match is over; no action can be applied")
         if self.chance is not None:
             self._apply_chance(action)
+            if self._track:
+                knowledge.end_step(self)
             return
+        self._act(action)
+        if self._track:
+            knowledge.end_step(self, action)
+
+    def _act(self, action: int) -> None:
+        """A player's action, up to the next decision or chance node."""
         # _is_legal written out: this is the hot path of every playout
         legal = self._legal
         if legal is None:
@@ -277,6 +306,7 @@ class State:
             raise IllegalActionError(f"chance outcome {card} is not possible now") from None
         self.history = (self.history, card, True)
         cards[position], cards[index] = cards[index], cards[position]
+        self._touched.add(zone)
         self.chance[1] = position + 1
         if self.chance[1] >= len(cards) - 1:
             self.chance = None
@@ -284,6 +314,8 @@ class State:
 
     def _begin_shuffle(self, zone: int) -> None:
         self.chance_count += 1
+        if self._track:
+            knowledge.shuffled(self, zone)
         cards = self.zones[zone]
         if len(cards) < 2:
             return
@@ -471,7 +503,8 @@ class State:
         for card in cards:
             if card < 0:
                 continue
-            source = zones[where[card]]
+            start = where[card]
+            source = zones[start]
             if source is target and source and source[-1] == card and not at_bottom:
                 continue
             source.remove(card)
@@ -482,6 +515,11 @@ class State:
             else:
                 target.append(card)
             where[card] = destination
+            if start != destination:
+                if self._track:
+                    knowledge.moved(self, (card,), start, destination)
+            else:
+                self._touched.add(start)
 
     def put_on_top(self, card: int, destination: int) -> None:
         """`move_cards` for one card onto a zone that is not kept sorted."""
@@ -494,7 +532,12 @@ class State:
             return
         source.remove(card)
         target.append(card)
+        start = where[card]
         where[card] = destination
+        if start != destination and self._track:
+            knowledge.moved(self, (card,), start, destination)
+        else:
+            self._touched.add(start)
 
     def move_all(self, source: int, destination: int, sorted_tables) -> None:
         """`move_cards` for every card of zone `source` onto a zone not kept sorted."""
@@ -514,6 +557,8 @@ class State:
         where = self.where
         for card in moved:
             where[card] = destination
+        if self._track:
+            knowledge.moved(self, moved, source, destination)
 
     def leave_round(self, player: int, where: str = "") -> None:
         """`player` is out: skipped for the rest of the round."""
@@ -550,14 +595,19 @@ class State:
             else:
                 insert_sorted(zones[destination], card, table)
             where[card] = destination
+            if self._track:
+                knowledge.moved(self, (card,), source, destination)
 
     def holder(self, card: int) -> int:
         """The player whose zone holds `card`, or -1 (a shared zone, or no card)."""
         return self.program.zone_owner[self.where[card]] if card >= 0 else -1
 
     def reveal(self, player: int, cards: Sequence[int]) -> None:
-        self.shown[player].extend(c for c in cards if c >= 0)
+        cards = [c for c in cards if c >= 0]
+        self.shown[player].extend(cards)
         self.shown_any = True
+        if self._track:
+            knowledge.revealed(self, player, cards)
 
     def can_move(self, player: int) -> bool:
         """Whether `player` has a legal move other than a pass in the current phase."""
@@ -656,49 +706,26 @@ class State:
     def information_state(self, player: int) -> list[dict[str, Any]]:
         """Everything `player` has observed: its observation after every step so far.
 
-        The observations are found by replaying the match from its seed. The replay is kept
-        (by this state and its later clones), so asking again after a few more steps costs
-        only those steps. The list is new at every call; the observations in it are shared
-        between calls, so copy one before changing it.
+        Rebuilt from the trail of steps the state keeps (see `knowledge`), never by replay.
+        The list and its observations are new at every call.
         """
-        return list(self._kept_information(player)[2])
+        return knowledge.observations(self, player)
 
     def information_state_key(self, player: int) -> str:
         """A short text standing for `information_state(player)`: two states give the same key
-        exactly when that player has observed the same (a SHA-256 chain over the observations)."""
-        return self._kept_information(player)[3]
+        exactly when that player has observed the same (a SHA-256 chain over what changed in
+        its observation at each step). Kept between calls: asking costs only the new steps."""
+        return knowledge.key(self, player)
 
-    def _kept_information(self, player: int) -> tuple:
-        """(history cell, replay state, observations, key) of `player` at this state."""
-        known = self._seen.get(player)
-        cell = self.history
-        later: list[int] = []  # the actions since the kept replay, newest first
-        if known is not None:
-            # The kept replay reached an earlier step of this match: walk back to it.
-            while cell is not None and cell is not known[0]:
-                cell, value, _is_chance = cell
-                later.append(value)
-        if known is None or cell is not known[0]:
-            replay = self.game.new_initial_state(self.seed)
-            first = replay.observation(player)
-            seen: tuple = (first,)
-            key = _chain("", first)
-            actions = [value for value, _is_chance in self.history_list()]
-        else:
-            _, replay, seen, key = known
-            actions = later[::-1]
-            if not actions:
-                return known
-            replay = replay.clone()  # the kept replay may be shared with other states
-        added = []
-        for value in actions:
-            replay.apply_action(value)
-            observation = replay.observation(player)
-            added.append(observation)
-            key = _chain(key, observation)
-        kept = (self.history, replay, seen + tuple(added), key)
-        self._seen = {**self._seen, player: kept}
-        return kept
+    def knowledge(self, player: int) -> dict[str, str | None]:
+        """Where `player` knows each card to be (a zone name), or None for a card it has not seen."""
+        return knowledge.knowledge(self, player)
+
+    def resample(self, player: int, rng: random.Random) -> State:
+        """A complete state `player` cannot tell from this one (see `rulesengine.resample`)."""
+        from .resample import Resampler  # the resampler needs the engine: imported when asked
+
+        return Resampler(self, player).sample(rng)
 
     def history_list(self) -> list[tuple[int, bool]]:
         out = []
@@ -717,6 +744,13 @@ class State:
         """Every zone's cards (for tests and debugging; not for agents)."""
         names = self.program.card_names
         return {self.program.zone_names[i]: [names[c] for c in z] for i, z in enumerate(self.zones)}
+
+    def __reduce__(self) -> tuple:
+        """Pickled as its game, seed and history: unpickling replays them."""
+        if self.history is None and self.steps:
+            raise EngineError("a resampled state keeps no history from the start and cannot be pickled")
+        values = [value for value, _is_chance in self.history_list()]
+        return _restore_state, (self.game, self.seed, values, self._track)
 
     def __str__(self) -> str:
         lines = [f"round {self.round_number}, phase {self.observation(0)['phase']}, P{self.current + 1} to move"]
@@ -745,10 +779,17 @@ class _HiddenMoveLine(str):
         return f"P{self.mover + 1}: {self.move_name.replace('_', ' ')}"
 
 
-def _chain(key: str, observation: dict[str, Any]) -> str:
-    """The key of an information state after one more observation."""
-    text = json.dumps(observation, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(f"{key}|{text}".encode()).hexdigest()
+def _restore_state(game: Game, seed: int | None, values: list[int], track: bool) -> State:
+    state = game.new_initial_state(seed, track=track)
+    for value in values:
+        state.apply_action(value)
+    return state
+
+
+def _remake_game(file: str, players: int, options: dict, max_steps: int) -> Game:
+    from .api import make_game  # the api builds games; imported here, as it imports this module
+
+    return make_game(file, players, options, max_steps=max_steps)
 
 
 def _shared_copier():
@@ -772,18 +813,24 @@ class Game:
         self.num_players = program.num_players
         self.options = dict(program.options)
         self.max_steps = max_steps
+        self.sight = knowledge.Sight(program)
         self._decoded: dict[int, tuple[CompiledMove, tuple]] = {}  # at most one entry per action id
 
-    def new_initial_state(self, seed: int | None = None, record_log: bool = False) -> State:
+    def new_initial_state(self, seed: int | None = None, record_log: bool = False, track: bool = True) -> State:
         """A new match. With a seed, shuffles are drawn from it; without, they are chance nodes.
 
-        With `record_log`, `state.log` collects a readable line for every event.
+        With `record_log`, `state.log` collects a readable line for every event. With
+        `track=False` the state keeps no knowledge of the players (faster; no information states).
         """
-        state = State(self, seed)
+        state = State(self, seed, track)
         if record_log:
             state.log = []
         state._start()
         return state
+
+    def __reduce__(self) -> tuple:
+        """Pickled as what makes it: the rule file, the players, the options and the step limit."""
+        return _remake_game, (self.ruleset.file, self.num_players, dict(self.options), self.max_steps)
 
     @property
     def num_distinct_actions(self) -> int:

@@ -353,3 +353,4 @@ class Ruleset:
     winners: Expr | None
     losers: Expr | None
     slots: int  # how many local slots an environment needs
+    evaluation: Expr | None = None  # how well `me` fares, for agents (match.evaluation)

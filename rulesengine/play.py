@@ -36,10 +36,12 @@ def describe_observation(game: Game, observation: dict) -> list[str]:
 
 
 def play_against_bots(game: Game, seat: int, seed: int, ask: Callable[[State, list[str]], int],
-                      say: Callable[[str], None]) -> State:
-    """Play one match: `ask(state, lines)` returns the person's action, bots play the rest."""
+                      say: Callable[[str], None], bots: list | None = None) -> State:
+    """Play one match: `ask(state, lines)` returns the person's action, `bots` (one per seat,
+    random by default; the person's seat is ignored) play the rest."""
     state = game.new_initial_state(seed=seed, record_log=True)
-    bots = [RandomAgent(seed * 1_000 + other) for other in range(game.num_players)]
+    if bots is None:
+        bots = [RandomAgent(seed * 1_000 + other) for other in range(game.num_players)]
     printed = 0
     while not state.is_terminal():
         printed = _say_new(state, seat, printed, say)

@@ -308,6 +308,7 @@ class ReferenceCompiler:
             match_until=ev.expr(r.match_until),
             winners=self.optional(r.winners),
             losers=self.optional(r.losers),
+            evaluation=self.optional(r.evaluation),
             slots=r.slots,
             num_actions=offset,
         )

@@ -340,6 +340,9 @@ SECTIONS: dict[str, Section] = {
             "until": Key("The match ends after a round when this truth-valued expression holds.", ref("expression")),
             "winners": Key("The players who win, a list expression; all others lose.", ref("expression")),
             "losers": Key("The players who lose, a list expression; all others win.", ref("expression")),
+            "evaluation": Key(
+                "How well `me` fares, a number expression that agents read (higher is better).", ref("expression")
+            ),
         },
         extra={
             "not": {

@@ -8,6 +8,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 import attrs
 
+from .agent_spec import make_agents
 from .agents import RandomAgent, play_match
 from .engine import Game
 
@@ -63,13 +64,17 @@ class Summary:
         }
 
 
-def _play(game: Game, seeds: range) -> tuple[list[tuple[float, ...]], int, int]:
-    """Play one match per seed: each match's returns, all decisions, truncated matches."""
+def _play(game: Game, seeds: range, spec: str | None = None) -> tuple[list[tuple[float, ...]], int, int]:
+    """Play one match per seed: each match's returns, all decisions, truncated matches.
+    `spec`: the agents (see agent_spec); random ones need no knowledge of the players kept."""
     n = game.num_players
     results, decisions, truncated = [], 0, 0
     for match_seed in seeds:
-        agents = [RandomAgent(match_seed * 1_000 + seat) for seat in range(n)]
-        state = play_match(game.new_initial_state(seed=match_seed), agents)
+        if spec is None:
+            agents = [RandomAgent(match_seed * 1_000 + seat) for seat in range(n)]
+        else:
+            agents = make_agents(spec, n, match_seed)
+        state = play_match(game.new_initial_state(seed=match_seed, track=spec is not None), agents)
         results.append(tuple(state.returns()))
         decisions += state.steps
         truncated += state.truncated
@@ -77,15 +82,15 @@ def _play(game: Game, seeds: range) -> tuple[list[tuple[float, ...]], int, int]:
 
 
 def _play_in_worker(ruleset_file: str, players: int, options: dict[str, object], max_steps: int,
-                    seeds: range) -> tuple[list[tuple[float, ...]], int, int]:
+                    seeds: range, spec: str | None = None) -> tuple[list[tuple[float, ...]], int, int]:
     from .api import make_game  # a worker process compiles the game for itself
 
-    return _play(make_game(ruleset_file, players=players, options=options, max_steps=max_steps), seeds)
+    return _play(make_game(ruleset_file, players=players, options=options, max_steps=max_steps), seeds, spec)
 
 
 def simulate(game: Game, games: int, seed: int = 0, progress: Callable[[int], None] | None = None,
-             workers: int = 1) -> Summary:
-    """Play `games` matches with random bots; match k uses seed `seed + k`.
+             workers: int = 1, agents: str | None = None) -> Summary:
+    """Play `games` matches with random bots (or the `agents` spec list); match k uses seed `seed + k`.
 
     With `workers` > 1 the matches are shared among that many processes; the statistics
     are the same as with one, since every match has its own seed.
@@ -97,12 +102,12 @@ def simulate(game: Game, games: int, seed: int = 0, progress: Callable[[int], No
     batches = [range(low, min(low + chunk, seed + games)) for low in range(seed, seed + games, chunk)]
     if workers > 1 and len(batches) > 1:
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            jobs = [pool.submit(_play_in_worker, game.ruleset.file, n, dict(game.options), game.max_steps, batch)
-                    for batch in batches]
+            jobs = [pool.submit(_play_in_worker, game.ruleset.file, n, dict(game.options), game.max_steps, batch,
+                                agents) for batch in batches]
             outcomes = (job.result() for job in jobs)
             _gather(summary, outcomes, progress)
     else:
-        _gather(summary, (_play(game, batch) for batch in batches), progress)
+        _gather(summary, (_play(game, batch, agents) for batch in batches), progress)
     summary.seconds = time.perf_counter() - start
     return summary
 

@@ -265,7 +265,7 @@ def test_the_examples_in_the_documentation_run(capsys):
     pytest.importorskip("pettingzoo")
     text = (Path(__file__).parent.parent / "docs" / "adapters.md").read_text(encoding="utf-8")
     blocks = re.findall(r"```python\n(.*?)```", text, re.S)
-    assert len(blocks) == 3
+    assert len(blocks) == 5
     for block in blocks:
         exec(compile(block, "docs/adapters.md", "exec"), {})
     printed = capsys.readouterr().out

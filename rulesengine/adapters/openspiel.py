@@ -1,8 +1,10 @@
 """Register a rule file as an OpenSpiel game (needs the `openspiel` extra).
 
-    from rulesengine.adapters.openspiel import register
     import pyspiel
+    from rulesengine.adapters.openspiel import register
     game = pyspiel.load_game(register("my_game.yaml", players=3))
+    # or, in any process once the adapter is imported:
+    game = pyspiel.load_game("rulesengine(ruleset=my_game.yaml,players=3,options=word:P)")
 
 Shuffles are explicit chance nodes (one card drawn at a time), rewards come only at the
 end, and the observation is the tensor of `rulesengine.adapters.observation` with the
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -24,6 +27,10 @@ from .observation import ObservationEncoder
 
 # The games registered by this process: short name -> what identifies the game behind it.
 _REGISTERED: dict[str, tuple] = {}
+
+# The generic game, registered on import: pyspiel.load_game("rulesengine(ruleset=my_game.yaml,players=2)")
+GENERIC = "rulesengine"
+_MAX_PLAYERS = 16  # the widest range a ruleset may declare is checked by make_game
 
 
 def _pyspiel() -> Any:
@@ -49,6 +56,21 @@ def default_short_name(game: Game) -> str:
     return "_".join(parts)
 
 
+def options_text(options: Mapping[str, object]) -> str:
+    """Options as one game-string parameter: `name:value` pairs joined by `;`."""
+    return ";".join(f"{key}:{value}" for key, value in sorted(options.items()))
+
+
+def parse_options_text(text: str) -> dict[str, str]:
+    options = {}
+    for pair in filter(None, (part.strip() for part in text.split(";"))):
+        key, sep, value = pair.partition(":")
+        if not sep:
+            raise ValueError(f"options are 'name:value' pairs joined by ';', not '{text}'")
+        options[key.strip()] = value.strip()
+    return options
+
+
 def register(
     ruleset: ir.Ruleset | str | os.PathLike,
     players: int | None = None,
@@ -58,7 +80,9 @@ def register(
 ) -> str:
     """Register a ruleset with pyspiel and return its short name for `pyspiel.load_game`.
 
-    Registering the same name again for the same game is a no-op; for another game it is an error.
+    Registering the same name again for the same game is a no-op; for another game it is an
+    error. A game registered so loads in this process only; in a fresh one, load the generic
+    game instead: `pyspiel.load_game("rulesengine(ruleset=NAME,players=N,options=a:1;b:2)")`.
     """
     pyspiel = _pyspiel()
     game = make_game(ruleset, players, options, max_steps=max_steps)
@@ -69,43 +93,67 @@ def register(
         if known != key:
             raise ValueError(f"the OpenSpiel game name '{name}' is already registered for another game")
         return name
-    game_type = pyspiel.GameType(
+    preset = (game.ruleset.file, game.num_players, dict(game.options), game.max_steps)
+    # a class of its own, kept in this module under its name, so its games pickle
+    cls_name = "RulesGame_" + re.sub(r"\W", "_", name)
+    cls = type(cls_name, (_classes()[1],), {"preset": preset, "short_name": name, "__module__": __name__})
+    globals()[cls_name] = cls
+    pyspiel.register_game(game_type(pyspiel, game, name), cls)
+    _REGISTERED[name] = key
+    return name
+
+
+def game_type(pyspiel: Any, game: Game | None, name: str = GENERIC) -> Any:
+    """The pyspiel.GameType of an engine game (or of the generic game, for any number of players)."""
+    two = game is not None and game.num_players == 2
+    return pyspiel.GameType(
         short_name=name,
-        long_name=f"{game.ruleset.name} ({game.num_players} players, rulesengine)",
+        long_name=f"{game.ruleset.name} ({game.num_players} players, rulesengine)" if game else "rulesengine",
         dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
         chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
         information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-        utility=pyspiel.GameType.Utility.GENERAL_SUM,
+        # +1 to the winners and -1 to the others: zero-sum exactly when two play (one wins or both draw)
+        utility=pyspiel.GameType.Utility.ZERO_SUM if two else pyspiel.GameType.Utility.GENERAL_SUM,
         reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-        # The number of players is fixed when registering; register again for another.
-        max_num_players=game.num_players,
-        min_num_players=game.num_players,
+        max_num_players=game.num_players if game else _MAX_PLAYERS,
+        min_num_players=game.num_players if game else 1,
         provides_information_state_string=True,
         provides_information_state_tensor=False,
         provides_observation_string=True,
         provides_observation_tensor=True,
+        parameter_specification={} if game else {
+            "ruleset": "", "players": 0, "options": "", "max_steps": DEFAULT_MAX_STEPS,
+        },
     )
-    game_info = pyspiel.GameInfo(
+
+
+def game_info(pyspiel: Any, game: Game) -> Any:
+    return pyspiel.GameInfo(
         num_distinct_actions=game.num_distinct_actions,
         max_chance_outcomes=game.max_chance_outcomes,
         num_players=game.num_players,
         min_utility=-1.0,  # State.returns gives +1 / -1 / 0 to each player
         max_utility=1.0,
+        utility_sum=0.0 if game.num_players == 2 else None,
         max_game_length=game.max_steps,  # the engine stops a match (a draw) after max_steps decisions
     )
-    pyspiel.register_game(game_type, _game_class(pyspiel, game, game_type, game_info))
-    _REGISTERED[name] = key
-    return name
 
 
-def _game_class(pyspiel: Any, engine_game: Game, game_type: Any, game_info: Any) -> type:
-    """The pyspiel.Game and pyspiel.State subclasses for one engine game."""
+_CLASSES: tuple | None = None
+
+
+def _classes() -> tuple:
+    """(RulesState, RulesGame), made once pyspiel is there and kept in this module's namespace."""
+    global _CLASSES
+    if _CLASSES is not None:
+        return _CLASSES
+    pyspiel = _pyspiel()
 
     class RulesState(pyspiel.State):
         def __init__(self, game: Any, inner: Any = None):
             super().__init__(game)
             # seed=None: every shuffle is a chance node that OpenSpiel drives
-            self.holder = _Holder(inner if inner is not None else engine_game.new_initial_state(None))
+            self.holder = _Holder(inner if inner is not None else game.engine.new_initial_state(None))
 
         @property
         def inner(self) -> Any:
@@ -125,9 +173,10 @@ def _game_class(pyspiel: Any, engine_game: Game, game_type: Any, game_info: Any)
             self.inner.apply_action(action)
 
         def _action_to_string(self, player: int, action: int) -> str:
+            engine = self.inner.game
             if player == pyspiel.PlayerId.CHANCE:
-                return f"chance: {engine_game.program.card_names[action]}"
-            return engine_game.action_name(action)  # independent of the state, so unique
+                return f"chance: {engine.program.card_names[action]}"
+            return engine.action_name(action)  # independent of the state, so unique
 
         def is_terminal(self) -> bool:
             return self.inner.is_terminal()
@@ -135,17 +184,37 @@ def _game_class(pyspiel: Any, engine_game: Game, game_type: Any, game_info: Any)
         def returns(self) -> list[float]:
             return self.inner.returns()
 
+        def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> Any:
+            """A state `player_id` cannot tell from this one (State.resample), for ISMCTSBot."""
+            rng = random.Random(int(probability_sampler() * (1 << 53)))
+            sample = self.inner.resample(player_id, rng)
+            sample.seed = None  # later shuffles stay chance nodes, as the game declares
+            return RulesState(self.get_game(), sample)
+
         def __str__(self) -> str:
             return str(self.inner)
 
     class RulesGame(pyspiel.Game):
-        engine = engine_game
+        preset: tuple | None = None  # (file, players, options, max_steps) of a registered name
+        short_name = GENERIC
 
         def __init__(self, params: Mapping[str, Any] | None = None):
-            super().__init__(game_type, game_info, dict(params or {}))
-            self.encoder = ObservationEncoder(engine_game)
+            params = dict(params or {})
+            if self.preset is not None:
+                file, players, options, max_steps = self.preset
+                self.engine = make_game(file, players, options, max_steps=max_steps)
+            else:
+                players = int(params.get("players", 0)) or None
+                options = parse_options_text(str(params.get("options", "")))
+                max_steps = int(params.get("max_steps", DEFAULT_MAX_STEPS))
+                ruleset = str(params.get("ruleset", ""))
+                if not ruleset:
+                    raise ValueError("the rulesengine game needs ruleset=NAME (a shipped ruleset) or a file path")
+                self.engine = make_game(ruleset, players, options, max_steps=max_steps)
+            super().__init__(game_type(pyspiel, self.engine, self.short_name), game_info(pyspiel, self.engine), params)
+            self.encoder = ObservationEncoder(self.engine)
 
-        def new_initial_state(self) -> RulesState:
+        def new_initial_state(self) -> Any:
             return RulesState(self)
 
         def make_py_observer(self, iig_obs_type: Any = None, params: Mapping[str, Any] | None = None) -> Observer:
@@ -155,12 +224,27 @@ def _game_class(pyspiel: Any, engine_game: Game, game_type: Any, game_info: Any)
                 return InformationStateObserver()
             return Observer(self.encoder)
 
-    return RulesGame
+    for cls in (RulesState, RulesGame):
+        cls.__qualname__ = cls.__name__
+        cls.__module__ = __name__
+        globals()[cls.__name__] = cls
+    _CLASSES = (RulesState, RulesGame)
+    return _CLASSES
+
+
+def register_generic() -> None:
+    """Register the generic game `rulesengine` (done on import when open_spiel is installed)."""
+    pyspiel = _pyspiel()
+    if GENERIC in _REGISTERED:
+        return
+    pyspiel.register_game(game_type(pyspiel, None), _classes()[1])
+    _REGISTERED[GENERIC] = ("generic",)
 
 
 class _Holder:
     """Keeps the engine state; pyspiel clones a Python state with copy.deepcopy, which
-    would walk the whole compiled game, so a deep copy here is the engine's cheap clone."""
+    would walk the whole compiled game, so a deep copy here is the engine's cheap clone.
+    Pickled (pyspiel serializes a state's attributes so), it is its engine state's pickle."""
 
     __slots__ = ("state",)
 
@@ -170,10 +254,15 @@ class _Holder:
     def __deepcopy__(self, memo: dict) -> _Holder:
         return _Holder(self.state.clone())
 
+    def __reduce__(self) -> tuple:
+        return _Holder, (self.state,)
+
 
 class InformationStateObserver:
     """The perfect-recall PyObserver: as a string only, the key of State.information_state
-    (equal for two states exactly when the player has observed the same); no tensor."""
+    (equal for two states exactly when the player has observed the same); no tensor: a
+    fixed-size tensor with perfect recall would have to hold a whole match (up to max_steps
+    observations), so the string is the supported form."""
 
     def __init__(self) -> None:
         self.tensor = None
@@ -205,3 +294,9 @@ class Observer:
 
     def string_from(self, state: Any, player: int) -> str:
         return json.dumps(state.inner.observation(player))
+
+
+try:  # registration on import, so a fresh process can load the generic game by name
+    register_generic()
+except ImportError:
+    pass

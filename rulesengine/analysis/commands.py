@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from .. import ir
-from ..agents import AGENTS
+from ..agent_spec import AGENT_NAMES, AgentSpecError, parse_spec
 from ..diagnostics import ERROR, render_github, render_json, render_text
 from ..engine import Game
 from . import BackendError, make_plan, standing_names, summarise
@@ -45,7 +45,8 @@ _common = [
     click.option("--address", default=None, metavar="HOST:PORT",
                  help="With --backend ray: the address of an existing Ray cluster (default: start one here)."),
     click.option("--agents", default="random", show_default=True, metavar="NAME[,NAME...]",
-                 help=f"Agents by seat, repeated if shorter; mixed agents rotate seats ({', '.join(AGENTS)})."),
+                 help=f"Agent specs by seat, repeated if shorter; mixed agents rotate seats ({', '.join(AGENT_NAMES)}; "
+                      "e.g. ismcts:500,random — see docs/agents.md)."),
     click.option("--role", "roles", multiple=True, metavar="VARIABLE",
                  help="A player variable naming a role (e.g. dealer) to report; default: every one."),
     click.option("--standing", default=None, metavar="[-]VARIABLE",
@@ -71,10 +72,13 @@ def _settings(game: Game, workers: str, agents: str, roles: tuple[str, ...], sta
     except ValueError as error:
         raise cli.UsageError(str(error)) from None
     names = tuple(a.strip() for a in agents.split(",") if a.strip())
-    unknown = [a for a in names if a not in AGENTS]
-    if unknown or not names:
-        raise cli.ChoiceError(f"unknown agent '{unknown[0] if unknown else agents}'; choose from "
-                              f"{', '.join(sorted(AGENTS))}")
+    if not names:
+        raise cli.ChoiceError(f"--agents: give agent specs such as 'random' or 'ismcts:500,random', not '{agents}'")
+    for name in names:
+        try:
+            parse_spec(name)
+        except AgentSpecError as error:
+            raise cli.ChoiceError(f"--agents: {error}") from None
     variables = {name for name, per_player, type_ in game.program.variable_layout
                  if not per_player and type_ == ir.PLAYER}
     for role in roles:

@@ -17,7 +17,8 @@ from typing import Any
 import attrs
 
 from .. import ir
-from ..agents import make_agent
+from ..agent_spec import make_agent
+from ..agents import RandomAgent
 from ..compile import Program, Segment
 from ..engine import Game, State
 
@@ -135,7 +136,9 @@ class Recording:
         recorder.round_ends = []
         recorder.phases = set()
         recorder.fired = [0] * len(recorder.fired)
-        state = (self.traced if traced else self.fast).new_initial_state(seed=seed)
+        # the players' knowledge is kept only for agents that search from a player's view
+        track = not all(isinstance(agent, RandomAgent) for agent in agents)
+        state = (self.traced if traced else self.fast).new_initial_state(seed=seed, track=track)
         recorder.state = state
         move_ends, move_offsets = self.move_ends, self.move_offsets
         legal_counts = [0] * len(move_ends)

@@ -1,0 +1,120 @@
+"""Resampling: states a player cannot tell from the true one, uniform over the consistent deals."""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import rulesengine
+from rulesengine.resample import Resampler
+from tests.test_knowledge import GAMES, TINY, game_of, step_randomly
+
+# chi-square critical values at the 0.1 % level, by degrees of freedom
+CRITICAL = {1: 10.83, 2: 13.82, 3: 16.27, 4: 18.47, 5: 20.52, 6: 22.46, 7: 24.32}
+
+
+def zones_of(state) -> tuple:
+    return tuple(map(tuple, state.zones))
+
+
+@pytest.mark.parametrize("name,players", GAMES, ids=lambda v: Path(str(v)).stem if v else "")
+@settings(max_examples=3, deadline=None)
+@given(seed=st.integers(0, 10_000), seeded=st.booleans(), length=st.integers(0, 80))
+def test_a_resample_looks_the_same_to_the_player(name, players, seed, seeded, length):
+    game = game_of(name, players)
+    rng = random.Random(seed)
+    state = game.new_initial_state(seed if seeded else None)
+    for _ in range(length):
+        if state.is_terminal():
+            break
+        step_randomly(state, rng)
+    player = seed % game.num_players
+    key = state.information_state_key(player)
+    resampler = Resampler(state, player)
+    for _ in range(3):
+        sample = resampler.sample(rng)
+        assert sample.information_state_key(player) == key
+        assert sample.observation(player) == state.observation(player)
+        assert sample.information_state(player) == state.information_state(player)
+        assert sorted(c for zone in sample.zones for c in zone) == list(range(game.program.num_cards))
+        known = state.knowledge(player)
+        where = {name: sample.program.zone_names[sample.where[c]] for c, name in enumerate(game.program.card_names)}
+        assert all(where[card] == zone for card, zone in known.items() if zone is not None)
+        if not sample.is_terminal():  # a sample can be played on
+            step_randomly(sample, rng)
+
+
+def test_a_resample_redistributes_unseen_cards():
+    game = rulesengine.make_game("pan", players=3)
+    state = game.new_initial_state(seed=3)
+    resampler = Resampler(state, 0)
+    assert len(resampler.unseen) == game.program.num_cards - len(state.zones[1])  # all but P1's hand
+    rng = random.Random(1)
+    hands = {tuple(sorted(resampler.sample(rng).zones[2])) for _ in range(10)}  # P2's hand
+    assert len(hands) > 1
+    assert all(resampler.sample(rng).zones[1] == state.zones[1] for _ in range(3))  # P1's own hand stays
+
+
+def tiny_state():
+    """P1 holds 1b 2b, P2 1r 2r, the stock 3r 3b; P1 lays 1b (so P1 held no red card)."""
+    game = rulesengine.make_game(TINY)
+    state = game.new_initial_state()
+    for card in (2, 5, 1, 4, 0):
+        state.apply_action(card)
+    assert state.observation(0)["zones"]["hand[P1]"] == ["1b", "2b"]
+    lay = [a for a in state.legal_actions() if state.action_to_string(a) == "lay 1b"][0]
+    state.apply_action(lay)
+    return game, state, lay
+
+
+def consistent_deals(game, state, lay, player):
+    """Every deal, played with the same actions, that `player` cannot tell from `state`."""
+    key = state.information_state_key(player)
+    found = set()
+    for order in itertools.permutations(range(game.program.num_cards)):
+        other = game.new_initial_state()
+        for card in order[:-1]:
+            other.apply_action(card)
+        if lay not in other.legal_actions():
+            continue
+        other.apply_action(lay)
+        if other.information_state_key(player) == key:
+            found.add(zones_of(other))
+    return found
+
+
+def test_resampled_deals_are_uniform_over_the_consistent_deals():
+    game, state, lay = tiny_state()
+    consistent = consistent_deals(game, state, lay, 1)
+    assert len(consistent) == 4  # P1 keeps 2b or 3b (no red: it laid black), the stock in either order
+    resampler = Resampler(state, 1)
+    rng = random.Random(7)
+    draws = 2000
+    counts = Counter(zones_of(resampler.sample(rng)) for _ in range(draws))
+    assert set(counts) == consistent
+    assert resampler.fallbacks == 0 and resampler.rejections > 0  # deals with a red card for P1 are refused
+    expected = draws / len(consistent)
+    chi2 = sum((counts[deal] - expected) ** 2 / expected for deal in consistent)
+    assert chi2 < CRITICAL[len(consistent) - 1]
+
+
+def test_resampling_follows_the_view_of_the_player_asked_for():
+    game, state, _lay = tiny_state()
+    sample = state.resample(0, random.Random(2))  # P1 sees its own hand: only P2's hand and the stock move
+    assert sample.zones[1] == state.zones[1]
+    with pytest.raises(rulesengine.EngineError, match="resampled for P1"):
+        sample.information_state(1)
+    assert sample.information_state_key(1) != state.information_state_key(1)  # a key of the sampled world
+
+
+def test_an_untracked_state_cannot_be_resampled():
+    game = rulesengine.make_game("pan", players=2)
+    state = game.new_initial_state(seed=1, track=False)
+    with pytest.raises(rulesengine.EngineError, match="track=False"):
+        state.resample(0, random.Random(1))
