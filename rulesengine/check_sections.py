@@ -319,10 +319,10 @@ class SectionReader(CheckerBase):
             return None
         try:
             value = self.expr_node(node, Scope(context="default"))
-        except Failed:
+            if declared is not None:
+                value = self.coerce(value, declared, node.span)
+        except Failed:  # already reported
             return None
-        if declared is not None:
-            value = self.coerce(value, declared, node.span)
         return value
 
     def read_cards(self) -> tuple[tuple[ir.CardAttribute, ...], tuple[str | ir.Expr, ...] | None]:
