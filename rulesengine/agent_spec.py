@@ -108,3 +108,22 @@ def make_agents(spec: str, num_players: int, seed: int) -> list[Agent]:
         raise AgentSpecError(f"{len(specs)} agents given for {num_players} seat(s): '{spec}'")
     specs += [specs[-1]] * (num_players - len(specs))
     return [_KINDS[name][2](seed * 1_000 + seat, **settings) for seat, (name, settings) in enumerate(specs)]
+
+
+def make_opponents(spec: str, num_players: int, person: int, seed: int) -> list[Agent | None]:
+    """Bots for every seat but `person` (None there), the specs read in seat order over the
+    other seats; each seat is seeded as in `make_agents`, so the same spec list gives the same
+    bots whichever seat the person takes."""
+    specs = parse_specs(spec)
+    if len(specs) > num_players - 1:
+        raise AgentSpecError(f"{len(specs)} opponents given for {num_players - 1} other seat(s): '{spec}'")
+    specs += [specs[-1]] * (num_players - 1 - len(specs))
+    others = iter(specs)
+    bots: list[Agent | None] = []
+    for seat in range(num_players):
+        if seat == person:
+            bots.append(None)
+        else:
+            name, settings = next(others)
+            bots.append(_KINDS[name][2](seed * 1_000 + seat, **settings))
+    return bots

@@ -284,8 +284,10 @@ def play(ruleset: str, players: int | None, seed: int, options: tuple[str, ...],
     game = _load_game(ruleset, players, options)
     if seat > game.num_players:
         raise ChoiceError(f"--seat {seat} is not a seat of a {game.num_players}-player game")
-    bots = _make_agents(opponents, game.num_players - 1, seed)
-    bots.insert(seat - 1, None)  # the person's seat
+    try:
+        bots = agent_spec.make_opponents(opponents, game.num_players, seat - 1, seed)
+    except agent_spec.AgentSpecError as error:
+        raise ChoiceError(str(error)) from None
     _print_header(game, seed)
     click.echo(f"you are P{seat}; type the number of your move (q to quit)")
 
