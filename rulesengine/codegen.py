@@ -738,7 +738,14 @@ class CodeGenerator:
         if e.type == ir.BOOL:
             return pyast.ifexp(node, const("yes"), const("no"))
         if e.type in (ir.ZONE, ir.list_of(ir.CARD)):
-            names = name(self.derived(("card_names", layout.card_names), lambda: list(layout.card_names), "card_names"))
+            # the table that ends in "nothing": a list such as [top(pile)] may hold no card (-1)
+            names = name(
+                self.derived(
+                    ("card_names", layout.card_names, "nothing"),
+                    lambda: list(layout.card_names) + ["nothing"],
+                    "card_names",
+                )
+            )
             items = sub(pyast.st("zones"), node) if e.type == ir.ZONE else node
             c = self.names.fresh("_c")
             joined = pyast.method(const(" "), "join", pyast.genexp(sub(names, name(c)), c, items))

@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 
 import rulesengine
 from rulesengine import EngineError
+from rulesengine.diagnostics import RuleFileError
 from tests.fuzz_compiler import check_game
 from tests.gamegen import generate
 from tests.oracle import play_both
@@ -213,17 +214,13 @@ def test_reference_nobody_is_no_seat(tmp_path: Path) -> None:
     assert nobody_values(tmp_path, optimize=False) == NOBODY_VALUES
 
 
-@pytest.mark.xfail(strict=True, reason="the optimised path reads nobody (-1) as the last seat: is_active(nobody) "
-                   "asks about the last seat, left/next/opponent(nobody) give P1, text(nobody) is 'P0'")
 def test_optimised_nobody_is_no_seat(tmp_path: Path) -> None:
     assert nobody_values(tmp_path, optimize=True) == NOBODY_VALUES
 
 
 @pytest.mark.parametrize(("what", "optimize"), [
     ("hand", False), ("hand", True), ("score", False), ("score", True), ("out", False), ("out", True),
-    ("turn", False), ("turn", True), ("reveal", False), ("deal", False),
-    pytest.param("reveal", True, marks=pytest.mark.xfail(strict=True, reason="reveals to the last seat")),
-    pytest.param("deal", True, marks=pytest.mark.xfail(strict=True, reason="deals from the last seat")),
+    ("turn", False), ("turn", True), ("reveal", False), ("deal", False), ("reveal", True), ("deal", True),
 ])
 def test_using_nobody_as_a_seat_is_an_error_naming_the_place(tmp_path: Path, what: str, optimize: bool) -> None:
     path = write(tmp_path, NOBODY_GAME)
@@ -279,8 +276,7 @@ def test_attributes_of_no_card_are_neutral(tmp_path: Path, optimize: bool) -> No
     assert values["attributes"] == "0/no/-1/0//0///yes/yes/nothing"
 
 
-@pytest.mark.parametrize("optimize", [False, pytest.param(True, marks=pytest.mark.xfail(
-    strict=True, reason="a shown list of cards names no card (-1) by the last card's name"))])
+@pytest.mark.parametrize("optimize", [False, True])
 def test_no_card_in_a_shown_list_is_nothing(tmp_path: Path, optimize: bool) -> None:
     game = rulesengine.make_game(write(tmp_path, NO_CARD_GAME), optimize=optimize)
     state = game.new_initial_state(seed=1, record_log=True)
@@ -317,11 +313,12 @@ MISSING_SUIT_ATTRIBUTE = textwrap.dedent(
 )
 
 
-@pytest.mark.parametrize("optimize", [False, pytest.param(True, marks=pytest.mark.xfail(
-    strict=True, raises=TypeError, reason="a suit attribute that a suit lacks is None, a TypeError when used"))])
-def test_a_suit_attribute_a_suit_lacks_is_neutral(tmp_path: Path, optimize: bool) -> None:
-    game = rulesengine.make_game(write(tmp_path, MISSING_SUIT_ATTRIBUTE), optimize=optimize)
-    assert game.new_initial_state(seed=1).variables()["shown"] == "[]"
+@pytest.mark.parametrize("optimize", [False, True])
+def test_a_suit_attribute_a_suit_lacks_never_reaches_a_match(tmp_path: Path, optimize: bool) -> None:
+    # the checker refuses the file (RE245), so neither mode ever reads a missing attribute
+    with pytest.raises(RuleFileError) as refused:
+        rulesengine.make_game(write(tmp_path, MISSING_SUIT_ATTRIBUTE), optimize=optimize)
+    assert [d.code for d in refused.value.diagnostics] == ["RE245"]
 
 
 LIMITS_GAME = textwrap.dedent(
@@ -362,8 +359,7 @@ LIMITS_GAME = textwrap.dedent(
 
 
 @pytest.mark.parametrize("what", ["sum", "product", "text"])
-@pytest.mark.parametrize("optimize", [False, pytest.param(True, marks=pytest.mark.xfail(
-    strict=True, reason="the optimised path does not check the integer and text limits yet"))])
+@pytest.mark.parametrize("optimize", [False, True])
 def test_values_beyond_the_limits_are_errors_naming_the_place(tmp_path: Path, what: str, optimize: bool) -> None:
     path = write(tmp_path, LIMITS_GAME)
     state = rulesengine.make_game(path, options={"what": what}, optimize=optimize).new_initial_state(seed=1)
@@ -399,8 +395,7 @@ FOLDED_ELSE = textwrap.dedent(
 )
 
 
-@pytest.mark.parametrize("optimize", [False, pytest.param(True, marks=pytest.mark.xfail(
-    strict=True, raises=IndentationError, reason="an else block whose effects fold away compiles to empty Python"))])
+@pytest.mark.parametrize("optimize", [False, True])
 def test_an_else_block_that_does_nothing_compiles(tmp_path: Path, optimize: bool) -> None:
     game = rulesengine.make_game(write(tmp_path, FOLDED_ELSE), optimize=optimize)
     state = game.new_initial_state(seed=1)
