@@ -1,6 +1,45 @@
-"""Shared test settings: hypothesis profiles sized for a 2-core CI machine."""
+"""Shared test settings: hypothesis profiles sized for a 2-core CI machine, and which
+rulesengine the suite tests.
+
+With RULESENGINE_TEST_INSTALLED=1 (as `.ci/run` sets it) the suite tests the installed
+package, the wheel that users get, not the checkout beside it: the checkout's folder is
+kept off the search path while `rulesengine` is first imported, and child processes that
+tests start (`python -m rulesengine.cli ...`) get PYTHONSAFEPATH, so their working folder
+is not searched either. Without it (development), the checkout is tested as usual.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
 
 from hypothesis import HealthCheck, settings
+
+ROOT = Path(__file__).resolve().parent.parent
+TESTING_INSTALLED = os.environ.get("RULESENGINE_TEST_INSTALLED") == "1"
+
+
+def _import_the_installed_package() -> None:
+    kept = sys.path[:]
+    sys.path[:] = [entry for entry in kept if Path(entry or ".").resolve() != ROOT]
+    try:
+        import rulesengine  # noqa: F401  (cached in sys.modules: every later import gets this one)
+    finally:
+        sys.path[:] = kept  # the tests' own helpers (tests.*) are still imported from the checkout
+
+
+if TESTING_INSTALLED:
+    _import_the_installed_package()
+    os.environ["PYTHONSAFEPATH"] = "1"
+
+
+def child_environment() -> dict[str, str]:
+    """The environment for a child process that runs rulesengine: the package under test."""
+    if TESTING_INSTALLED:
+        return dict(os.environ)
+    return {**os.environ, "PYTHONPATH": str(ROOT)}
+
 
 settings.register_profile(
     "default",

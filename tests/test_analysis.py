@@ -20,6 +20,7 @@ from rulesengine.analysis.aggregate import _changes
 from rulesengine.analysis.playout import Recording, _led_for_good
 from rulesengine.cli import main
 from rulesengine.simulate import simulate
+from tests.conftest import child_environment
 
 DEAD = Path(__file__).parent / "analysis" / "dead_rules.yaml"
 TIMING = ("seconds", "matches_per_second", "decisions_per_second", "workers", "backend")
@@ -179,7 +180,7 @@ def test_ctrl_c_stops_soon_and_prints_partial_statistics(tmp_path, workers):
     matches = tmp_path / "matches.jsonl"
     command = [sys.executable, "-m", "rulesengine.cli", "simulate", "padvinderspel", "-n", "1000000", "-j", workers,
                "--json", "--matches", str(matches)]
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])}
+    env = child_environment()
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     deadline = time.monotonic() + 60
     while not (matches.exists() and matches.stat().st_size > 0) and time.monotonic() < deadline:

@@ -5,7 +5,6 @@ pytest-lsp is not installed."""
 from __future__ import annotations
 
 import asyncio
-import os
 import sys
 from pathlib import Path
 
@@ -18,6 +17,7 @@ from lsprotocol import types  # noqa: E402
 
 from rulesengine.api import validate_file  # noqa: E402
 from rulesengine.lsp import reference  # noqa: E402
+from tests.conftest import child_environment  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 RULESETS = ROOT / "rulesets"
@@ -28,7 +28,7 @@ module_loop = pytest.mark.asyncio(loop_scope="module")
     scope="module",
     config=pytest_lsp.ClientServerConfig(
         server_command=[sys.executable, "-m", "rulesengine.cli", "lsp"],
-        server_env={**os.environ, "PYTHONPATH": str(ROOT)},
+        server_env=child_environment(),
     ),
 )
 async def client(lsp_client: pytest_lsp.LanguageClient):
