@@ -71,8 +71,8 @@ class ReferenceCompiler:
         self.zone_slot_of: dict[str, dict[tuple[int, ...], int]] = {z.name: {} for z in self.ruleset.zones}
         for slot, zone in enumerate(slots):
             self.zone_slot_of[zone.family][zone.index] = slot
-        by_name = {z.name: z for z in self.ruleset.zones}
-        self.sorted_by = tuple(self.attributes[by_name[z.family].sorted_by] if by_name[z.family].sorted_by else None
+        sorted_by = {z.name: z.sorted_by for z in self.ruleset.zones}
+        self.sorted_by = tuple(self.attributes[attribute] if (attribute := sorted_by[z.family]) else None
                                for z in slots)
         initial: list[list[int]] = [[] for _ in slots]
         for card_id, card in enumerate(self.cards):
@@ -90,7 +90,9 @@ class ReferenceCompiler:
         return out
 
     def layout_variables(self) -> None:
-        offsets, values, layout = {}, [], []
+        offsets: dict[str, int] = {}
+        values: list[object] = []
+        layout = []
         for variable in self.ruleset.variables:
             offsets[variable.name] = len(values)
             value = self.evaluator.expr(variable.default)(None, [None] * max(1, self.ruleset.slots))
@@ -164,7 +166,7 @@ class ReferenceCompiler:
         if compiled.kind == "card":
             real = [c for c in dict.fromkeys(candidates) if c >= 0]
             return [(c, c) for c in real]
-        if compiled.kind == "set":
+        if compiled.size is not None:  # a set
             real = sorted(c for c in dict.fromkeys(candidates) if c >= 0)
             out = []
             for cards in itertools.combinations(real, compiled.size):
@@ -172,7 +174,7 @@ class ReferenceCompiler:
                     continue
                 out.append((cards, sum(comb(c, k + 1) for k, c in enumerate(cards))))
             return out
-        domain = compiled.domain
+        domain = compiled.domain or ()
         return [(v, domain.index(v)) for v in dict.fromkeys(candidates) if v in domain]
 
     def legal_actions_of(self, index: int, st: Any, player: int) -> list[int]:

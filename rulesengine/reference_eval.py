@@ -43,7 +43,7 @@ class Evaluator:
 
     # ---- values shown as text ----------------------------------------------------------
 
-    def show(self, type_: str, value: object) -> str:
+    def show(self, type_: str, value: Any) -> str:
         """A value as logs, labels and `text()` show it."""
         s = self.s
         if type_ == ir.CARD:
@@ -58,7 +58,7 @@ class Evaluator:
             return "yes" if value else "no"
         return str(value)
 
-    def show_any(self, type_: str, value: object, st: Any) -> str:
+    def show_any(self, type_: str, value: Any, st: Any) -> str:
         """A template part as text: a zone or list of cards by names, lists joined."""
         if type_ == ir.ZONE:
             value, type_ = st.zones[value], ir.list_of(ir.CARD)
@@ -75,16 +75,18 @@ class Evaluator:
     def template(self, parts: tuple[str | ir.Expr, ...]) -> Fn:
         pieces: list[Callable[[Any, Any], str]] = []
         for part in parts:
-            if isinstance(part, str):
-                pieces.append(lambda st, env, text=part: text)
-            else:
-                fn, type_ = self.expr(part), part.type
-                pieces.append(lambda st, env, fn=fn, type_=type_: self.show_any(type_, fn(st, env), st))
+            pieces.append(self.piece(part))
 
         def run(st, env):
             return "".join(piece(st, env) for piece in pieces)
 
         return run
+
+    def piece(self, part: str | ir.Expr) -> Callable[[Any, Any], str]:
+        if isinstance(part, str):
+            return lambda st, env: part
+        fn, type_ = self.expr(part), part.type
+        return lambda st, env: self.show_any(type_, fn(st, env), st)
 
     # ---- expressions -----------------------------------------------------------------
 

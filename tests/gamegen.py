@@ -35,6 +35,7 @@ GLOBAL_NAMES = [
     "return", "class", "_k", "_x", "_h0", "_fired0", "_p0", "_NOC", "_div", "pos1", "pos10", "same1", "binom1_",
 ]
 LOCAL_NAMES = ["c", "d", "q", "i", "x", "y", "cc", "p2", "v2", "fired2", "_c", "st1", "found1", "k", "_x0", "v5"]
+ATTRIBUTE_BASES = ["p", "fired", "k", "pos", "same", "at", "getter", "h", "x", "v", "binom", "sorted", "cards"]
 SUIT_NAMES = ["hearts", "spades", "clubs", "diamonds", "stars"]
 RANK_NAMES = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q"]
 
@@ -44,8 +45,11 @@ RANK_NAMES = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q"]
 # - a list of cards holding "no card", shown in a log or label (the optimised path shows
 #   the last card's name instead of "nothing");
 # - an `else` block whose effects are all `if`s the optimiser decides are never taken (the
-#   generated Python has an empty block: IndentationError when the game is compiled).
-KNOWN_GAPS = ("no card in a shown list of cards", "an else block that folds to nothing")
+#   generated Python has an empty block: IndentationError when the game is compiled);
+# - a card attribute named `fired` (or `fired1`, ...), whose table can take the name of a
+#   local of the generated step (UnboundLocalError when a trigger with `for` runs).
+KNOWN_GAPS = ("no card in a shown list of cards", "an else block that folds to nothing",
+              "a card attribute named like a local of a generated step")
 
 INT, BOOL, STR, CARD, PLAYER, SUIT, RANK, ZONE = "int", "bool", "str", "card", "player", "suit", "rank", "zone"
 CARDS, PLAYERS, INTS, SUITS = "list:card", "list:player", "list:int", "list:suit"
@@ -60,6 +64,12 @@ class Names:
         rng.shuffle(self.free)
         self.fallback = 0
 
+    def reserve(self, wanted: list[str]) -> list[str]:
+        """Those of `wanted` not taken yet, now taken."""
+        taken = set(GLOBAL_NAMES) - set(self.free)
+        self.free = [n for n in self.free if n not in wanted]
+        return [n for n in wanted if n not in taken]
+
     def take(self) -> str:
         if self.free:
             return self.free.pop()
@@ -73,7 +83,7 @@ class GameGenerator:
         self.nobody = nobody  # whether player values that may be nobody are used
         self.known_gaps = known_gaps  # whether constructs listed in KNOWN_GAPS are used
         names = Names(self.rng, GLOBAL_NAMES)
-        self.take = names.take
+        self.take, self.reserve = names.take, names.reserve
         self.locals = [n for n in LOCAL_NAMES]
         self.definitions_ready = False  # definitions are not used inside definitions (no recursion)
         self.forward_only = False
@@ -147,6 +157,11 @@ class GameGenerator:
         self.min_players = min(self.min_players, self.max_players)
         # card attributes
         self.attr_int, self.attr_bool = self.take(), self.take()
+        # A family of attributes whose names differ only by digits, named like generated constants
+        # and locals, each with its own values: reading one must never give another's.
+        base = self.pick([b for b in ATTRIBUTE_BASES if self.known_gaps or b != "fired"])
+        self.attr_family = self.reserve([base, f"{base}1", f"{base}11", f"{base}2"][: rng.randint(1, 4)])
+        self.int_attributes = [self.attr_int, *self.attr_family]
         self.attr_str = self.take() if self.chance(0.5) else None
         # variables
         self.v_score, self.v_count, self.v_flag, self.v_lead = self.take(), self.take(), self.take(), self.take()
@@ -159,6 +174,9 @@ class GameGenerator:
         scope = {"suit": SUIT, "rank": RANK, "order": INT, self.suit_int_attr: INT, self.suit_str_attr: STR}
         out = {self.attr_int: self.static_expr(INT, scope, 2)}
         scope[self.attr_int] = INT
+        for k, name in enumerate(self.attr_family):
+            out[name] = f"order * {k + 2} + {k}"
+            scope[name] = INT
         out[self.attr_bool] = self.static_expr(BOOL, scope, 2)
         scope[self.attr_bool] = BOOL
         if self.attr_str:
@@ -329,7 +347,7 @@ class GameGenerator:
 
     def compounds(self, t: str, scope: dict[str, str], depth: int) -> list[tuple[float, Callable[[], str]]]:
         sub = lambda type_: self.expr(type_, scope, depth - 1)  # noqa: E731
-        card_attr_int = lambda: f"{sub(CARD)}.{self.pick([self.attr_int, 'order', 'id', self.suit_int_attr])}"  # noqa: E731
+        card_attr_int = lambda: f"{sub(CARD)}.{self.pick([*self.int_attributes, 'order', 'id', self.suit_int_attr])}"  # noqa: E731,E501
         conditional = (1, lambda: f"({sub(t)} if {sub(BOOL)} else {sub(t)})")
         if t == INT:
             return [
@@ -539,7 +557,7 @@ class GameGenerator:
                 elif kind == "set":
                     spec = {"from": f"{self.hand}[me]", "size": self.pick([1, 2, 2, 3])}
                     if self.chance(0.6):
-                        spec["same"] = self.pick(["rank", "suit", self.attr_int, self.suit_str_attr])
+                        spec["same"] = self.pick(["rank", "suit", *self.int_attributes, self.suit_str_attr])
                     params[pname] = spec
                     scope[pname] = CARDS
                 elif kind == "player":
@@ -630,9 +648,9 @@ class GameGenerator:
             self.row: {"per": "suit"},
         }
         if self.chance(0.3):
-            zones[self.pile]["sorted_by"] = self.pick(["order", self.attr_int])
+            zones[self.pile]["sorted_by"] = self.pick(["order", *self.int_attributes])
         if self.chance(0.4):
-            zones[self.row]["sorted_by"] = self.pick(["order", self.attr_int, "rank"])
+            zones[self.row]["sorted_by"] = self.pick(["order", *self.int_attributes, "rank"])
         if self.chance(0.2):
             zones[self.hand]["sorted_by"] = "order"
         if self.packets:

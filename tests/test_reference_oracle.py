@@ -401,3 +401,47 @@ def test_an_else_block_that_does_nothing_compiles(tmp_path: Path, optimize: bool
     state = game.new_initial_state(seed=1)
     state.apply_action(0)
     assert state.variables()["n"] == 1
+
+
+FIRED = textwrap.dedent(
+    """\
+    name: Fired
+    players: {min: 2, max: 2}
+    decks:
+      standard: {suits: [hearts], ranks: ["1", "2", "3"], zone: stock}
+    cards:
+      attributes:
+        fired: order * 2
+    zones:
+      stock: {}
+    variables:
+      n: {type: int}
+    phases:
+      play:
+        moves: [take]
+    moves:
+      take:
+        params: {c: stock}
+        legal: LEGAL
+        effects:
+          - n = c.fired
+    triggers:
+      each:
+        for: p in players
+        when: n > 100
+        effects: ["n = 0"]
+    match:
+      until: true
+    """
+)
+
+
+@pytest.mark.parametrize("optimize", [False, pytest.param(True, marks=pytest.mark.xfail(
+    strict=True, raises=UnboundLocalError, reason="the table of attribute 'fired' is named like the step's local "
+    "'_fired<slot>' of the trigger's loop (the twelve macros before it make the numbers meet)"))])
+def test_an_attribute_named_like_a_generated_local(tmp_path: Path, optimize: bool) -> None:
+    legal = " and ".join(f"range(1).all(i{k}, true)" for k in range(12))
+    game = rulesengine.make_game(write(tmp_path, FIRED.replace("LEGAL", legal)), optimize=optimize)
+    state = game.new_initial_state(seed=1)
+    state.apply_action(state.legal_actions()[0])
+    assert state.variables()["n"] == 2
