@@ -1,7 +1,7 @@
 """Differential fuzzing of the compiler: generated games played optimised and in reference mode.
 
     python -m tests.fuzz_compiler --games 10000            # from the repository root
-    python -m tests.fuzz_compiler --games 500 --first 20000 --nobody --known-gaps
+    python -m tests.fuzz_compiler --games 500 --first 20000 --nobody
 
 Each generated rule file (tests/gamegen.py) must validate without errors; then a few
 matches of it (several player counts and option settings, with a seed or with chance
@@ -9,8 +9,7 @@ nodes whose outcomes the fuzzer picks) are played with `make_game(...)` and
 `make_game(..., optimize=False)` side by side and compared at every step
 (tests/oracle.py). A file that shows a difference is kept in the output folder under its
 seed, and the run exits with status 1. `--nobody` also generates player values that may be
-nobody (`holder`, `argmax` over lists that may be empty); `--known-gaps` also generates
-the constructs listed in tests/gamegen.py's KNOWN_GAPS.
+nobody (`holder`, `argmax` over lists that may be empty).
 """
 
 from __future__ import annotations
@@ -40,13 +39,12 @@ def matches_of(document: dict, ruleset, seed: int, count: int) -> list[tuple[int
     return out
 
 
-def check_game(seed: int, folder: Path, matches: int = 2, steps: int = 80, nobody: bool = False,
-               known_gaps: bool = False) -> int:
+def check_game(seed: int, folder: Path, matches: int = 2, steps: int = 80, nobody: bool = False) -> int:
     """Generate game `seed`, require it to validate, and play `matches` matches both ways.
 
     Returns the number of steps played; raises AssertionError (with the file and setting)
     on a validation error, a difference or an unexpected exception."""
-    document = generate_document(seed, nobody, known_gaps)
+    document = generate_document(seed, nobody)
     path = folder / f"generated-{seed}.yaml"
     path.write_text(dump(document), encoding="utf-8")
     ruleset, diagnostics = validate_file(path)
@@ -73,7 +71,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--matches", type=int, default=2, help="matches played per file (default 2)")
     parser.add_argument("--steps", type=int, default=80, help="decisions and chance steps per match (default 80)")
     parser.add_argument("--nobody", action="store_true", help="also generate player values that may be nobody")
-    parser.add_argument("--known-gaps", action="store_true", help="also generate the constructs of KNOWN_GAPS")
     parser.add_argument("--out", type=Path, default=None, help="folder for the generated files (default: temporary)")
     parser.add_argument("--stop", action="store_true", help="stop at the first failure")
     args = parser.parse_args(argv)
@@ -84,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     steps = 0
     for seed in range(args.first, args.first + args.games):
         try:
-            steps += check_game(seed, folder, args.matches, args.steps, args.nobody, args.known_gaps)
+            steps += check_game(seed, folder, args.matches, args.steps, args.nobody)
             (folder / f"generated-{seed}.yaml").unlink()
         except AssertionError as failure:
             failures.append(str(failure))

@@ -39,18 +39,6 @@ ATTRIBUTE_BASES = ["p", "fired", "k", "pos", "same", "at", "getter", "h", "x", "
 SUIT_NAMES = ["hearts", "spades", "clubs", "diamonds", "stars"]
 RANK_NAMES = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q"]
 
-# Constructs on which the optimised and the reference programs are known to disagree (see
-# tests/test_reference_oracle.py, whose strict xfail cases keep each one); generated only
-# with known_gaps=True, so the fuzz stays green until they are fixed:
-# - a list of cards holding "no card", shown in a log or label (the optimised path shows
-#   the last card's name instead of "nothing");
-# - an `else` block whose effects are all `if`s the optimiser decides are never taken (the
-#   generated Python has an empty block: IndentationError when the game is compiled);
-# - a card attribute named `fired` (or `fired1`, ...), whose table can take the name of a
-#   local of the generated step (UnboundLocalError when a trigger with `for` runs).
-KNOWN_GAPS = ("no card in a shown list of cards", "an else block that folds to nothing",
-              "a card attribute named like a local of a generated step")
-
 INT, BOOL, STR, CARD, PLAYER, SUIT, RANK, ZONE = "int", "bool", "str", "card", "player", "suit", "rank", "zone"
 CARDS, PLAYERS, INTS, SUITS = "list:card", "list:player", "list:int", "list:suit"
 
@@ -78,10 +66,9 @@ class Names:
 
 
 class GameGenerator:
-    def __init__(self, seed: int, nobody: bool = False, known_gaps: bool = False):
+    def __init__(self, seed: int, nobody: bool = False):
         self.rng = random.Random(seed)
         self.nobody = nobody  # whether player values that may be nobody are used
-        self.known_gaps = known_gaps  # whether constructs listed in KNOWN_GAPS are used
         names = Names(self.rng, GLOBAL_NAMES)
         self.take, self.reserve = names.take, names.reserve
         self.locals = [n for n in LOCAL_NAMES]
@@ -159,7 +146,7 @@ class GameGenerator:
         self.attr_int, self.attr_bool = self.take(), self.take()
         # A family of attributes whose names differ only by digits, named like generated constants
         # and locals, each with its own values: reading one must never give another's.
-        base = self.pick([b for b in ATTRIBUTE_BASES if self.known_gaps or b != "fired"])
+        base = self.pick(ATTRIBUTE_BASES)
         self.attr_family = self.reserve([base, f"{base}1", f"{base}11", f"{base}2"][: rng.randint(1, 4)])
         self.int_attributes = [self.attr_int, *self.attr_family]
         self.attr_str = self.take() if self.chance(0.5) else None
@@ -464,9 +451,6 @@ class GameGenerator:
             type_ = self.pick([INT, PLAYER, CARD, SUIT, RANK, BOOL, STR, CARDS, PLAYERS, INTS, ZONE])
             if type_ == ZONE:
                 value = self.zone(scope, depth)
-            elif type_ == CARDS and not self.known_gaps:
-                # KNOWN_GAPS: a list literal may hold "no card", shown by another card's name when optimised
-                value = f"top({self.zone(scope, depth)}, {self.rng.randint(0, 3)})"
             else:
                 value = self.expr(type_, scope, depth)
             parts.append(f"{self.pick(['', 'got ', '- '])}{{{value}}}")
@@ -512,8 +496,6 @@ class GameGenerator:
         block: dict = {"if": self.expr(BOOL, scope, 2), "then": then}
         if self.chance(0.5):
             otherwise = self.statements(scope, self.rng.randint(1, 2), depth - 1)
-            if not self.known_gaps and isinstance(otherwise[0], dict):
-                otherwise.insert(0, "reverse")  # KNOWN_GAPS: an else block whose effects all fold away
             block["else"] = otherwise
         return block
 
@@ -709,18 +691,18 @@ class GameGenerator:
         return doc
 
 
-def generate(seed: int, nobody: bool = False, known_gaps: bool = False) -> str:
+def generate(seed: int, nobody: bool = False) -> str:
     """The text of one random valid rule file."""
-    return dump(generate_document(seed, nobody, known_gaps))
+    return dump(generate_document(seed, nobody))
 
 
 def dump(document: dict) -> str:
     return yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=10_000)
 
 
-def generate_document(seed: int, nobody: bool = False, known_gaps: bool = False) -> dict:
+def generate_document(seed: int, nobody: bool = False) -> dict:
     """One random valid rule file as the mapping its YAML text holds."""
-    return GameGenerator(seed, nobody, known_gaps).document()
+    return GameGenerator(seed, nobody).document()
 
 
 def option_settings(document: dict, rng: random.Random, count: int) -> list[dict[str, object]]:
