@@ -20,7 +20,7 @@ def _proportion(name: str, x_a: int, n_a: int, x_b: int, n_b: int) -> dict[str, 
                 stats.two_proportions(x_a, n_a, x_b, n_b), "rate")
 
 
-def _mean(name: str, a: dict[str, float], b: dict[str, float]) -> dict[str, Any]:
+def _mean(name: str, a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
     return _row(name, a["mean"], b["mean"],
                 stats.two_means(a["mean"], a["variance"], a["count"], b["mean"], b["variance"], b["count"]))
 
