@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .agents import Agent, CheatingMCTSAgent, GreedyAgent, ISMCTSAgent, MonteCarloAgent, RandomAgent
+from .agents import Agent, CheatingMCTSAgent, GreedyAgent, ISMCTSAgent, MonteCarloAgent, RandomAgent, StateAgent
 from .diagnostics import OptionError, did_you_mean
 
 
@@ -95,7 +95,7 @@ def parse_specs(text: str) -> list[tuple[str, dict[str, Any]]]:
 AGENT_NAMES = tuple(_KINDS)
 
 
-def make_agent(spec: str, seed: int) -> Agent:
+def make_agent(spec: str, seed: int) -> StateAgent:
     """The agent one spec describes (e.g. `ismcts:500`), seeded with `seed`."""
     name, settings = parse_spec(spec)
     return _KINDS[name][2](seed, **settings)

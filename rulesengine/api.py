@@ -7,6 +7,7 @@ import hashlib
 import os
 from collections.abc import Mapping
 from pathlib import Path
+from typing import cast
 
 from . import ir
 from .check import check, check_block, check_with_warnings, is_block
@@ -117,9 +118,10 @@ def resolve_options(ruleset: ir.Ruleset, given: Mapping[str, object] | None) -> 
         if option.choices is not None and value not in option.choices:
             choices = ", ".join(map(str, option.choices))
             raise OptionError(f"option '{name}' cannot be '{value}'; choices: {choices}")
-        if option.minimum is not None and value < option.minimum:
+        number = cast(int, value)  # only a number option has a range ('min'/'max' are ints)
+        if option.minimum is not None and number < option.minimum:
             raise OptionError(f"option '{name}' must be at least {option.minimum}, not {value}")
-        if option.maximum is not None and value > option.maximum:
+        if option.maximum is not None and number > option.maximum:
             raise OptionError(f"option '{name}' must be at most {option.maximum}, not {value}")
         values[name] = value
     return values

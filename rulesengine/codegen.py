@@ -623,8 +623,11 @@ class CodeGenerator:
             return _fold_bool("and", parts), None
         if e.kind == "count":
             parts = [
-                pyast.ifexp(p, const(1), const(0)) if not is_const(p) else const(1 if p.value else 0) for p in parts
-            ]  # type: ignore[attr-defined]
+                const(1 if p.value else 0)
+                if isinstance(p, ast.Constant) and is_const(p)
+                else pyast.ifexp(p, const(1), const(0))
+                for p in parts
+            ]
         total: ast.expr = const(0)
         for part in parts:
             total = fold_binop(total, "+", part)

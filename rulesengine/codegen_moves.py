@@ -75,11 +75,12 @@ def _implies(test: ast.expr, other: ast.expr) -> bool:
     a, b = pyast.compare_op(test), pyast.compare_op(other)
     if a not in _IMPLIES or b is None:
         return False
+    assert isinstance(test, ast.Compare) and isinstance(other, ast.Compare)  # compare_op gave both an operator
     return (
         b in _IMPLIES[a]
-        and pyast.same(test.left, other.left)  # type: ignore[attr-defined]
+        and pyast.same(test.left, other.left)
         and pyast.same(test.comparators[0], other.comparators[0])
-    )  # type: ignore[attr-defined]
+    )
 
 
 def _after(first: list[ast.stmt]) -> Wrap:

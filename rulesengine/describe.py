@@ -9,6 +9,7 @@ summary shows what the author wrote, not a reconstruction.
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Sequence
 
 from . import ir
 from .compose import compose
@@ -62,7 +63,7 @@ def show_default(variable: ir.Variable, ruleset: ir.Ruleset, document: dict) -> 
     return show_value(value)
 
 
-def _columns(rows: list[tuple[str, ...]], indent: str = "  ") -> list[str]:
+def _columns(rows: Sequence[tuple[str, ...]], indent: str = "  ") -> list[str]:
     """Rows aligned in columns; the last column is free text."""
     if not rows:
         return []

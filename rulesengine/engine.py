@@ -62,6 +62,12 @@ class State:
                "known", "ident", "origin", "_touched")
     __slots__ = _SHARED + _COPIED
 
+    # Set by knowledge.initial (and copied or shared by clone).
+    known: list[int]
+    ident: list[int]
+    origin: list[int]
+    _touched: set[int]
+
     def __init__(self, game: Game, seed: int | None, track: bool = True):
         program = game.program
         self.game = game
@@ -298,7 +304,9 @@ class State:
         )
 
     def _apply_chance(self, card: int) -> None:
-        zone, position = self.chance
+        chance = self.chance
+        assert chance is not None  # called only while a shuffle is pending
+        zone, position = chance
         cards = self.zones[zone]
         try:
             index = cards.index(card, position)
@@ -307,8 +315,8 @@ class State:
         self.history = (self.history, card, True)
         cards[position], cards[index] = cards[index], cards[position]
         self._touched.add(zone)
-        self.chance[1] = position + 1
-        if self.chance[1] >= len(cards) - 1:
+        chance[1] = position + 1
+        if chance[1] >= len(cards) - 1:
             self.chance = None
             self._run()
 
@@ -327,7 +335,7 @@ class State:
     # ---- the flow of a match ---------------------------------------------------------
 
     def _env(self, me: int) -> list:
-        env = [None] * self.program.slots
+        env: list[Any] = [None] * self.program.slots
         env[0] = me
         return env
 
@@ -665,7 +673,7 @@ class State:
         """What `player` sees now: every zone it may look into, counts of the others."""
         program = self.program
         names = program.card_names
-        zones = {}
+        zones: dict[str, list[str] | int] = {}
         for index, cards in enumerate(self.zones):
             visibility = program.zone_visibility[index]
             if visibility == "all" or (visibility == "owner" and program.zone_owner[index] == player):
@@ -771,7 +779,7 @@ class _HiddenMoveLine(str):
         self.mover, self.move_name = mover, move_name
         return self
 
-    def __getnewargs__(self) -> tuple[str, int, str]:  # so that copies and pickles keep it
+    def __getnewargs__(self) -> tuple[str, int, str]:  # type: ignore[override]  # so that copies and pickles keep it
         return str(self), self.mover, self.move_name
 
     @property
@@ -857,15 +865,17 @@ class Game:
         move = self.move_of(action)
         rest = action - move.offset
         width = move.width
-        values = []
+        values: list[Any] = []
         for param in move.params:
             width //= param.domain_size
             key, rest = divmod(rest, width)
             if param.kind == "card":
                 values.append(key)
             elif param.kind == "set":
+                assert param.size is not None  # a set parameter always has a size
                 values.append(combination_unrank(key, param.size))
             else:
+                assert param.domain is not None  # only card parameters have no static domain
                 values.append(param.domain[key] if key < len(param.domain) else None)
         return move, tuple(values)
 

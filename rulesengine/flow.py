@@ -42,7 +42,7 @@ def turn_passing(players: ast.expr, limit: ast.expr | None, on_end: list[ast.stm
         ),
         pyast.assign(pyast.store_attr(st, "current"), name(seat)),
     ]
-    kept = [pyast.assign(seat, pyast.st("current"))]  # an effect chose the player with `turn to`
+    kept: list[ast.stmt] = [pyast.assign(seat, pyast.st("current"))]  # an effect chose the player with `turn to`
     out: list[ast.stmt] = [pyast.if_(pyast.not_(pyast.st("turn_set")), passing, kept)]
     everyone = pyast.call("len", pyast.st("active_players"))
     stuck = pyast.and_(pyast.st("passes"), compare(pyast.st("passes"), ">=", everyone))

@@ -24,6 +24,7 @@ asking costs only the steps since the last question.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from typing import Any
 
 from . import ir
@@ -147,9 +148,12 @@ def end_step(state: Any, action: int | None = None) -> None:
     This runs after every step of every match, so it is written for speed.
     """
     sight = state.game.sight
-    named = sight.named.get(action) if action is not None else ()
-    if named is None:
-        named = sight.named[action] = _named(state.game, action)
+    if action is None:
+        named: tuple[int, ...] = ()
+    else:
+        named = sight.named.get(action)
+        if named is None:
+            named = sight.named[action] = _named(state.game, action)
     if sight.card_slots:
         values = state.vars
         named = (*named, *(v for v in (values[i] for i in sight.card_slots) if isinstance(v, int) and v >= 0))
@@ -200,7 +204,7 @@ def _named(game: Any, action: int) -> tuple[int, ...]:
 
 def _records(state: Any, stop: Any) -> tuple[list, Any]:
     """The records after the trail cell `stop` (oldest first), and the cell the walk ended at."""
-    records = []
+    records: list[Any] = []
     cell = state.trail
     while cell is not None and cell is not stop:
         cell, record = cell
@@ -243,7 +247,7 @@ def _tracked(state: Any) -> None:
         raise EngineError("this state keeps no knowledge of the players (made with track=False)")
 
 
-def _start_of(state: Any, player: int) -> tuple[Any, str, list]:
+def _start_of(state: Any, player: int) -> tuple[Any, str, Sequence[Any]]:
     """(cell, key, view) to continue from: the player's kept one if on this trail, else the start."""
     kept = state._seen.get(player)
     if kept is not None:

@@ -82,6 +82,7 @@ class _ToAst:
     def span_of(self, item: Tree | Token) -> Span:
         if isinstance(item, Token):
             start, end = item.start_pos, item.end_pos
+            assert start is not None and end is not None  # the lexer gives every token its position
         else:
             start, end = item.meta.start_pos, item.meta.end_pos
         return self.scalar.locate(self.base + start, end - start)
@@ -92,6 +93,7 @@ class _ToAst:
                 Diagnostic("RE105", f"expression nested deeper than {MAX_NESTING} levels", self.span_of(tree))
             )
         span = self.span_of(tree)
+        assert isinstance(tree, Tree)  # the grammar names every expression: tokens are only its leaves
         kind = tree.data
         kids = tree.children
         sub = functools.partial(self.expr, depth=depth + 1)
@@ -283,13 +285,16 @@ def _parse_tree(scalar: Scalar, text: str, start: str, base: int = 0) -> Tree:
             span = scalar.locate(base + len(text.rstrip()), 1)
             message = f"the text ends too early; expected {_describe_expected(exc.expected)}"
         else:
+            assert token.start_pos is not None  # a token the lexer made has its position
             span = scalar.locate(base + token.start_pos, len(token))
             message = f"unexpected '{token}'; expected {_describe_expected(exc.expected)}"
         raise ParseFailed(Diagnostic("RE101", message, span)) from None
     except lark.UnexpectedCharacters as exc:
-        span = scalar.locate(base + exc.pos_in_stream, 1)
+        position = exc.pos_in_stream
+        assert position is not None  # the lexer says where it stopped
+        span = scalar.locate(base + position, 1)
         allowed = _describe_expected(exc.allowed) if exc.allowed else "something else"
-        message = f"unexpected character '{text[exc.pos_in_stream]}'; expected {allowed}"
+        message = f"unexpected character '{text[position]}'; expected {allowed}"
         raise ParseFailed(Diagnostic("RE102", message, span)) from None
     except lark.UnexpectedEOF as exc:
         span = scalar.locate(base + len(text), 1)

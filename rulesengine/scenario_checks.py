@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Iterator
+from functools import partial
 from typing import Any
 
 import attrs
@@ -119,7 +120,7 @@ class ExpectReader:
 
     def zones(self, node: Node, _span: Span) -> Iterator[Check]:
         for flat, slot, value in self.names.zones(node):
-            yield from self._zone(flat, value, lambda s, slot=slot: _cards(s, slot))
+            yield from self._zone(flat, value, partial(_cards, slot=slot))
 
     def _zone(self, flat: str, value: Node, cards_of: Callable[[State], Any]) -> Iterator[Check]:
         reader, names = self.reader, self.names
@@ -158,8 +159,11 @@ class ExpectReader:
         for name, offset, value, value_node in self.names.variable_values(node):
             type_ = next(t for n, _, t in program.variable_layout if n == name.split("[")[0])
             shown = _show_value(self.game, value, type_)
-            yield _field(value_node.span, f"the value of {name}", shown,
-                         lambda s, offset=offset, type_=type_: _show_value(self.game, s.vars[offset], type_))
+
+            def actual(s: State, offset: int = offset, type_: str = type_) -> str:
+                return _show_value(self.game, s.vars[offset], type_)
+
+            yield _field(value_node.span, f"the value of {name}", shown, actual)
 
     def log(self, node: Node, _span: Span) -> Iterator[Check]:
         for item in self.reader.items(node, "log lines"):
@@ -211,13 +215,19 @@ class ExpectReader:
                 continue
             zones = self.reader.mapping(inner, f"what P{player + 1} sees", None)
             if "shown" in zones and "shown" not in self.names.zone_slots:
-                yield from self._zone(f"the cards shown to P{player + 1}", zones.entries["shown"],
-                                      lambda s, p=player: s.observation(p)["shown"])
+
+                def shown_to(s: State, p: int = player) -> Any:
+                    return s.observation(p)["shown"]
+
+                yield from self._zone(f"the cards shown to P{player + 1}", zones.entries["shown"], shown_to)
                 zones = Map({k: v for k, v in zones.items() if k != "shown"},
                             {k: v for k, v in zones.key_spans.items() if k != "shown"}, zones.span)
             for flat, _slot, value in self.names.zones(zones):
-                yield from self._zone(f"{flat} as P{player + 1} sees it", value,
-                                      lambda s, p=player, f=flat: s.observation(p)["zones"][f])
+
+                def seen_by(s: State, p: int = player, f: str = flat) -> Any:
+                    return s.observation(p)["zones"][f]
+
+                yield from self._zone(f"{flat} as P{player + 1} sees it", value, seen_by)
 
 
 def _yes(flag: bool) -> str:

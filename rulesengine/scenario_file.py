@@ -10,6 +10,7 @@ whose clauses the tests cite (`rules:`) and the clauses no position can show
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import attrs
@@ -100,7 +101,7 @@ def default_ruleset(path: str | Path) -> Path:
     return Path(text)
 
 
-def load(path: str | Path, text: str | None = None) -> tuple[TestFile | None, list[Diagnostic]]:
+def load(path: str | os.PathLike, text: str | None = None) -> tuple[TestFile | None, list[Diagnostic]]:
     """The tests of a file (or of `text`, its unsaved contents), resolved, and every problem
     found; None if it cannot be read."""
     path = str(path)

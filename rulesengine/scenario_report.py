@@ -4,7 +4,7 @@ JUnit XML; and the traceability table of a rules document's clauses and the test
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from xml.etree import ElementTree
 
@@ -24,7 +24,7 @@ def collect(paths: Sequence[str]) -> list[Path]:
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            found = (p for p in path.rglob("*") if is_test_file(p) and p.is_file())
+            found: Iterable[Path] = (p for p in path.rglob("*") if is_test_file(p) and p.is_file())
             # hidden folders (.git, .venv, a pre-commit cache) hold no tests of this repository
             files.extend(sorted(p for p in found if not any(d.startswith(".") for d in p.relative_to(path).parts)))
         elif path.is_file() and is_test_file(path):

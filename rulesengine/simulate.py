@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 
 import attrs
 
 from .agent_spec import make_agents
-from .agents import RandomAgent, play_match
+from .agents import Agent, RandomAgent, play_match
 from .engine import Game
 
 
@@ -71,7 +71,7 @@ def _play(game: Game, seeds: range, spec: str | None = None) -> tuple[list[tuple
     results, decisions, truncated = [], 0, 0
     for match_seed in seeds:
         if spec is None:
-            agents = [RandomAgent(match_seed * 1_000 + seat) for seat in range(n)]
+            agents: Sequence[Agent] = [RandomAgent(match_seed * 1_000 + seat) for seat in range(n)]
         else:
             agents = make_agents(spec, n, match_seed)
         state = play_match(game.new_initial_state(seed=match_seed, track=spec is not None), agents)

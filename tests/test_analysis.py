@@ -236,3 +236,9 @@ def test_a_run_stopped_before_any_match_ended_reports_nothing_missing():
     data = summarise(game, make_plan(game, 10), Outcome([], True, 0.1, 1, "local"))
     assert data["partial"] and data["games"] == 0 and data["warnings"] == []
     assert "0 of 10 matches" in render(data) and "PARTIAL" in render(data)
+
+
+def test_compare_renders_its_table_as_text():
+    result = CliRunner().invoke(main, ["compare", "padvinderspel", "-p", "3", "-O", "target=40", "-n", "2"])
+    assert result.exit_code == 0, result.output
+    assert "B - A" in result.output and "%" in result.output  # rates shown as percentages

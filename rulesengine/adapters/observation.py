@@ -102,7 +102,7 @@ def _one_hot(index: int, size: int) -> list[float]:
     return block
 
 
-def _number(value: object) -> float:
+def _number(value: float | None) -> float:
     # Unset players and suits are None or negative: both become -1.
     if value is None:
         return -1.0

@@ -148,8 +148,11 @@ def _classes() -> tuple:
     if _CLASSES is not None:
         return _CLASSES
     pyspiel = _pyspiel()
+    # the bases as plain names: mypy takes no base class from an attribute of a run-time value
+    SpielState: Any = pyspiel.State
+    SpielGame: Any = pyspiel.Game
 
-    class RulesState(pyspiel.State):
+    class RulesState(SpielState):
         def __init__(self, game: Any, inner: Any = None):
             super().__init__(game)
             # seed=None: every shuffle is a chance node that OpenSpiel drives
@@ -194,7 +197,7 @@ def _classes() -> tuple:
         def __str__(self) -> str:
             return str(self.inner)
 
-    class RulesGame(pyspiel.Game):
+    class RulesGame(SpielGame):
         preset: tuple | None = None  # (file, players, options, max_steps) of a registered name
         short_name = GENERIC
 
@@ -217,7 +220,9 @@ def _classes() -> tuple:
         def new_initial_state(self) -> Any:
             return RulesState(self)
 
-        def make_py_observer(self, iig_obs_type: Any = None, params: Mapping[str, Any] | None = None) -> Observer:
+        def make_py_observer(
+            self, iig_obs_type: Any = None, params: Mapping[str, Any] | None = None
+        ) -> Observer | InformationStateObserver:
             if params:
                 raise ValueError(f"observation parameters are not supported; got {dict(params)}")
             if iig_obs_type is not None and iig_obs_type.perfect_recall:

@@ -105,7 +105,7 @@ class RulesEnv(AECEnv):
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {agent: {} for agent in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
         self._after_step()
 
     def step(self, action: Any) -> None:
@@ -116,6 +116,7 @@ class RulesEnv(AECEnv):
         if action is None:
             raise IllegalActionError(f"{agent} must act: None is only for an agent whose match is over")
         self._cumulative_rewards[agent] = 0.0
+        assert self.state is not None  # reset() starts a match before any step
         self.state.apply_action(int(action))  # raises IllegalActionError, naming the legal actions
         self._after_step()
         self._accumulate_rewards()
@@ -123,6 +124,7 @@ class RulesEnv(AECEnv):
     def _after_step(self) -> None:
         """Select the next agent; at the end, hand out the returns and finish every agent."""
         state = self.state
+        assert state is not None  # called after reset() and step(), which have a match
         if not state.is_terminal():
             self.rewards = dict.fromkeys(self.agents, 0.0)
             self.agent_selection = self.possible_agents[state.current_player()]
@@ -138,10 +140,12 @@ class RulesEnv(AECEnv):
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         player = self.agent_name_mapping[agent]
-        observation = np.asarray(self.encoder.encode(self.state, player), dtype=np.float32)
+        state = self.state
+        assert state is not None  # reset() starts a match before any observation
+        observation = np.asarray(self.encoder.encode(state, player), dtype=np.float32)
         mask = np.zeros(self.game.num_distinct_actions, dtype=np.int8)
-        if self.state.current_player() == player:
-            mask[self.state.legal_actions()] = 1
+        if state.current_player() == player:
+            mask[state.legal_actions()] = 1
         return {"observation": observation, "action_mask": mask}
 
     def render(self) -> str | None:

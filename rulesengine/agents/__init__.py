@@ -9,6 +9,7 @@ at nothing else (only `CheatingMCTSAgent`, a reference, declares that it reads t
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol
 
 from ..engine import State
@@ -22,7 +23,14 @@ class Agent(Protocol):
         """An action among `view.legal_actions` for the player of the view."""
 
 
-def play_match(state: State, agents: list[Agent]) -> State:
+class StateAgent(Agent, Protocol):
+    """An agent that may also be handed the state itself (every agent of this package)."""
+
+    def choose(self, view: PlayerView | State) -> int:
+        """An action for the player of the view, or of the state (which it makes a view of)."""
+
+
+def play_match(state: State, agents: Sequence[Agent]) -> State:
     """Let `agents` (one per seat) play from `state` to the end; returns the final state.
     Each agent is handed the view of the player to move.
 
@@ -36,8 +44,11 @@ def play_match(state: State, agents: list[Agent]) -> State:
             continue
         agent = agents[state.current_player()]
         # the random agent reads only the legal actions: it is spared making a view
-        given = state if isinstance(agent, RandomAgent) else as_view(agent, state, getattr(agent, "rng", None))
-        state.apply_action(agent.choose(given))
+        if isinstance(agent, RandomAgent):
+            action = agent.choose(state)
+        else:
+            action = agent.choose(as_view(agent, state, getattr(agent, "rng", None)))
+        state.apply_action(action)
     return state
 
 
@@ -49,6 +60,7 @@ __all__ = [
     "MonteCarloAgent",
     "PlayerView",
     "RandomAgent",
+    "StateAgent",
     "as_view",
     "declared",
     "evaluate",

@@ -13,11 +13,14 @@ import signal
 import time
 from collections.abc import Callable, Iterator
 from itertools import islice
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from .playout import Plan, Recording
+
+if TYPE_CHECKING:
+    from multiprocessing.pool import AsyncResult
 
 Progress = Callable[[int], None]
 _POLL = 0.2  # seconds between checks for finished work (and for Ctrl-C)
@@ -126,7 +129,7 @@ def _pool(plan: Plan, workers: int) -> Iterator[list[dict[str, Any]]]:
         pending = [pool.apply_async(play_chunk, (plan, chunk)) for chunk in islice(chunks, workers * _AHEAD)]
         while pending:
             pending[0].wait(_POLL)  # a short wait, so Ctrl-C is seen at once
-            still = []
+            still: list[AsyncResult[Any]] = []
             for job in pending:
                 if job.ready():
                     yield job.get()

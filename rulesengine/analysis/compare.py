@@ -20,7 +20,7 @@ def _proportion(name: str, x_a: int, n_a: int, x_b: int, n_b: int) -> dict[str, 
                 stats.two_proportions(x_a, n_a, x_b, n_b), "rate")
 
 
-def _mean(name: str, a: dict[str, float], b: dict[str, float]) -> dict[str, Any]:
+def _mean(name: str, a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
     return _row(name, a["mean"], b["mean"],
                 stats.two_means(a["mean"], a["variance"], a["count"], b["mean"], b["variance"], b["count"]))
 
@@ -82,7 +82,8 @@ def render(c: dict[str, Any]) -> str:
     for row in c["rows"]:
         p = "" if row["p_value"] is None else f"{row['p_value']:.3g}"
         mark = " *" if row["significant"] else ""
-        lines.append(f"{row['statistic']:<42} {_fmt(row['a']):>10} {_fmt(row['b']):>10} "
-                     f"{_fmt(row['difference']):>10} {p:>8}{mark}")
+        kind = row["kind"]
+        lines.append(f"{row['statistic']:<42} {_fmt(row['a'], kind):>10} {_fmt(row['b'], kind):>10} "
+                     f"{_fmt(row['difference'], kind):>10} {p:>8}{mark}")
     lines.append(f"* significant at p < {c['alpha']} (two-sided; each row tested on its own)")
     return "\n".join(lines)

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from ..compose import compose
 from ..diagnostics import RulesEngineError, Span
-from ..source import Map
+from ..source import Map, Node
 
 
 def key_span(file: str, *path: str) -> Span:
     """The span of the key at `path` (e.g. "triggers", "going_out"); the file's start if not found."""
     fallback = Span.point(file, 1, 1)
     try:
-        node = compose(file)
+        node: Node = compose(file)
     except (RulesEngineError, OSError):
         return fallback
     span = fallback
