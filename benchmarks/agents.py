@@ -54,8 +54,9 @@ class Timed:
         return action
 
 
-def pairing(game: rulesengine.Game, opponent: Callable[[int], object], matches: int, iterations: int,
-            samples: int) -> dict:
+def pairing(
+    game: rulesengine.Game, opponent: Callable[[int], object], matches: int, iterations: int, samples: int
+) -> dict:
     wins = losses = draws = 0
     seconds = 0.0
     done_iterations = 0
@@ -73,24 +74,39 @@ def pairing(game: rulesengine.Game, opponent: Callable[[int], object], matches: 
         done_iterations += searcher.iterations
     low, high = wilson(wins, matches)
     rate = done_iterations / seconds if seconds else 0.0
-    return {"wins": wins, "losses": losses, "draws": draws, "rate": wins / matches, "low": low, "high": high,
-            "iterations_per_second": rate, "ms_per_iteration": 1000 / rate if rate else 0.0}
+    return {
+        "wins": wins,
+        "losses": losses,
+        "draws": draws,
+        "rate": wins / matches,
+        "low": low,
+        "high": high,
+        "iterations_per_second": rate,
+        "ms_per_iteration": 1000 / rate if rate else 0.0,
+    }
 
 
 def strength(names: list[str], matches: int, iterations: int, samples: int, options: dict[str, str]) -> None:
-    print(f"ISMCTS {iterations} iterations/move ({samples} resampled states a move), {matches} matches a pairing,"
-          " seats alternated")
-    print(f"{'game':<15} {'opponent':<8} {'W':>4} {'L':>4} {'D':>4} {'win rate':>9} {'95% interval':>15}"
-          f" {'it/s':>7} {'ms/it':>6}")
+    print(
+        f"ISMCTS {iterations} iterations/move ({samples} resampled states a move), {matches} matches a pairing,"
+        " seats alternated"
+    )
+    print(
+        f"{'game':<15} {'opponent':<8} {'W':>4} {'L':>4} {'D':>4} {'win rate':>9} {'95% interval':>15}"
+        f" {'it/s':>7} {'ms/it':>6}"
+    )
     for name in names:
         ruleset, players = GAMES[name]
         known = {o.name for o in rulesengine.load_ruleset(ruleset).options}  # each game takes its own options
         game = rulesengine.make_game(ruleset, players=players, options={k: v for k, v in options.items() if k in known})
         for label, opponent in (("random", RandomAgent), ("greedy", GreedyAgent)):
             r = pairing(game, opponent, matches, iterations, samples)
-            print(f"{name:<15} {label:<8} {r['wins']:>4} {r['losses']:>4} {r['draws']:>4} {r['rate']:>9.1%}"
-                  f"   [{r['low']:.1%}, {r['high']:.1%}] {r['iterations_per_second']:>7.0f}"
-                  f" {r['ms_per_iteration']:>6.2f}", flush=True)
+            print(
+                f"{name:<15} {label:<8} {r['wins']:>4} {r['losses']:>4} {r['draws']:>4} {r['rate']:>9.1%}"
+                f"   [{r['low']:.1%}, {r['high']:.1%}] {r['iterations_per_second']:>7.0f}"
+                f" {r['ms_per_iteration']:>6.2f}",
+                flush=True,
+            )
 
 
 def knowledge_cost(seed: int = 1) -> None:
@@ -102,8 +118,10 @@ def knowledge_cost(seed: int = 1) -> None:
     state = game.new_initial_state(seed=seed)
     rng = random.Random(seed)
     marks = {10, 100, 1_000, 3_000, 6_000}
-    print(f"{'step':>6} {'since shuffle':>13} {'key, fresh clone (us)':>22} {'key, next step (us)':>20}"
-          f" {'resample P1 (ms)':>17}")
+    print(
+        f"{'step':>6} {'since shuffle':>13} {'key, fresh clone (us)':>22} {'key, next step (us)':>20}"
+        f" {'resample P1 (ms)':>17}"
+    )
     while not state.is_terminal() and marks:
         state.apply_action(rng.choice(state.legal_actions()))
         state.information_state_key(0)

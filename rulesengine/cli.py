@@ -62,8 +62,13 @@ def _collect_files(paths: tuple[str, ...]) -> tuple[list[Path], list[Diagnostic]
 
     def take(path: Path, root: Path) -> None:
         if not path.resolve().is_relative_to(root.resolve()):  # a link, or a file in a linked folder
-            refused.append(Diagnostic("RE023", "this file is a symbolic link to a file outside its folder; it is not "
-                                      "read", Span.point(str(path), 1, 1)))
+            refused.append(
+                Diagnostic(
+                    "RE023",
+                    "this file is a symbolic link to a file outside its folder; it is not read",
+                    Span.point(str(path), 1, 1),
+                )
+            )
         else:
             files.append(path)
 
@@ -178,12 +183,24 @@ _options = click.option(
 @_players
 @_seed
 @_options
-@click.option("--record", "record_path", type=click.Path(dir_okay=False), default=None,
-              help="Write a replay of the match to this JSON file.")
-@click.option("--agents", "agents_spec", default="random", show_default=True, metavar="SPECS",
-              help="Bots per seat, e.g. ismcts:1000,greedy (see docs/agents.md).")
-def run(ruleset: str, players: int | None, seed: int, options: tuple[str, ...], record_path: str | None,
-        agents_spec: str) -> None:
+@click.option(
+    "--record",
+    "record_path",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Write a replay of the match to this JSON file.",
+)
+@click.option(
+    "--agents",
+    "agents_spec",
+    default="random",
+    show_default=True,
+    metavar="SPECS",
+    help="Bots per seat, e.g. ismcts:1000,greedy (see docs/agents.md).",
+)
+def run(
+    ruleset: str, players: int | None, seed: int, options: tuple[str, ...], record_path: str | None, agents_spec: str
+) -> None:
     """Bots (random unless --agents says) play one whole match of RULESET (a path or a shipped name)."""
     game = _load_game(ruleset, players, options)
     if record_path is not None:  # before the match, not after it
@@ -277,8 +294,13 @@ def _print_result(state) -> None:
 @_seed
 @_options
 @click.option("--seat", type=click.IntRange(min=1), default=1, show_default=True, help="Your seat (P1 is seat 1).")
-@click.option("--opponents", default="random", show_default=True, metavar="SPECS",
-              help="The bots in the other seats, in seat order, e.g. ismcts:1000,greedy (see docs/agents.md).")
+@click.option(
+    "--opponents",
+    default="random",
+    show_default=True,
+    metavar="SPECS",
+    help="The bots in the other seats, in seat order, e.g. ismcts:1000,greedy (see docs/agents.md).",
+)
 def play(ruleset: str, players: int | None, seed: int, options: tuple[str, ...], seat: int, opponents: str) -> None:
     """Play a match of RULESET in the terminal against bots (random unless --opponents says)."""
     game = _load_game(ruleset, players, options)
@@ -407,8 +429,9 @@ def compile_command(ruleset: str, players: int | None, options: tuple[str, ...],
     count = checked.default_players if players is None else players
     try:
         if not checked.min_players <= count <= checked.max_players:
-            raise ChoiceError(f"{checked.name} is for {checked.min_players} to {checked.max_players} players, "
-                              f"not {count}")
+            raise ChoiceError(
+                f"{checked.name} is for {checked.min_players} to {checked.max_players} players, not {count}"
+            )
         values = api.resolve_options(checked, _parse_options(options))
         program = compiler.compile_program(checked, values, count, optimize=False)  # type: ignore[call-arg]
     except RulesEngineError as error:
@@ -428,9 +451,12 @@ def compile_command(ruleset: str, players: int | None, options: tuple[str, ...],
 )
 @click.option("--strict", is_flag=True, help="Treat warnings in the test files as failures.")
 @click.option("--verbose", "-v", is_flag=True, help="Name every test with PASS or FAIL (text format).")
-@click.option("--trace", is_flag=True,
-              help="Print the table clause -> tests of each file's rules document instead; exit 1 if a clause is "
-                   "neither covered nor declared not testable.")
+@click.option(
+    "--trace",
+    is_flag=True,
+    help="Print the table clause -> tests of each file's rules document instead; exit 1 if a clause is "
+    "neither covered nor declared not testable.",
+)
 def test_command(paths: tuple[str, ...], output_format: str, strict: bool, verbose: bool, trace: bool) -> None:
     """Run the scenario tests of rule files (NAME.tests.yaml files, folders, or rule files)."""
     from . import scenario_report
@@ -470,6 +496,8 @@ def lsp_command() -> None:
     except ImportError as error:
         raise ChoiceError(f"the language server needs pygls: pip install 'rulesengine[lsp]' ({error})") from None
     serve()
+
+
 for _command in analysis_commands.COMMANDS:  # simulate, compare, check
     main.add_command(_command)
 

@@ -77,9 +77,7 @@ def _implies(test: ast.expr, other: ast.expr) -> bool:
         return False
     assert isinstance(test, ast.Compare) and isinstance(other, ast.Compare)  # compare_op gave both an operator
     return (
-        b in _IMPLIES[a]
-        and pyast.same(test.left, other.left)
-        and pyast.same(test.comparators[0], other.comparators[0])
+        b in _IMPLIES[a] and pyast.same(test.left, other.left) and pyast.same(test.comparators[0], other.comparators[0])
     )
 
 

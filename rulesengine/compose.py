@@ -185,8 +185,11 @@ def _load_base(
         )
         return None
     if resolved_text in named:
-        problems.append(Diagnostic("RE020", f"'{shown}' is named twice by this file", reference.span,
-                                   hint="extend or include a file once"))
+        problems.append(
+            Diagnostic(
+                "RE020", f"'{shown}' is named twice by this file", reference.span, hint="extend or include a file once"
+            )
+        )
         return None
     named.add(resolved_text)
     if resolved_text in state.done:
@@ -197,16 +200,22 @@ def _load_base(
         )
         return None
     if len(state.done) >= MAX_COMPOSED_FILES:
-        problems.append(Diagnostic("RE021", f"more than {MAX_COMPOSED_FILES} files are extended or included",
-                                   reference.span))
+        problems.append(
+            Diagnostic("RE021", f"more than {MAX_COMPOSED_FILES} files are extended or included", reference.span)
+        )
         return None
     try:
         size = resolved.stat().st_size
     except OSError:
         size = 0  # reading it reports why it cannot be read
     if state.bytes + size > MAX_COMPOSED_BYTES:
-        problems.append(Diagnostic("RE022", f"the files extended or included hold more than {MAX_COMPOSED_BYTES} "
-                                   "bytes together", reference.span))
+        problems.append(
+            Diagnostic(
+                "RE022",
+                f"the files extended or included hold more than {MAX_COMPOSED_BYTES} bytes together",
+                reference.span,
+            )
+        )
         return None
     state.done[resolved_text] = None
     try:

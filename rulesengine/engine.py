@@ -58,8 +58,21 @@ class State:
         "_shuffled",
         "_track",
     )
-    _COPIED = ("zones", "where", "vars", "active", "active_players", "agenda", "chance", "shown", "log",
-               "known", "ident", "origin", "_touched")
+    _COPIED = (
+        "zones",
+        "where",
+        "vars",
+        "active",
+        "active_players",
+        "agenda",
+        "chance",
+        "shown",
+        "log",
+        "known",
+        "ident",
+        "origin",
+        "_touched",
+    )
     __slots__ = _SHARED + _COPIED
 
     # Set by knowledge.initial (and copied or shared by clone).
@@ -666,8 +679,10 @@ class State:
         """
         if self.log is None:
             raise ValueError("this state keeps no log: make it with new_initial_state(..., record_log=True)")
-        return [line.public if isinstance(line, _HiddenMoveLine) and line.mover != player else str(line)
-                for line in self.log[start:]]
+        return [
+            line.public if isinstance(line, _HiddenMoveLine) and line.mover != player else str(line)
+            for line in self.log[start:]
+        ]
 
     def observation(self, player: int) -> dict[str, Any]:
         """What `player` sees now: every zone it may look into, counts of the others."""

@@ -45,11 +45,13 @@ class Sight:
         ]
         # players who see zone a or zone b (they follow a card moving between them), and the others
         self.either = [[tuple(p for p in range(n) if self.sees[p][a] or self.sees[p][b]) for b in zones] for a in zones]
-        self.blind = [[tuple(p for p in range(n) if not (self.sees[p][a] or self.sees[p][b])) for b in zones]
-                      for a in zones]
+        self.blind = [
+            [tuple(p for p in range(n) if not (self.sees[p][a] or self.sees[p][b])) for b in zones] for a in zones
+        ]
         self.card_slots = tuple(
             program.variable_offsets[name] + k
-            for name, per_player, type_ in program.variable_layout if type_ == ir.CARD
+            for name, per_player, type_ in program.variable_layout
+            if type_ == ir.CARD
             for k in range(n if per_player else 1)
         )
         # how a raw variable value is shown (cards and suits below 0 show as None)
@@ -170,14 +172,23 @@ def end_step(state: Any, action: int | None = None) -> None:
     else:
         changes = ()
     last = state.last_action
-    state.trail = (state.trail, (
-        changes,
-        tuple(state.vars),
-        (state.round_number, state.phase, state.current_player(), state.direction, tuple(state.active),
-         state.game_over),
-        tuple(map(tuple, state.shown)) if state.shown_any else None,
-        (state.mover, last) if last is not None else None,
-    ))
+    state.trail = (
+        state.trail,
+        (
+            changes,
+            tuple(state.vars),
+            (
+                state.round_number,
+                state.phase,
+                state.current_player(),
+                state.direction,
+                tuple(state.active),
+                state.game_over,
+            ),
+            tuple(map(tuple, state.shown)) if state.shown_any else None,
+            (state.mover, last) if last is not None else None,
+        ),
+    )
     if state._shuffled:
         state._shuffled = False
         checkpoint = state.clone()
@@ -335,13 +346,11 @@ def observe(state: Any, player: int, view: list, record: tuple) -> dict[str, Any
     project(state, player, view, record)
     _changes, values, public, shown, last = record
     round_number, phase, current, direction, active, terminal = public
-    zones = {
-        program.zone_names[z]: [names[c] for c in v] if isinstance(v, tuple) else v for z, v in enumerate(view)
-    }
+    zones = {program.zone_names[z]: [names[c] for c in v] if isinstance(v, tuple) else v for z, v in enumerate(view)}
     variables: dict[str, Any] = {}
     for name, per_player, type_ in program.variable_layout:
         offset = program.variable_offsets[name]
-        chunk = values[offset: offset + (program.num_players if per_player else 1)]
+        chunk = values[offset : offset + (program.num_players if per_player else 1)]
         shown_values = [game.show_value(v, type_) for v in chunk]
         variables[name] = shown_values if per_player else shown_values[0]
     last_move = None

@@ -35,8 +35,14 @@ def describe_observation(game: Game, observation: dict) -> list[str]:
     return lines
 
 
-def play_against_bots(game: Game, seat: int, seed: int, ask: Callable[[State, list[str]], int],
-                      say: Callable[[str], None], bots: list | None = None) -> State:
+def play_against_bots(
+    game: Game,
+    seat: int,
+    seed: int,
+    ask: Callable[[State, list[str]], int],
+    say: Callable[[str], None],
+    bots: list | None = None,
+) -> State:
     """Play one match: `ask(state, lines)` returns the person's action, `bots` (one per seat,
     random by default; the person's seat is ignored) play the rest."""
     state = game.new_initial_state(seed=seed, record_log=True)

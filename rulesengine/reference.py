@@ -72,8 +72,9 @@ class ReferenceCompiler:
         for slot, zone in enumerate(slots):
             self.zone_slot_of[zone.family][zone.index] = slot
         sorted_by = {z.name: z.sorted_by for z in self.ruleset.zones}
-        self.sorted_by = tuple(self.attributes[attribute] if (attribute := sorted_by[z.family]) else None
-                               for z in slots)
+        self.sorted_by = tuple(
+            self.attributes[attribute] if (attribute := sorted_by[z.family]) else None for z in slots
+        )
         initial: list[list[int]] = [[] for _ in slots]
         for card_id, card in enumerate(self.cards):
             initial[self.zone_slot_of[self.ruleset.decks[card.deck].zone][()]].append(card_id)
@@ -83,10 +84,11 @@ class ReferenceCompiler:
         out = {}
         for zone in self.ruleset.zones:
             sizes = dimension_sizes(zone, self.num_players, len(self.suit_names))
-            strides = tuple(product(sizes[k + 1:]) for k in range(len(sizes)))
+            strides = tuple(product(sizes[k + 1 :]) for k in range(len(sizes)))
             base = min(self.zone_slot_of[zone.name].values())
-            out[zone.name] = ZoneFamily(zone.name, base, strides, sizes, zone.dimensions, zone.visibility,
-                                        zone.sorted_by)
+            out[zone.name] = ZoneFamily(
+                zone.name, base, strides, sizes, zone.dimensions, zone.visibility, zone.sorted_by
+            )
         return out
 
     def layout_variables(self) -> None:
@@ -183,8 +185,7 @@ class ReferenceCompiler:
         env: list = [None] * max(1, self.ruleset.slots)
         env[0] = player
         found: list[int] = []
-        strides = [product([q.domain_size for q in compiled.params[k + 1:]])
-                   for k in range(len(compiled.params))]
+        strides = [product([q.domain_size for q in compiled.params[k + 1 :]]) for k in range(len(compiled.params))]
 
         def choose(depth: int, key: int) -> None:
             if depth == len(move.params):
@@ -255,13 +256,22 @@ class ReferenceCompiler:
             params = tuple(self.param(p) for p in move.params)
             width = product([p.domain_size for p in params])
             compiled = CompiledMove(
-                index, move.name, offset, width, params, self.segments(move.effects),
-                ev.template(move.label) if move.label else None, move.is_pass, move.hidden,
-                self.enumerator(index), None,
+                index,
+                move.name,
+                offset,
+                width,
+                params,
+                self.segments(move.effects),
+                ev.template(move.label) if move.label else None,
+                move.is_pass,
+                move.hidden,
+                self.enumerator(index),
+                None,
             )
             moves.append(compiled)
-            self.move_parts.append((move, compiled, [ev.items(p.candidates) for p in move.params],
-                                    self.optional(move.legal)))
+            self.move_parts.append(
+                (move, compiled, [ev.items(p.candidates) for p in move.params], self.optional(move.legal))
+            )
             offset += width
         phases = tuple(
             CompiledPhase(
@@ -278,8 +288,13 @@ class ReferenceCompiler:
             for p in r.phases
         )
         triggers = tuple(
-            CompiledTrigger(t.name, t.slot, ev.cards(t.each) if t.each is not None else None, ev.expr(t.when),
-                            self.segments(t.effects))
+            CompiledTrigger(
+                t.name,
+                t.slot,
+                ev.cards(t.each) if t.each is not None else None,
+                ev.expr(t.when),
+                self.segments(t.effects),
+            )
             for t in r.triggers
         )
         return Program(

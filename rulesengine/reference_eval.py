@@ -210,9 +210,14 @@ class Evaluator:
             combine = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b}[op]
             return lambda st, env: checked(combine(left(st, env), right(st, env)), at)
         compare = {
-            "//": runtime.div, "%": runtime.mod,
-            "==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
-            "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
+            "//": runtime.div,
+            "%": runtime.mod,
+            "==": lambda a, b: a == b,
+            "!=": lambda a, b: a != b,
+            "<": lambda a, b: a < b,
+            "<=": lambda a, b: a <= b,
+            ">": lambda a, b: a > b,
+            ">=": lambda a, b: a >= b,
         }[op]
         return lambda st, env: compare(left(st, env), right(st, env))
 

@@ -136,18 +136,19 @@ def read(path: str | os.PathLike) -> dict[str, Any]:
         what = "nested too deeply" if isinstance(error, RecursionError) else str(error)
         raise ReplayError(f"{path}: not a valid replay: {what}") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise ReplayError(f"{path}: not a rulesengine replay (expected \"format\": \"{FORMAT}\")")
+        raise ReplayError(f'{path}: not a rulesengine replay (expected "format": "{FORMAT}")')
     if data.get("version") not in (1, VERSION):
-        raise ReplayError(f"{path}: replay version {_shown(data.get('version'))} is not supported "
-                          f"(expected 1 or {VERSION})")
+        raise ReplayError(
+            f"{path}: replay version {_shown(data.get('version'))} is not supported (expected 1 or {VERSION})"
+        )
     expected = {"ruleset": str, "players": int, "options": dict, "seed": int, "actions": list}
     if data["version"] >= 2:
         expected["ruleset_sha256"] = str
     for key, kind in expected.items():
         if not isinstance(data.get(key), kind) or isinstance(data.get(key), bool):
-            raise ReplayError(f"{path}: \"{key}\" must be {_describe(kind)}")
+            raise ReplayError(f'{path}: "{key}" must be {_describe(kind)}')
     if not all(isinstance(a, int) and not isinstance(a, bool) for a in data["actions"]):
-        raise ReplayError(f"{path}: \"actions\" must be a list of whole numbers")
+        raise ReplayError(f'{path}: "actions" must be a list of whole numbers')
     _check_result(data, path)
     return data
 
@@ -157,7 +158,7 @@ def _check_result(data: dict[str, Any], path: str | os.PathLike) -> None:
     and `decisions`. A missing or malformed result is an error, not something to skip."""
     result = data.get("result")
     if not isinstance(result, dict):
-        raise ReplayError(f"{path}: \"result\" must be an object with \"terminal\", \"returns\" and \"decisions\"")
+        raise ReplayError(f'{path}: "result" must be an object with "terminal", "returns" and "decisions"')
     returns = result.get("returns")
     if (
         not isinstance(result.get("terminal"), bool)
@@ -167,8 +168,10 @@ def _check_result(data: dict[str, Any], path: str | os.PathLike) -> None:
         or not isinstance(result.get("decisions"), int)
         or isinstance(result.get("decisions"), bool)
     ):
-        raise ReplayError(f"{path}: \"result\" must hold \"terminal\" (true or false), \"returns\" (one number "
-                          f"a player) and \"decisions\" (a whole number)")
+        raise ReplayError(
+            f'{path}: "result" must hold "terminal" (true or false), "returns" (one number '
+            f'a player) and "decisions" (a whole number)'
+        )
 
 
 def _shown(value: object) -> str:
@@ -194,11 +197,15 @@ def ruleset_path(data: dict[str, Any], path: str | os.PathLike = "replay") -> Pa
         found = find_reference(name, root, shipped=False)
         if found is not None:
             if not is_confined(found.resolve(), root):
-                raise ReplayError(f"{path}: the ruleset '{printable(name)}' is outside the replay's folder; "
-                                  "a replay may name only a shipped ruleset or a file in its folder or below it")
+                raise ReplayError(
+                    f"{path}: the ruleset '{printable(name)}' is outside the replay's folder; "
+                    "a replay may name only a shipped ruleset or a file in its folder or below it"
+                )
             return found
-    raise ReplayError(f"{path}: the ruleset '{printable(name)}' is neither a shipped ruleset nor a file in the "
-                      "replay's folder or below it")
+    raise ReplayError(
+        f"{path}: the ruleset '{printable(name)}' is neither a shipped ruleset nor a file in the "
+        "replay's folder or below it"
+    )
 
 
 def load_game(data: dict[str, Any], path: str | os.PathLike = "replay") -> Game:
@@ -207,8 +214,10 @@ def load_game(data: dict[str, Any], path: str | os.PathLike = "replay") -> Game:
     file = ruleset_path(data, path)
     recorded = data.get("ruleset_sha256")
     if isinstance(recorded, str) and ruleset_digest(file) != recorded:
-        raise ReplayError(f"{path}: the ruleset '{printable(data['ruleset'])}' has changed since the replay was "
-                          "recorded (its SHA-256 differs)")
+        raise ReplayError(
+            f"{path}: the ruleset '{printable(data['ruleset'])}' has changed since the replay was "
+            "recorded (its SHA-256 differs)"
+        )
     try:
         return make_game(load_ruleset(file), players=data["players"], options=data["options"])
     except OptionError as error:
@@ -222,13 +231,16 @@ def play_back(data: dict[str, Any], path: str | os.PathLike = "replay", record_l
     names = data.get("action_names")
     for step, action in enumerate(data["actions"], start=1):
         if state.is_terminal():
-            raise ReplayError(f"{path}: the match is over after {step - 1} actions, but the replay has "
-                              f"{len(data['actions'])}")
+            raise ReplayError(
+                f"{path}: the match is over after {step - 1} actions, but the replay has {len(data['actions'])}"
+            )
         if isinstance(names, list) and step <= len(names) and action in state.legal_actions():
             shown = state.action_to_string(action)
             if names[step - 1] != shown:
-                raise ReplayError(f"{path}: action {step} is '{printable(shown)}' here, but the replay calls it "
-                                  f"'{printable(str(names[step - 1]))}'")
+                raise ReplayError(
+                    f"{path}: action {step} is '{printable(shown)}' here, but the replay calls it "
+                    f"'{printable(str(names[step - 1]))}'"
+                )
         try:
             state.apply_action(action)
         except IllegalActionError as error:
@@ -241,11 +253,12 @@ def check_result(data: dict[str, Any], state: State, path: str | os.PathLike = "
     result = data["result"]
     if result["terminal"] != state.is_terminal():
         said = "over" if result["terminal"] else "not over"
-        raise ReplayError(f"{path}: the replay says the match is {said} after its actions, but it is "
-                          f"{'over' if state.is_terminal() else 'not over'}")
+        raise ReplayError(
+            f"{path}: the replay says the match is {said} after its actions, but it is "
+            f"{'over' if state.is_terminal() else 'not over'}"
+        )
     if [float(r) for r in result["returns"]] != state.returns():
-        raise ReplayError(f"{path}: the match ends with returns {state.returns()}, "
-                          f"the replay says {result['returns']}")
+        raise ReplayError(f"{path}: the match ends with returns {state.returns()}, the replay says {result['returns']}")
 
 
 def verify(data: dict[str, Any], path: str | os.PathLike = "replay") -> State:

@@ -39,7 +39,6 @@ EXPECT_KEYS = {
 }
 
 
-
 @attrs.frozen
 class Check:
     """One expectation: `test(state, context)` returns None when it holds, else (expected, actual)."""
@@ -47,7 +46,6 @@ class Check:
     span: Span
     what: str
     test: Callable[[State, dict], tuple[str, str] | None]
-
 
 
 class ExpectReader:
@@ -94,8 +92,12 @@ class ExpectReader:
 
     def current(self, node: Node, _span: Span) -> Iterator[Check]:
         player = self.names.player(node)
-        yield _field(node.span, "the player to move", f"P{player + 1}",
-                     lambda s: f"P{s.current_player() + 1}" if s.current_player() >= 0 else "nobody")
+        yield _field(
+            node.span,
+            "the player to move",
+            f"P{player + 1}",
+            lambda s: f"P{s.current_player() + 1}" if s.current_player() >= 0 else "nobody",
+        )
 
     def phase(self, node: Node, _span: Span) -> Iterator[Check]:
         index = self.names.phase(node)
@@ -113,8 +115,12 @@ class ExpectReader:
     def out(self, node: Node, _span: Span) -> Iterator[Check]:
         players = sorted(self.names.players(node)) if not is_empty(node) else []
         wanted = _show([f"P{p + 1}" for p in players])
-        yield _field(node.span, "the players out", wanted,
-                     lambda s: _show([f"P{p + 1}" for p, a in enumerate(s.active) if not a]))
+        yield _field(
+            node.span,
+            "the players out",
+            wanted,
+            lambda s: _show([f"P{p + 1}" for p, a in enumerate(s.active) if not a]),
+        )
 
     # -- cards and values --
 
@@ -126,8 +132,12 @@ class ExpectReader:
         reader, names = self.reader, self.names
         if is_int(value):
             count = reader.integer(value, "a number of cards")
-            yield _field(value.span, f"the number of cards in {flat}", str(count),
-                         lambda s: str(len(cards_of(s)) if isinstance(cards_of(s), list) else cards_of(s)))
+            yield _field(
+                value.span,
+                f"the number of cards in {flat}",
+                str(count),
+                lambda s: str(len(cards_of(s)) if isinstance(cards_of(s), list) else cards_of(s)),
+            )
             return
         if isinstance(value, Map):
             entries = reader.mapping(value, f"the check of '{flat}'", {"contains": "", "excludes": "", "size": ""})
@@ -141,8 +151,10 @@ class ExpectReader:
                 def test(state: State, _c: dict, wanted=wanted, present=present) -> tuple[str, str] | None:
                     cards = cards_of(state)
                     if not isinstance(cards, list):
-                        return (f"{flat} {'holds' if present else 'does not hold'} {_show(wanted)}",
-                                f"{cards} hidden cards")
+                        return (
+                            f"{flat} {'holds' if present else 'does not hold'} {_show(wanted)}",
+                            f"{cards} hidden cards",
+                        )
                     wrong = [n for n in wanted if (n in cards) != present]
                     if not wrong:
                         return None
@@ -151,8 +163,12 @@ class ExpectReader:
                 yield Check(inner.span, f"{flat} {key} cards", test)
             return
         wanted = names.card_names(value) if not is_empty(value) else []
-        yield _field(value.span, f"the cards of {flat} (bottom to top)", _show(wanted),
-                     lambda s: _show(cards_of(s)) if isinstance(cards_of(s), list) else f"{cards_of(s)} hidden cards")
+        yield _field(
+            value.span,
+            f"the cards of {flat} (bottom to top)",
+            _show(wanted),
+            lambda s: _show(cards_of(s)) if isinstance(cards_of(s), list) else f"{cards_of(s)} hidden cards",
+        )
 
     def variables(self, node: Node, _span: Span) -> Iterator[Check]:
         program = self.game.program
@@ -192,13 +208,15 @@ class ExpectReader:
         items = self.reader.items(node, "'returns'")
         values = []
         for item in items:
-            if not (isinstance(item, Scalar) and isinstance(item.value, (int, float))
-                    and not isinstance(item.value, bool)):
+            if not (
+                isinstance(item, Scalar) and isinstance(item.value, (int, float)) and not isinstance(item.value, bool)
+            ):
                 raise self.reader.fail("RE500", "a return must be a number", item.span)
             values.append(float(item.value))
         if len(values) != self.game.num_players:
-            raise self.reader.fail("RE500", f"'returns' needs one value per player ({self.game.num_players})",
-                                   node.span)
+            raise self.reader.fail(
+                "RE500", f"'returns' needs one value per player ({self.game.num_players})", node.span
+            )
         wanted = _show(values) + " (the match over)"
 
         def actual(state: State) -> str:
@@ -220,8 +238,11 @@ class ExpectReader:
                     return s.observation(p)["shown"]
 
                 yield from self._zone(f"the cards shown to P{player + 1}", zones.entries["shown"], shown_to)
-                zones = Map({k: v for k, v in zones.items() if k != "shown"},
-                            {k: v for k, v in zones.key_spans.items() if k != "shown"}, zones.span)
+                zones = Map(
+                    {k: v for k, v in zones.items() if k != "shown"},
+                    {k: v for k, v in zones.key_spans.items() if k != "shown"},
+                    zones.span,
+                )
             for flat, _slot, value in self.names.zones(zones):
 
                 def seen_by(s: State, p: int = player, f: str = flat) -> Any:

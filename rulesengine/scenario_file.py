@@ -49,6 +49,8 @@ TEST_KEYS = {
     "description": "a longer explanation",
 }
 STEP_KEYS = {"play": TEST_KEYS["play"], "expect": TEST_KEYS["expect"]}
+
+
 @attrs.frozen
 class Step:
     play: tuple[tuple[str, Span], ...]
@@ -141,14 +143,22 @@ class _Reader(Shapes):
             found = resolve_ruleset(name, relative_to=here)
             where = ruleset_node.span
         if found is None:
-            self.error("RE502", f"the rule file '{name}' to test is not found", where,
-                       "name it with 'ruleset:' (a path relative to this file, or a shipped name)")
+            self.error(
+                "RE502",
+                f"the rule file '{name}' to test is not found",
+                where,
+                "name it with 'ruleset:' (a path relative to this file, or a shipped name)",
+            )
             return None
         try:
             ruleset = api.load_ruleset(str(found))
         except RuleFileError as error:
-            self.error("RE502", f"the rule file '{name}' is not valid ({len(error.diagnostics)} problem(s))", where,
-                       f"see: rulesengine validate {found}")
+            self.error(
+                "RE502",
+                f"the rule file '{name}' is not valid ({len(error.diagnostics)} problem(s))",
+                where,
+                f"see: rulesengine validate {found}",
+            )
             return None
         rules = None
         if "rules" in top:
@@ -181,8 +191,12 @@ class _Reader(Shapes):
                 except Skip:
                     continue
                 if scenario.name in names:
-                    self.error("RE503", f"two tests are named '{scenario.name}' (the first at line "
-                               f"{names[scenario.name].line})", scenario.span, "give every test its own name")
+                    self.error(
+                        "RE503",
+                        f"two tests are named '{scenario.name}' (the first at line {names[scenario.name].line})",
+                        scenario.span,
+                        "give every test its own name",
+                    )
                 names.setdefault(scenario.name, scenario.span)
                 scenarios.append(scenario)
         self.citations(rules, top, not_testable, scenarios)
@@ -193,9 +207,14 @@ class _Reader(Shapes):
         if rules is None:
             return
         if not rules.is_file():
-            self.problems.append(Diagnostic("RE512", f"the rules document '{rules.name}' is not found, so the "
-                                            "clauses cited are not checked", top.entries["rules"].span,
-                                            severity=WARNING))
+            self.problems.append(
+                Diagnostic(
+                    "RE512",
+                    f"the rules document '{rules.name}' is not found, so the clauses cited are not checked",
+                    top.entries["rules"].span,
+                    severity=WARNING,
+                )
+            )
             return
         known = clauses_of(rules)
         cited = [(c, span) for scenario in scenarios for c, span in scenario.clauses]
@@ -204,8 +223,12 @@ class _Reader(Shapes):
             cited += [(c, listed.key_spans[c]) for c in not_testable]
         for clause, span in cited:
             if clause not in known:
-                self.error("RE511", f"the rules document has no clause '{clause}'", span,
-                           did_you_mean(clause, known) or f"see {rules.name}")
+                self.error(
+                    "RE511",
+                    f"the rules document has no clause '{clause}'",
+                    span,
+                    did_you_mean(clause, known) or f"see {rules.name}",
+                )
 
     def scenario(self, node: Node, ruleset: ir.Ruleset, defaults: dict[str, Node]) -> Scenario:
         problems_before = len(self.problems)

@@ -28,6 +28,7 @@ POSITION_KEYS = {
     "passes": "passes in a row so far",
 }
 
+
 class Names:
     """The game's names as logs print them: players, cards, zones, phases, variables."""
 
@@ -50,8 +51,9 @@ class Names:
         count = self.program.num_players
         if text.startswith("P") and text[1:].isdigit() and 1 <= int(text[1:]) <= count:
             return int(text[1:]) - 1
-        raise self.reader.fail("RE509", f"'{text}' is not a player of this {count}-player game", node.span,
-                               f"players are P1 to P{count}")
+        raise self.reader.fail(
+            "RE509", f"'{text}' is not a player of this {count}-player game", node.span, f"players are P1 to P{count}"
+        )
 
     def players(self, node: Node) -> frozenset[int]:
         return frozenset(self.player(item) for item in self.reader.items(node, "a list of players"))
@@ -60,7 +62,8 @@ class Names:
         name = str(node.value) if isinstance(node, Scalar) and node.value is not None else ""
         if name not in self.cards:
             hint = did_you_mean(name, self.cards) or "cards are named as the log prints them, e.g. " + ", ".join(
-                list(self.cards)[:3])
+                list(self.cards)[:3]
+            )
             raise self.reader.fail("RE506", f"no card is named '{name}'", node.span, hint)
         return self.cards[name]
 
@@ -75,8 +78,12 @@ class Names:
     def phase(self, node: Node) -> int:
         name = self.reader.text(node, "a phase")
         if name not in self.phases:
-            raise self.reader.fail("RE508", f"no phase is named '{name}'", node.span,
-                                   did_you_mean(name, self.phases) or f"phases: {', '.join(self.phases)}")
+            raise self.reader.fail(
+                "RE508",
+                f"no phase is named '{name}'",
+                node.span,
+                did_you_mean(name, self.phases) or f"phases: {', '.join(self.phases)}",
+            )
         return self.phases.index(name)
 
     def zones(self, node: Node) -> Iterator[tuple[str, int, Node]]:
@@ -92,8 +99,12 @@ class Names:
                 for index, inner in value.items():
                     flat = f"{key}[{index}]"
                     if flat not in self.zone_slots:
-                        self.reader.error("RE505", f"no zone is named '{flat}'", value.key_spans[index],
-                                          did_you_mean(flat, self.zone_slots))
+                        self.reader.error(
+                            "RE505",
+                            f"no zone is named '{flat}'",
+                            value.key_spans[index],
+                            did_you_mean(flat, self.zone_slots),
+                        )
                         continue
                     yield flat, self.zone_slots[flat], inner
                 continue
@@ -104,8 +115,12 @@ class Names:
 
     def variable(self, key: str, span: Span) -> tuple[bool, str]:
         if key not in self.variables:
-            raise self.reader.fail("RE507", f"no variable is named '{key}'", span,
-                                   did_you_mean(key, self.variables) or f"variables: {', '.join(self.variables)}")
+            raise self.reader.fail(
+                "RE507",
+                f"no variable is named '{key}'",
+                span,
+                did_you_mean(key, self.variables) or f"variables: {', '.join(self.variables)}",
+            )
         return self.variables[key]
 
     def value(self, node: Node, type_: str, what: str) -> Any:
@@ -126,8 +141,9 @@ class Names:
         if type_ == ir.SUIT:
             name = reader.text(node, what)
             if name not in self.program.suit_names:
-                raise reader.fail("RE507", f"no suit is named '{name}'", node.span,
-                                  did_you_mean(name, self.program.suit_names))
+                raise reader.fail(
+                    "RE507", f"no suit is named '{name}'", node.span, did_you_mean(name, self.program.suit_names)
+                )
             return self.program.suit_names.index(name)
         if type_ == ir.CARD:
             return self.card(node)[0]
@@ -151,8 +167,12 @@ class Names:
                     for player, inner in enumerate(value.items):
                         yield f"{key}[P{player + 1}]", offset + player, self.value(inner, type_, key), inner
                 else:
-                    self.reader.error("RE507", f"'{key}' has one value per player: write {{P1: ..., P2: ...}}"
-                                      f" or a list of {program.num_players}", value.span)
+                    self.reader.error(
+                        "RE507",
+                        f"'{key}' has one value per player: write {{P1: ..., P2: ...}}"
+                        f" or a list of {program.num_players}",
+                        value.span,
+                    )
             except Skip:
                 continue
 
@@ -229,8 +249,11 @@ class PositionReader:
         except Skip:
             broken = True
         if current in out:
-            reader.error("RE509", f"P{current + 1} is to move but is out of the round",
-                         (position.get("current") or position).span)
+            reader.error(
+                "RE509",
+                f"P{current + 1} is to move but is out of the round",
+                (position.get("current") or position).span,
+            )
             broken = True
         if phase < 0:
             raise reader.fail("RE508", "the position needs a 'phase'", position.span)
@@ -254,8 +277,9 @@ class PositionReader:
             return None
         name = self.reader.text(node, "'rest'")
         if name not in self.names.zone_slots:
-            raise self.reader.fail("RE505", f"no zone is named '{name}'", node.span,
-                                   did_you_mean(name, self.names.zone_slots))
+            raise self.reader.fail(
+                "RE505", f"no zone is named '{name}'", node.span, did_you_mean(name, self.names.zone_slots)
+            )
         return self.names.zone_slots[name]
 
     def deck_zone(self, card: int) -> int:

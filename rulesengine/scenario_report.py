@@ -31,8 +31,12 @@ def collect(paths: Sequence[str]) -> list[Path]:
             files.append(path)
         elif path.is_file():
             stem = path.name.rsplit(".", 1)[0]
-            found = [c for folder in (path.parent, path.parent / "tests") for suffix in SUFFIXES
-                     if (c := folder / f"{stem}{suffix}").is_file()]
+            found = [
+                c
+                for folder in (path.parent, path.parent / "tests")
+                for suffix in SUFFIXES
+                if (c := folder / f"{stem}{suffix}").is_file()
+            ]
             if not found:
                 raise NoTests(f"no scenario tests for {raw} (looked for {stem}.tests.yaml beside it and in tests/)")
             files.extend(found)
@@ -116,13 +120,15 @@ def junit(results: Sequence[FileResult]) -> str:
             errors=str(1 if problems else 0),
         )
         if problems:
-            case = ElementTree.SubElement(suite, "testcase", classname=result.path, name="the test file",
-                                          file=result.path, line="1")
+            case = ElementTree.SubElement(
+                suite, "testcase", classname=result.path, name="the test file", file=result.path, line="1"
+            )
             error = ElementTree.SubElement(case, "error", message=f"{len(problems)} problem(s) in the test file")
             error.text = render_text(problems, {})
         for test in result.results:
-            case = ElementTree.SubElement(suite, "testcase", classname=result.path, name=test.name,
-                                          file=result.path, line=str(test.span.line))
+            case = ElementTree.SubElement(
+                suite, "testcase", classname=result.path, name=test.name, file=result.path, line=str(test.span.line)
+            )
             if test.failures:
                 failure = ElementTree.SubElement(case, "failure", message=test.failures[0].message)
                 failure.text = render_text(list(test.failures), {})

@@ -60,28 +60,37 @@ def run_scenario(scenario: Scenario, file: str) -> TestResult:
     try:
         state = start(scenario)
     except (RulesEngineError, ValueError) as error:
-        failures.append(Diagnostic("RE532", f"test '{scenario.name}': the position cannot be set up: {error}",
-                                   scenario.span))
+        failures.append(
+            Diagnostic("RE532", f"test '{scenario.name}': the position cannot be set up: {error}", scenario.span)
+        )
         return result()
     for step in scenario.steps:
         context = {"round": state.round_number}
         for name, span in step.play:
             if state.is_terminal():
-                failures.append(Diagnostic("RE531", f"test '{scenario.name}': cannot play '{name}': the match is over",
-                                           span))
+                failures.append(
+                    Diagnostic("RE531", f"test '{scenario.name}': cannot play '{name}': the match is over", span)
+                )
                 return result()
             action = find_action(state, name)
             if action is None:
                 legal = ", ".join(sorted(legal_names(state))) or "none"
                 mover = f"P{state.current_player() + 1}"
-                failures.append(Diagnostic("RE531", f"test '{scenario.name}': '{name}' is not a legal action of "
-                                           f"{mover} here", span, hint=f"legal actions: {legal}"))
+                failures.append(
+                    Diagnostic(
+                        "RE531",
+                        f"test '{scenario.name}': '{name}' is not a legal action of {mover} here",
+                        span,
+                        hint=f"legal actions: {legal}",
+                    )
+                )
                 return result()
             try:
                 state.apply_action(action)
             except RulesEngineError as error:
-                failures.append(Diagnostic("RE532", f"test '{scenario.name}': playing '{name}' stopped the match: "
-                                           f"{error}", span))
+                failures.append(
+                    Diagnostic("RE532", f"test '{scenario.name}': playing '{name}' stopped the match: {error}", span)
+                )
                 return result()
         for check in step.checks:
             try:
@@ -90,6 +99,12 @@ def run_scenario(scenario: Scenario, file: str) -> TestResult:
                 outcome = (check.what, f"an error: {error}")
             if outcome is not None:
                 expected, actual = outcome
-                failures.append(Diagnostic("RE530", f"test '{scenario.name}': expected {expected}, got {actual}",
-                                           check.span, hint=f"checking {check.what}"))
+                failures.append(
+                    Diagnostic(
+                        "RE530",
+                        f"test '{scenario.name}': expected {expected}, got {actual}",
+                        check.span,
+                        hint=f"checking {check.what}",
+                    )
+                )
     return result()

@@ -81,15 +81,22 @@ def _play(game: Game, seeds: range, spec: str | None = None) -> tuple[list[tuple
     return results, decisions, truncated
 
 
-def _play_in_worker(ruleset_file: str, players: int, options: dict[str, object], max_steps: int,
-                    seeds: range, spec: str | None = None) -> tuple[list[tuple[float, ...]], int, int]:
+def _play_in_worker(
+    ruleset_file: str, players: int, options: dict[str, object], max_steps: int, seeds: range, spec: str | None = None
+) -> tuple[list[tuple[float, ...]], int, int]:
     from .api import make_game  # a worker process compiles the game for itself
 
     return _play(make_game(ruleset_file, players=players, options=options, max_steps=max_steps), seeds, spec)
 
 
-def simulate(game: Game, games: int, seed: int = 0, progress: Callable[[int], None] | None = None,
-             workers: int = 1, agents: str | None = None) -> Summary:
+def simulate(
+    game: Game,
+    games: int,
+    seed: int = 0,
+    progress: Callable[[int], None] | None = None,
+    workers: int = 1,
+    agents: str | None = None,
+) -> Summary:
     """Play `games` matches with random bots (or the `agents` spec list); match k uses seed `seed + k`.
 
     With `workers` > 1 the matches are shared among that many processes; the statistics
@@ -102,8 +109,10 @@ def simulate(game: Game, games: int, seed: int = 0, progress: Callable[[int], No
     batches = [range(low, min(low + chunk, seed + games)) for low in range(seed, seed + games, chunk)]
     if workers > 1 and len(batches) > 1:
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            jobs = [pool.submit(_play_in_worker, game.ruleset.file, n, dict(game.options), game.max_steps, batch,
-                                agents) for batch in batches]
+            jobs = [
+                pool.submit(_play_in_worker, game.ruleset.file, n, dict(game.options), game.max_steps, batch, agents)
+                for batch in batches
+            ]
             outcomes = (job.result() for job in jobs)
             _gather(summary, outcomes, progress)
     else:

@@ -204,8 +204,12 @@ class _Builder:
 
     def _build_node(self, node: yaml.Node) -> Node:
         if node.tag not in _PLAIN_TAGS:
-            self.error("RE015", f"YAML tag '{node.tag}' is not allowed in a rule file", _span(self.file, node),
-                       hint="rule files hold plain data: texts, numbers, lists and mappings")
+            self.error(
+                "RE015",
+                f"YAML tag '{node.tag}' is not allowed in a rule file",
+                _span(self.file, node),
+                hint="rule files hold plain data: texts, numbers, lists and mappings",
+            )
         if isinstance(node, yaml.ScalarNode):
             return self.scalar(node)
         if isinstance(node, yaml.SequenceNode):
@@ -402,8 +406,14 @@ def load_yaml(text: str, file: str) -> Node:
         line = text.count("\n", 0, exc.position) + 1
         column = exc.position - (text.rfind("\n", 0, exc.position) + 1) + 1
         raise RuleFileError(
-            [Diagnostic("RE001", f"YAML syntax error: the character {exc.character!r} is not allowed in YAML",
-                        Span.point(file, line, column), hint="remove it; a rule file is plain text")]
+            [
+                Diagnostic(
+                    "RE001",
+                    f"YAML syntax error: the character {exc.character!r} is not allowed in YAML",
+                    Span.point(file, line, column),
+                    hint="remove it; a rule file is plain text",
+                )
+            ]
         ) from None
     except yaml.YAMLError as exc:
         raise RuleFileError([Diagnostic("RE001", f"YAML syntax error: {exc}", Span.point(file, 1, 1))]) from None

@@ -93,8 +93,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{done} games, {len(failures)} failing, {time.monotonic() - started:.0f} s", flush=True)
     elapsed = time.monotonic() - started
     done = seed - args.first + 1
-    print(f"{done} generated games ({done * args.matches} matches, {steps} steps compared) in "
-          f"{elapsed:.0f} s: {len(failures)} failing; files of failing games kept in {folder}")
+    print(
+        f"{done} generated games ({done * args.matches} matches, {steps} steps compared) in "
+        f"{elapsed:.0f} s: {len(failures)} failing; files of failing games kept in {folder}"
+    )
     return 1 if failures else 0
 
 

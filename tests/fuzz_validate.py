@@ -38,13 +38,36 @@ PLAY_MOVES = 60
 
 NOISE = list("{}[],:#&*!|>'\"%@`-? \t\n\\aZ09.()<=+") + ["\x00", "é", "\ufeff", "\r", "\x1b", "\u202e"]
 SNIPPETS = [
-    "9" * 30, "9" * 5000, "-" + "9" * 25, "9223372036854775808", "0x" + "f" * 50, "1e999",
-    '"\\q"', '"\\x41"', '"\\ud800"', "'\\101'", '"\\\\"', '"a\\tb\\u2665"',
-    "!!python/object/apply:os.system [true]", "!include x", "&a", "*a", "<<: *a",
-    "extends: /etc/passwd\n", "extends: /proc/self/environ\n", "include: [../../conftest.py]\n",
-    "include: [blocks/tricks, blocks/tricks]\n", "extends: /dev/zero\n",
-    "range(10000).all(i, range(10000).any(j, i == j))", "players.max", "text(" * 30, "[" * 80,
-    " if true else ", " and not ", "\u0663", "\u00b2",
+    "9" * 30,
+    "9" * 5000,
+    "-" + "9" * 25,
+    "9223372036854775808",
+    "0x" + "f" * 50,
+    "1e999",
+    '"\\q"',
+    '"\\x41"',
+    '"\\ud800"',
+    "'\\101'",
+    '"\\\\"',
+    '"a\\tb\\u2665"',
+    "!!python/object/apply:os.system [true]",
+    "!include x",
+    "&a",
+    "*a",
+    "<<: *a",
+    "extends: /etc/passwd\n",
+    "extends: /proc/self/environ\n",
+    "include: [../../conftest.py]\n",
+    "include: [blocks/tricks, blocks/tricks]\n",
+    "extends: /dev/zero\n",
+    "range(10000).all(i, range(10000).any(j, i == j))",
+    "players.max",
+    "text(" * 30,
+    "[" * 80,
+    " if true else ",
+    " and not ",
+    "\u0663",
+    "\u00b2",
 ]
 
 
@@ -61,8 +84,9 @@ def mutate(text: str, rng: random.Random) -> str:
     for _ in range(rng.randint(1, 4)):
         if not lines:
             break
-        kind = rng.choice(["delete", "duplicate", "swap", "change", "insert", "snippet", "snippet", "number",
-                           "truncate"])
+        kind = rng.choice(
+            ["delete", "duplicate", "swap", "change", "insert", "snippet", "snippet", "number", "truncate"]
+        )
         i = rng.randrange(len(lines))
         line = lines[i]
         if kind == "delete":
@@ -177,10 +201,12 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{index + 1} mutants: {dict(counts)}", file=sys.stderr, flush=True)
     for index, source, outcome in failures[:10]:
         print(f"mutant {index} of {source.name}: {outcome.kind} ({outcome.seconds:.2f} s)\n{outcome.detail}")
-    print(f"{args.mutants} mutants of {len(FILES)} files (seed {args.seed}): "
-          f"{counts['valid']} valid (compiled and played), {counts['invalid']} invalid, "
-          f"tracebacks {counts['traceback']}, hangs over {SLOW_SECONDS:g} s {counts['hang']}; "
-          f"slowest {slowest[0]:.2f} s (mutant {slowest[1]})")
+    print(
+        f"{args.mutants} mutants of {len(FILES)} files (seed {args.seed}): "
+        f"{counts['valid']} valid (compiled and played), {counts['invalid']} invalid, "
+        f"tracebacks {counts['traceback']}, hangs over {SLOW_SECONDS:g} s {counts['hang']}; "
+        f"slowest {slowest[0]:.2f} s (mutant {slowest[1]})"
+    )
     return 1 if failures else 0
 
 

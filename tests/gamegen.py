@@ -29,10 +29,58 @@ import yaml
 # Global names (zones, variables, options, definitions, attributes, moves, phases,
 # triggers) and local names (parameters, macro and loop variables) come from these pools.
 GLOBAL_NAMES = [
-    "fired", "found", "st", "env", "values", "p1", "v0", "v1", "x0", "h0", "k1", "tables", "score", "score1",
-    "pile", "pile1", "stock", "hand", "row", "flag", "lead", "trump", "last", "word", "cards", "card1", "legal1",
-    "step", "settle", "enum", "zone", "where", "names", "offset", "width", "slot", "lambda", "None", "def",
-    "return", "class", "_k", "_x", "_h0", "_fired0", "_p0", "_NOC", "_div", "pos1", "pos10", "same1", "binom1_",
+    "fired",
+    "found",
+    "st",
+    "env",
+    "values",
+    "p1",
+    "v0",
+    "v1",
+    "x0",
+    "h0",
+    "k1",
+    "tables",
+    "score",
+    "score1",
+    "pile",
+    "pile1",
+    "stock",
+    "hand",
+    "row",
+    "flag",
+    "lead",
+    "trump",
+    "last",
+    "word",
+    "cards",
+    "card1",
+    "legal1",
+    "step",
+    "settle",
+    "enum",
+    "zone",
+    "where",
+    "names",
+    "offset",
+    "width",
+    "slot",
+    "lambda",
+    "None",
+    "def",
+    "return",
+    "class",
+    "_k",
+    "_x",
+    "_h0",
+    "_fired0",
+    "_p0",
+    "_NOC",
+    "_div",
+    "pos1",
+    "pos10",
+    "same1",
+    "binom1_",
 ]
 LOCAL_NAMES = ["c", "d", "q", "i", "x", "y", "cc", "p2", "v2", "fired2", "_c", "st1", "found1", "k", "_x0", "v5"]
 ATTRIBUTE_BASES = ["p", "fired", "k", "pos", "same", "at", "getter", "h", "x", "v", "binom", "sorted", "cards"]
@@ -114,14 +162,13 @@ class GameGenerator:
         self.suit_int_attr, self.suit_str_attr = self.take(), self.take()
         self.suits = suits
         self.suit_table = {
-            s: {self.suit_int_attr: rng.randint(0, 3), self.suit_str_attr: self.pick(["red", "black"])}
-            for s in suits
+            s: {self.suit_int_attr: rng.randint(0, 3), self.suit_str_attr: self.pick(["red", "black"])} for s in suits
         }
         if self.chance(0.5):
             for s, symbol in zip(suits, "♥♠♣♦★"):
                 self.suit_table[s]["symbol"] = symbol
         start = rng.randint(0, 4)
-        ranks = RANK_NAMES[start:start + rng.randint(2, 6)]
+        ranks = RANK_NAMES[start : start + rng.randint(2, 6)]
         self.ranks = ranks
         self.decks = {"main": {"suits": {s: self.suit_table[s] for s in suits}, "ranks": ranks, "copies": 1}}
         self.deck_cards = {"main": (suits, ranks)}
@@ -138,8 +185,10 @@ class GameGenerator:
         self.packets = self.take() if self.chance(0.5) else None
         for deck in self.decks.values():
             deck["zone"] = self.stock
-        self.card_count = sum(len(suits) * len(ranks) * self.decks[name].get("copies", 1)
-                              for name, (suits, ranks) in self.deck_cards.items())
+        self.card_count = sum(
+            len(suits) * len(ranks) * self.decks[name].get("copies", 1)
+            for name, (suits, ranks) in self.deck_cards.items()
+        )
         self.max_players = min(self.max_players, self.card_count)
         self.min_players = min(self.min_players, self.max_players)
         # card attributes
@@ -194,15 +243,23 @@ class GameGenerator:
             compound = [
                 (3, lambda: f"({sub(INT)} {self.pick(['+', '-', '*', '//', '%'])} {sub(INT)})"),
                 (1, lambda: f"({sub(INT)} if {sub(BOOL)} else {sub(INT)})"),
-                (1, lambda: f"range({self.rng.randint(0, 4)}).sum({'i'}, i * {sub(INT)})"
-                 if "i" not in scope else sub(INT)),
+                (
+                    1,
+                    lambda: (
+                        f"range({self.rng.randint(0, 4)}).sum({'i'}, i * {sub(INT)})" if "i" not in scope else sub(INT)
+                    ),
+                ),
                 (1, lambda: f"len({sub(STR)})"),
             ]
         elif type_ == BOOL:
             compound = [
                 (2, lambda: f"({sub(INT)} {self.pick(['==', '<', '>=', '!='])} {sub(INT)})"),
-                (1, lambda: f"(rank {self.pick(['<', '>='])} {repr(self.pick(self.ranks))})" if "rank" in scope
-                 else "false"),
+                (
+                    1,
+                    lambda: (
+                        f"(rank {self.pick(['<', '>='])} {repr(self.pick(self.ranks))})" if "rank" in scope else "false"
+                    ),
+                ),
                 (1, lambda: f"(suit == {repr(self.pick(self.suits))})" if "suit" in scope else "true"),
                 (1, lambda: f"({sub(BOOL)} {self.pick(['and', 'or'])} {sub(BOOL)})"),
                 (1, lambda: f"({sub(STR)} == {sub(STR)})"),
@@ -259,8 +316,9 @@ class GameGenerator:
         suits, ranks = self.deck_cards[deck]
         return f"card({self.pick(ranks)!r}, {self.pick(suits)!r})"
 
-    def macro(self, collection_type: str, collection: str, kind: str, body_type: str, scope: dict[str, str],
-              depth: int) -> str:
+    def macro(
+        self, collection_type: str, collection: str, kind: str, body_type: str, scope: dict[str, str], depth: int
+    ) -> str:
         variable = self.local(scope)
         inner = {**scope, variable: collection_type[5:]}
         return f"{collection}.{kind}({variable}, {self.expr(body_type, inner, depth - 1)})"
@@ -345,10 +403,18 @@ class GameGenerator:
                 (2, card_attr_int),
                 (2, lambda: self.macro(*self.collection(CARD, scope, depth), "count", BOOL, scope, depth)),
                 (2, lambda: self.macro(*self.collection(PLAYER, scope, depth), "sum", INT, scope, depth)),
-                (1, lambda: self.macro(*self.collection(INT, scope, depth), self.pick(["sum", "max", "min"]), INT,
-                                       scope, depth)),
-                (1, lambda: self.macro(*self.collection(CARD, scope, depth), self.pick(["max", "min"]), INT, scope,
-                                       depth)),
+                (
+                    1,
+                    lambda: self.macro(
+                        *self.collection(INT, scope, depth), self.pick(["sum", "max", "min"]), INT, scope, depth
+                    ),
+                ),
+                (
+                    1,
+                    lambda: self.macro(
+                        *self.collection(CARD, scope, depth), self.pick(["max", "min"]), INT, scope, depth
+                    ),
+                ),
                 (1, lambda: self.macro(*self.collection(SUIT, scope, depth), "count", BOOL, scope, depth)),
                 (1, lambda: f"len({sub(STR)})"),
                 (1, lambda: self.bind(INT, scope, depth)),
@@ -359,8 +425,13 @@ class GameGenerator:
         if t == BOOL:
             return [
                 (3, lambda: f"({sub(INT)} {self.pick(['==', '!=', '<', '<=', '>', '>='])} {sub(INT)})"),
-                (2, lambda: f"({sub(RANK)} {self.pick(['<', '>=', '==', '>'])} "
-                            f"{self.pick([repr(r) for r in self.ranks] + [sub(RANK)])})"),
+                (
+                    2,
+                    lambda: (
+                        f"({sub(RANK)} {self.pick(['<', '>=', '==', '>'])} "
+                        f"{self.pick([repr(r) for r in self.ranks] + [sub(RANK)])})"
+                    ),
+                ),
                 (1, lambda: f"({sub(CARD)} {self.pick(['==', '!='])} {sub(CARD)})"),
                 (1, lambda: f"({sub(PLAYER)} {self.pick(['==', '!='])} {sub(PLAYER)})"),
                 (1, lambda: f"({sub(SUIT)} == {self.pick([repr(s) for s in self.suits] + [sub(SUIT)])})"),
@@ -370,12 +441,24 @@ class GameGenerator:
                 (1, lambda: f"({sub(CARD)} in {self.collection(CARD, scope, depth)[1]})"),
                 (1, lambda: f"({sub(PLAYER)} {self.pick(['in', 'not in'])} {sub(PLAYERS)})"),
                 (1, lambda: f"({sub(RANK)} in [{', '.join(repr(r) for r in self.ranks[:2])}])"),
-                (2, lambda: self.macro(*self.collection(CARD, scope, depth), self.pick(["any", "all"]), BOOL, scope,
-                                       depth)),
-                (1, lambda: self.macro(*self.collection(PLAYER, scope, depth), self.pick(["any", "all"]), BOOL,
-                                       scope, depth)),
-                (1, lambda: self.macro(*self.collection(INT, scope, depth), self.pick(["any", "all"]), BOOL, scope,
-                                       depth)),
+                (
+                    2,
+                    lambda: self.macro(
+                        *self.collection(CARD, scope, depth), self.pick(["any", "all"]), BOOL, scope, depth
+                    ),
+                ),
+                (
+                    1,
+                    lambda: self.macro(
+                        *self.collection(PLAYER, scope, depth), self.pick(["any", "all"]), BOOL, scope, depth
+                    ),
+                ),
+                (
+                    1,
+                    lambda: self.macro(
+                        *self.collection(INT, scope, depth), self.pick(["any", "all"]), BOOL, scope, depth
+                    ),
+                ),
                 (1, lambda: f"{sub(CARD)}.{self.attr_bool}"),
                 (1 if self.definitions_ready else 0, lambda: f"{self.d_fits}({sub(CARD)})"),
                 (1, lambda: self.bind(BOOL, scope, depth)),
@@ -398,8 +481,16 @@ class GameGenerator:
             return out
         if t == CARD:
             return [
-                (2, lambda: self.macro(*self.collection(CARD, scope, depth), self.pick(["argmax", "argmin"]),
-                                       self.pick([INT, RANK]), scope, depth)),
+                (
+                    2,
+                    lambda: self.macro(
+                        *self.collection(CARD, scope, depth),
+                        self.pick(["argmax", "argmin"]),
+                        self.pick([INT, RANK]),
+                        scope,
+                        depth,
+                    ),
+                ),
                 (1, lambda: self.bind(CARD, scope, depth)),
                 conditional,
             ]
@@ -464,11 +555,21 @@ class GameGenerator:
     def statement(self, scope: dict[str, str], depth: int, top: bool) -> str | dict:
         sub = lambda type_: self.expr(type_, scope, 2)  # noqa: E731
         options: list[tuple[float, Callable[[], str | dict]]] = [
-            (4, lambda: f"move {self.pick([sub(CARD), self.zone(scope, 1), sub(CARDS)])} to {self.zone(scope, 1)}"
-                        f"{self.pick(['', '', ' at bottom', ' at top'])}"),
-            (1, lambda: f"deal {self.pick(['all', f'min({self.rng.randint(0, 3)}, size({self.pile}))'])} "
-                        f"of {self.zone(scope, 1)} "
-                        f"to {self.hand} from {self.seat(scope, 1)}"),
+            (
+                4,
+                lambda: (
+                    f"move {self.pick([sub(CARD), self.zone(scope, 1), sub(CARDS)])} to {self.zone(scope, 1)}"
+                    f"{self.pick(['', '', ' at bottom', ' at top'])}"
+                ),
+            ),
+            (
+                1,
+                lambda: (
+                    f"deal {self.pick(['all', f'min({self.rng.randint(0, 3)}, size({self.pile}))'])} "
+                    f"of {self.zone(scope, 1)} "
+                    f"to {self.hand} from {self.seat(scope, 1)}"
+                ),
+            ),
             (1, lambda: f"reveal {self.pick([sub(CARD), self.zone(scope, 1)])} to {self.seat(scope, 1)}"),
             (3, lambda: f"{self.v_score}[{self.seat(scope, 1)}] {self.pick(['=', '+=', '-='])} {self.small(scope)}"),
             (1, lambda: f"{self.v_count} {self.pick(['=', '+=', '-='])} {self.small(scope)}"),
@@ -517,8 +618,15 @@ class GameGenerator:
             {"for": f"{s} in suits", "do": [f"move {self.row}[{s}] to {self.stock}"]},
         ]
         if self.packets:
-            effects.append({"for": f"{p} in players", "do": [f"move {self.packets}[{p}, 0] to {self.stock}",
-                                                             f"move {self.packets}[{p}, 1] to {self.stock}"]})
+            effects.append(
+                {
+                    "for": f"{p} in players",
+                    "do": [
+                        f"move {self.packets}[{p}, 0] to {self.stock}",
+                        f"move {self.packets}[{p}, 1] to {self.stock}",
+                    ],
+                }
+            )
         return effects
 
     def moves(self) -> dict[str, dict]:
@@ -531,9 +639,15 @@ class GameGenerator:
                 pname = self.local(scope)
                 kind = self.pick(["card", "card", "card", "set", "player", "suit", "int", "str"])
                 if kind == "card":
-                    source = self.pick([f"{self.hand}[me]", f"{self.hand}[me]", self.pile,
-                                        f"{self.hand}[me].filter({self.local({**scope, pname: CARD})}, true)",
-                                        self.expr(CARDS, scope, 1)])
+                    source = self.pick(
+                        [
+                            f"{self.hand}[me]",
+                            f"{self.hand}[me]",
+                            self.pile,
+                            f"{self.hand}[me].filter({self.local({**scope, pname: CARD})}, true)",
+                            self.expr(CARDS, scope, 1),
+                        ]
+                    )
                     params[pname] = source
                     scope[pname] = CARD
                 elif kind == "set":
@@ -569,8 +683,13 @@ class GameGenerator:
                 move["hidden"] = True
             moves[name] = move
         if self.chance(0.7):
-            moves[self.take()] = {"pass": True, "effects": [f"move top({self.stock}) to {self.hand}[me]",
-                                                            *self.statements({"me": PLAYER}, self.rng.randint(0, 1))]}
+            moves[self.take()] = {
+                "pass": True,
+                "effects": [
+                    f"move top({self.stock}) to {self.hand}[me]",
+                    *self.statements({"me": PLAYER}, self.rng.randint(0, 1)),
+                ],
+            }
         return moves
 
     def phases(self, moves: list[str]) -> dict[str, dict]:
@@ -591,7 +710,7 @@ class GameGenerator:
                 phase["exit"] = self.statements(scope, self.rng.randint(1, 2), top=True)
             self.forward_only = False
             if self.chance(0.4):
-                phase["next"] = self.pick([*self.phase_names[index + 1:], "end"])
+                phase["next"] = self.pick([*self.phase_names[index + 1 :], "end"])
             phases[name] = phase
         return phases
 
@@ -607,8 +726,9 @@ class GameGenerator:
                 trigger["for"] = f"{variable} in {collection}"
                 scope[variable] = element
                 if element == PLAYER:
-                    trigger["when"] = f"empty({self.hand}[{variable}])" if self.chance(0.4) else \
-                        self.expr(BOOL, scope, 2)
+                    trigger["when"] = (
+                        f"empty({self.hand}[{variable}])" if self.chance(0.4) else self.expr(BOOL, scope, 2)
+                    )
                 else:
                     trigger["when"] = self.expr(BOOL, scope, 2)
             else:
@@ -656,9 +776,12 @@ class GameGenerator:
         moves = self.moves()
         deal = max(1, min(rng.randint(1, 5), self.card_count // self.max_players))
         round_: dict[str, object] = {
-            "setup": [*self.gather(), f"shuffle {self.stock}",
-                      f"deal {deal} of {self.stock} to {self.hand} from {self.seat({}, 1)}",
-                      *self.statements({"me": PLAYER}, rng.randint(0, 2), top=True)],
+            "setup": [
+                *self.gather(),
+                f"shuffle {self.stock}",
+                f"deal {deal} of {self.stock} to {self.hand} from {self.seat({}, 1)}",
+                *self.statements({"me": PLAYER}, rng.randint(0, 2), top=True),
+            ],
             "end": self.statements({"me": PLAYER}, rng.randint(0, 2), top=True) or ["reverse"],
             "limit": {"turns": rng.randint(4, 30), "effects": self.statements({"me": PLAYER}, 1) or ["reverse"]},
         }

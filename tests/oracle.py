@@ -25,14 +25,28 @@ def position(error: EngineError) -> str:
 
 def same_layout(fast: Game, reference: Game) -> None:
     a, b = fast.program, reference.program
-    for field in ("card_names", "card_deck", "suit_names", "zone_names", "zone_owner", "zone_visibility",
-                  "initial_zones", "variable_offsets", "initial_variables", "variable_layout", "num_actions",
-                  "slots"):
+    for field in (
+        "card_names",
+        "card_deck",
+        "suit_names",
+        "zone_names",
+        "zone_owner",
+        "zone_visibility",
+        "initial_zones",
+        "variable_offsets",
+        "initial_variables",
+        "variable_layout",
+        "num_actions",
+        "slots",
+    ):
         if getattr(a, field) != getattr(b, field):
             raise Disagreement(f"{field}: {getattr(a, field)!r} != {getattr(b, field)!r}")
     for move_a, move_b in zip(a.moves, b.moves):
         if (move_a.offset, move_a.width, move_a.is_pass, move_a.hidden) != (
-            move_b.offset, move_b.width, move_b.is_pass, move_b.hidden
+            move_b.offset,
+            move_b.width,
+            move_b.is_pass,
+            move_b.hidden,
         ):
             raise Disagreement(f"move {move_a.name}: ids or kind differ")
         for pa, pb in zip(move_a.params, move_b.params):
@@ -71,9 +85,12 @@ def compare_states(step: int, a: State, b: State) -> None:
     _agree(step, "logs", a.log, b.log)
     _agree(step, "zones", a.zones, b.zones)
     _agree(step, "variables", a.vars, b.vars)
-    _agree(step, "round, phase, turn, passes, direction, active",
-           (a.round_number, a.phase, a.turns, a.passes, a.direction, a.active),
-           (b.round_number, b.phase, b.turns, b.passes, b.direction, b.active))
+    _agree(
+        step,
+        "round, phase, turn, passes, direction, active",
+        (a.round_number, a.phase, a.turns, a.passes, a.direction, a.active),
+        (b.round_number, b.phase, b.turns, b.passes, b.direction, b.active),
+    )
     _agree(step, "shown", a.shown, b.shown)
     _agree(step, "chance outcomes", a.chance_outcomes(), b.chance_outcomes())
     for player in range(a.num_players):
@@ -103,8 +120,9 @@ def play_both(fast: Game, reference: Game, seed: int | None, choice_seed: int, m
         else:
             if not legal:
                 raise Disagreement(f"step {steps}: a decision node offers no legal action")
-            _agree(steps, "action names", [a.action_to_string(x) for x in legal],
-                   [b.action_to_string(x) for x in legal])
+            _agree(
+                steps, "action names", [a.action_to_string(x) for x in legal], [b.action_to_string(x) for x in legal]
+            )
             action = rng.choice(legal)
         if _same_outcome(steps, f"action {action}", _run(a.apply_action, action), _run(b.apply_action, action)):
             return steps

@@ -21,15 +21,18 @@ def test_specs_make_agents_per_seat():
     assert isinstance(make_agents("random", 2, 0)[0], RandomAgent)
 
 
-@pytest.mark.parametrize("spec,message", [
-    ("ismct", "did you mean 'ismcts'"),
-    ("ismcts:abc", "takes a whole number"),
-    ("ismcts:0", "must be above 0"),
-    ("greedy:5", "takes no settings"),
-    ("mc:depth=3", "no setting 'depth'"),
-    ("ismcts:rollout=forever", "'round' or 'match'"),
-    ("random,,greedy", "comma-separated"),
-])
+@pytest.mark.parametrize(
+    "spec,message",
+    [
+        ("ismct", "did you mean 'ismcts'"),
+        ("ismcts:abc", "takes a whole number"),
+        ("ismcts:0", "must be above 0"),
+        ("greedy:5", "takes no settings"),
+        ("mc:depth=3", "no setting 'depth'"),
+        ("ismcts:rollout=forever", "'round' or 'match'"),
+        ("random,,greedy", "comma-separated"),
+    ],
+)
 def test_bad_specs_say_what_is_wrong(spec, message):
     with pytest.raises(AgentSpecError, match=message):
         make_agents(spec, 2, 0)

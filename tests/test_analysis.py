@@ -114,8 +114,9 @@ def test_check_passes_a_sound_setting_and_strict_fails_on_warnings():
     ok = CliRunner().invoke(main, ["check", "padvinderspel", "-n", "6", "-p", "3", "--limit-share", "0.5"])
     assert ok.exit_code == 0, ok.output
     assert "1 setting(s)" in ok.output and "passed" in ok.output
-    strict = CliRunner().invoke(main, ["check", str(DEAD), "-n", "4", "--limit-share", "1", "--format", "json",
-                                       "-o", "bonus=true"])
+    strict = CliRunner().invoke(
+        main, ["check", str(DEAD), "-n", "4", "--limit-share", "1", "--format", "json", "-o", "bonus=true"]
+    )
     codes = [d["code"] for d in json.loads(strict.output)]
     assert "RE401" not in codes and "RE402" in codes
 
@@ -146,8 +147,7 @@ def test_simulate_text_shows_intervals_and_warnings_first():
 
 
 def test_compare_finds_a_shorter_match_significant():
-    result = CliRunner().invoke(main, ["compare", "padvinderspel", "-p", "3", "-O", "target=40", "-n", "25",
-                                       "--json"])
+    result = CliRunner().invoke(main, ["compare", "padvinderspel", "-p", "3", "-O", "target=40", "-n", "25", "--json"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     assert data["a"]["options"]["target"] == 150 and data["b"]["options"]["target"] == 40
@@ -178,8 +178,20 @@ def test_bad_arguments_are_one_line_errors(arguments, message):
 @pytest.mark.parametrize("workers", ["1", "2"])
 def test_ctrl_c_stops_soon_and_prints_partial_statistics(tmp_path, workers):
     matches = tmp_path / "matches.jsonl"
-    command = [sys.executable, "-m", "rulesengine.cli", "simulate", "padvinderspel", "-n", "1000000", "-j", workers,
-               "--json", "--matches", str(matches)]
+    command = [
+        sys.executable,
+        "-m",
+        "rulesengine.cli",
+        "simulate",
+        "padvinderspel",
+        "-n",
+        "1000000",
+        "-j",
+        workers,
+        "--json",
+        "--matches",
+        str(matches),
+    ]
     env = child_environment()
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     deadline = time.monotonic() + 60

@@ -35,8 +35,9 @@ def test_ray_tasks_give_the_statistics_of_one_process(cluster):
 
 
 def test_simulate_command_runs_on_ray(cluster):
-    result = CliRunner().invoke(main, ["simulate", "padvinderspel", "-p", "3", "-n", "6", "--backend", "ray",
-                                       "-j", "2", "--json"])
+    result = CliRunner().invoke(
+        main, ["simulate", "padvinderspel", "-p", "3", "-n", "6", "--backend", "ray", "-j", "2", "--json"]
+    )
     assert result.exit_code == 0, result.output
     local = CliRunner().invoke(main, ["simulate", "padvinderspel", "-p", "3", "-n", "6", "--json"])
     assert _without_timing(json.loads(result.output)) == _without_timing(json.loads(local.output))

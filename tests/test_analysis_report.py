@@ -19,8 +19,7 @@ pytest.importorskip("matplotlib", reason="the report needs the extra 'report'")
 playwright = pytest.importorskip("playwright.sync_api", reason="the browser test needs playwright (extra 'test')")
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 if CHROMIUM is None:
-    pytest.skip("no Chromium installed (.ci/run installs it from the distribution's packages)",
-                allow_module_level=True)
+    pytest.skip("no Chromium installed (.ci/run installs it from the distribution's packages)", allow_module_level=True)
 
 
 @pytest.fixture(scope="module")
@@ -51,8 +50,7 @@ def _not_blank(png: bytes) -> bool:
 
 def test_report_renders_its_plots_and_holds_the_json(browser, tmp_path):
     report = tmp_path / "report.html"
-    result = CliRunner().invoke(main, ["simulate", str(DEAD), "-p", "3", "-n", "12", "--json",
-                                       "--report", str(report)])
+    result = CliRunner().invoke(main, ["simulate", str(DEAD), "-p", "3", "-n", "12", "--json", "--report", str(report)])
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     page, problems = _open(browser, report)
@@ -75,8 +73,9 @@ def test_report_renders_its_plots_and_holds_the_json(browser, tmp_path):
 
 def test_comparison_report_renders(browser, tmp_path):
     report = tmp_path / "compare.html"
-    result = CliRunner().invoke(main, ["compare", str(DEAD), "-O", "bonus=true", "-n", "8", "--json",
-                                       "--report", str(report)])
+    result = CliRunner().invoke(
+        main, ["compare", str(DEAD), "-O", "bonus=true", "-n", "8", "--json", "--report", str(report)]
+    )
     assert result.exit_code == 0, result.output
     page, problems = _open(browser, report)
     assert json.loads(page.locator("#analysis-data").text_content()) == json.loads(result.output)

@@ -11,8 +11,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "rulesengine.cli", *args], capture_output=True, text=True,
-                          cwd=cwd or ROOT, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "rulesengine.cli", *args], capture_output=True, text=True, cwd=cwd or ROOT, timeout=300
+    )
 
 
 def test_validate_accepts_the_shipped_rulesets():

@@ -96,7 +96,8 @@ def test_information_state_is_the_history_of_observations(game):
     assert len(history) == 7
     assert history[-1] == state.observation(1)
     assert [h["last_move"]["player"] for h in history[1:]] == [
-        (state.history_list()[i][0], i) and h["last_move"]["player"] for i, h in enumerate(history[1:])]
+        (state.history_list()[i][0], i) and h["last_move"]["player"] for i, h in enumerate(history[1:])
+    ]
 
 
 def replayed(state: State) -> State:

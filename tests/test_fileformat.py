@@ -25,8 +25,10 @@ SHIPPED = [
     *sorted((ROOT / "examples").glob("*.yaml")),
     ROOT / "rulesengine" / "templates" / "new-game.yaml",
 ]
-GAME = (ROOT / "tests" / "corpus" / "broken" / "format_version_too_new.yaml").read_text().replace(
-    f"{MARKER}: 2", f"{MARKER}: {FORMAT_VERSION}"
+GAME = (
+    (ROOT / "tests" / "corpus" / "broken" / "format_version_too_new.yaml")
+    .read_text()
+    .replace(f"{MARKER}: 2", f"{MARKER}: {FORMAT_VERSION}")
 )
 WORKFLOW = "name: checks\non: [push]\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps: [{run: make}]\n"
 PRE_COMMIT = "repos:\n  - repo: local\n    hooks: []\n"

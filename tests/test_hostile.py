@@ -86,8 +86,13 @@ def test_a_symlink_inside_the_tree_is_followed(tmp_path):
 
 def test_extends_proc_self_environ_prints_no_environment_variable(tmp_path):
     (tmp_path / "game.yaml").write_text("extends: /proc/self/environ\n" + GAME)
-    result = subprocess.run([sys.executable, "-m", "rulesengine.cli", "validate", str(tmp_path / "game.yaml")],
-                            capture_output=True, text=True, env={**os.environ, "CI_SECRET": SECRET}, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-m", "rulesengine.cli", "validate", str(tmp_path / "game.yaml")],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "CI_SECRET": SECRET},
+        timeout=120,
+    )
     assert result.returncode == 1 and "RE019" in result.stdout
     assert SECRET not in result.stdout + result.stderr and "CI_SECRET" not in result.stdout + result.stderr
 
@@ -174,8 +179,9 @@ def test_a_long_escaped_multiline_scalar_maps_positions_in_linear_time(tmp_path)
     """160 KB of escapes over many lines took 26 s to map before."""
     body = "\n      ".join(["\\t\\u0041" * 16] * 1600)
     path = tmp_path / "game.yaml"
-    path.write_text(GAME.replace('    params: {card: "hand[me]"}',
-                                 f'    params: {{card: "hand[me]"}}\n    label: "{body} {{card"'))
+    path.write_text(
+        GAME.replace('    params: {card: "hand[me]"}', f'    params: {{card: "hand[me]"}}\n    label: "{body} {{card"')
+    )
     assert path.stat().st_size > 160_000
     start = time.perf_counter()
     tree = source.load_yaml(path.read_text(), str(path))
@@ -274,8 +280,11 @@ def edited(path: Path, **changes) -> Path:
         ("unknown_ruleset", {"ruleset": "no-such-game"}, "neither a shipped ruleset"),
         ("no_result", {"result": None}, '"result" must be'),
         ("malformed_result", {"result": {"terminal": True, "returns": [1], "decisions": 3}}, '"result" must hold'),
-        ("result_not_reached", {"result": {"terminal": True, "returns": [1.0, -1.0], "decisions": 1}},
-         "ends with returns|is over|not over"),
+        (
+            "result_not_reached",
+            {"result": {"terminal": True, "returns": [1.0, -1.0], "decisions": 1}},
+            "ends with returns|is over|not over",
+        ),
         ("ruleset_changed", {"ruleset_sha256": "0" * 64}, "has changed since"),
         ("options_not_of_the_ruleset", {"options": {"no_such": 1}}, "unknown option"),
         ("too_many_players", {"players": 99}, 'is for|"result" must hold'),

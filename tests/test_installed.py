@@ -18,7 +18,11 @@ def test_the_package_under_test_is_the_installed_one():
     assert not here.is_relative_to(ROOT), here
     child = subprocess.run(
         [sys.executable, "-c", "import rulesengine; print(rulesengine.__file__)"],
-        capture_output=True, text=True, cwd=ROOT, env=child_environment(), timeout=60,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=child_environment(),
+        timeout=60,
     )
     assert Path(child.stdout.strip()).resolve() == here
     # the grammar and the shipped rulesets come with the package, not from the checkout

@@ -33,8 +33,9 @@ module_loop = pytest.mark.asyncio(loop_scope="module")
 )
 async def client(lsp_client: pytest_lsp.LanguageClient):
     await lsp_client.initialize_session(
-        types.InitializeParams(capabilities=pytest_lsp.client_capabilities("visual-studio-code"),
-                               root_uri=ROOT.as_uri())
+        types.InitializeParams(
+            capabilities=pytest_lsp.client_capabilities("visual-studio-code"), root_uri=ROOT.as_uri()
+        )
     )
     yield
     await lsp_client.shutdown_session()
@@ -42,16 +43,26 @@ async def client(lsp_client: pytest_lsp.LanguageClient):
 
 def open_document(client, path: Path, text: str | None = None, version: int = 1) -> str:
     uri = path.resolve().as_uri()
-    client.text_document_did_open(types.DidOpenTextDocumentParams(
-        text_document=types.TextDocumentItem(uri=uri, language_id="yaml", version=version,
-                                             text=path.read_text(encoding="utf-8") if text is None else text)))
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(
+                uri=uri,
+                language_id="yaml",
+                version=version,
+                text=path.read_text(encoding="utf-8") if text is None else text,
+            )
+        )
+    )
     return uri
 
 
 def change(client, uri: str, text: str, version: int) -> None:
-    client.text_document_did_change(types.DidChangeTextDocumentParams(
-        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
-        content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)]))
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+        )
+    )
 
 
 async def diagnostics_of(client, uri: str) -> list[types.Diagnostic]:
@@ -85,7 +96,8 @@ async def test_diagnostics_as_you_type_match_validate(client, tmp_path_factory):
     expected = validate_file(path)[1]
     assert len(expected) >= 2
     assert [(d.code, d.range.start.line + 1, d.range.start.character + 1) for d in shown] == [
-        (d.code, d.span.line, d.span.column) for d in expected]
+        (d.code, d.span.line, d.span.column) for d in expected
+    ]
     assert "did you mean 'pile'?" in " ".join(d.message for d in shown)
     change(client, uri, good, 2)  # fixed in the editor, not on disk
     assert await diagnostics_of(client, uri) == []
@@ -95,7 +107,7 @@ async def test_diagnostics_as_you_type_match_validate(client, tmp_path_factory):
     assert shown[0].code == "RE221" and shown[0].severity == types.DiagnosticSeverity.Error
     assert {d.code for d in shown[1:]} <= {"RE227"}  # the warning that 'triple' is now in no phase
     line = typo.split("\n")[shown[0].range.start.line]
-    assert line[shown[0].range.start.character:shown[0].range.end.character] == "tripel"
+    assert line[shown[0].range.start.character : shown[0].range.end.character] == "tripel"
     change(client, uri, "name: [unclosed\n", 4)
     assert [d.code for d in await diagnostics_of(client, uri)] == ["RE001"]
 
@@ -104,8 +116,10 @@ async def test_diagnostics_as_you_type_match_validate(client, tmp_path_factory):
 async def test_scenario_test_files_get_their_diagnostics(client, tmp_path_factory):
     folder = tmp_path_factory.mktemp("scenarios")
     path = folder / "pan.tests.yaml"
-    text = ("ruleset: pan\ntests:\n  - name: x\n    position:\n      phase: play\n"
-            "      zones: {pile: [9♥, 9♥]}\n    expect: {current: P1}\n")
+    text = (
+        "ruleset: pan\ntests:\n  - name: x\n    position:\n      phase: play\n"
+        "      zones: {pile: [9♥, 9♥]}\n    expect: {current: P1}\n"
+    )
     path.write_text(text, encoding="utf-8")
     uri = open_document(client, path)
     shown = await diagnostics_of(client, uri)
@@ -122,26 +136,39 @@ async def test_completion_of_keys_names_and_functions(client):
     edited = text[:top] + "\n" + text[top:]  # an empty line at the top level
     change(client, uri, edited, 2)
     await diagnostics_of(client, uri)
-    result = await client.text_document_completion_async(types.CompletionParams(
-        text_document=types.TextDocumentIdentifier(uri=uri), position=place(edited, "\n\nzones:", 1)))
+    result = await client.text_document_completion_async(
+        types.CompletionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri), position=place(edited, "\n\nzones:", 1)
+        )
+    )
     labels = {item.label for item in result.items}
     assert {"zones", "moves", "triggers", "extends"} <= labels and "pile" not in labels
     # keys of one variable
-    result = await client.text_document_completion_async(types.CompletionParams(
-        text_document=types.TextDocumentIdentifier(uri=uri), position=place(edited, "    description: one player", 4)))
+    result = await client.text_document_completion_async(
+        types.CompletionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            position=place(edited, "    description: one player", 4),
+        )
+    )
     labels = {item.label for item in result.items}
     assert labels == {"type", "per", "default", "description"}
     # names and functions inside an expression
-    result = await client.text_document_completion_async(types.CompletionParams(
-        text_document=types.TextDocumentIdentifier(uri=uri), position=place(edited, "size(pile) > 1", 5)))
+    result = await client.text_document_completion_async(
+        types.CompletionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri), position=place(edited, "size(pile) > 1", 5)
+        )
+    )
     items = {item.label: item for item in result.items}
     assert {"pile", "hand", "letters", "top_rank", "word", "single", "play", "size", "holder", "players"} <= set(items)
     assert items["size"].detail == "size(zone) -> int; size(list) -> int"
     assert items["top"].detail == "top(zone) -> card; top(zone, int) -> list of card"
     assert items["pile"].kind == types.CompletionItemKind.Field and "seen by all" in items["pile"].detail
     # list macros after a dot
-    result = await client.text_document_completion_async(types.CompletionParams(
-        text_document=types.TextDocumentIdentifier(uri=uri), position=place(edited, "all(c, c.rank == top_rank)", 0)))
+    result = await client.text_document_completion_async(
+        types.CompletionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri), position=place(edited, "all(c, c.rank == top_rank)", 0)
+        )
+    )
     assert {"all", "any", "filter", "bind"} <= {item.label for item in result.items}
 
 
@@ -153,8 +180,9 @@ async def test_hover_shows_types_declarations_and_documentation(client):
     await diagnostics_of(client, uri)
 
     async def hover_at(needle: str, offset: int = 0) -> str:
-        result = await client.text_document_hover_async(types.HoverParams(
-            text_document=types.TextDocumentIdentifier(uri=uri), position=place(text, needle, offset)))
+        result = await client.text_document_hover_async(
+            types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=place(text, needle, offset))
+        )
         assert result is not None, needle
         return result.contents.value
 
@@ -176,8 +204,11 @@ async def test_go_to_definition_across_extends_and_include(client):
     await diagnostics_of(client, uri)
 
     async def definition_of(needle: str, offset: int = 0) -> types.Location:
-        result = await client.text_document_definition_async(types.DefinitionParams(
-            text_document=types.TextDocumentIdentifier(uri=uri), position=place(text, needle, offset)))
+        result = await client.text_document_definition_async(
+            types.DefinitionParams(
+                text_document=types.TextDocumentIdentifier(uri=uri), position=place(text, needle, offset)
+            )
+        )
         assert isinstance(result, types.Location), needle
         return result
 
@@ -198,11 +229,11 @@ async def test_document_symbols_outline_the_file(client):
     path = RULESETS / "pan.yaml"
     uri = open_document(client, path)
     await diagnostics_of(client, uri)
-    symbols = await client.text_document_document_symbol_async(types.DocumentSymbolParams(
-        text_document=types.TextDocumentIdentifier(uri=uri)))
+    symbols = await client.text_document_document_symbol_async(
+        types.DocumentSymbolParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
     sections = {s.name: s for s in symbols}
-    assert {"options", "decks", "zones", "variables", "define", "round", "phases", "moves", "triggers"} <= set(
-        sections)
+    assert {"options", "decks", "zones", "variables", "define", "round", "phases", "moves", "triggers"} <= set(sections)
     moves = sections["moves"]
     assert [c.name for c in moves.children] == ["open", "open_with_nines", "single", "triple", "four", "pick_up"]
     assert all(c.kind == types.SymbolKind.Method for c in moves.children)

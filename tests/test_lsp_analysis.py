@@ -14,8 +14,13 @@ from rulesengine.lsp import analysis
 from rulesengine.source import Map, Seq
 
 ROOT = Path(__file__).resolve().parent.parent
-FILES = sorted([*(ROOT / "tests" / "corpus").rglob("*.yaml"), *(ROOT / "rulesets").rglob("*.yaml"),
-                *(ROOT / "examples").glob("*.yaml")])
+FILES = sorted(
+    [
+        *(ROOT / "tests" / "corpus").rglob("*.yaml"),
+        *(ROOT / "rulesets").rglob("*.yaml"),
+        *(ROOT / "examples").glob("*.yaml"),
+    ]
+)
 
 
 def spans(node):
@@ -66,14 +71,14 @@ def test_the_text_composes_as_validate_composes_the_file():
 def test_analysis_and_validate_agree_on_diagnostics():
     for name in ("pan-reversed-spades.yaml", "padan-original.yaml", "blocks/tricks.yaml"):
         path = ROOT / "rulesets" / name
-        assert list(analysis.analyse(path.read_text(encoding="utf-8"), str(path)).diagnostics) == validate_file(
-            path)[1]
+        assert list(analysis.analyse(path.read_text(encoding="utf-8"), str(path)).diagnostics) == validate_file(path)[1]
     broken = ROOT / "tests" / "corpus" / "broken"
     for path in sorted(broken.glob("*.yaml"))[::10]:
         text = path.read_text(encoding="utf-8", errors="strict") if "utf8" not in path.name else None
         if text is not None:
-            assert list(analysis.analyse(text.replace("\r\n", "\n"), str(path)).diagnostics) == validate_file(
-                path)[1], path
+            assert (
+                list(analysis.analyse(text.replace("\r\n", "\n"), str(path)).diagnostics) == validate_file(path)[1]
+            ), path
 
 
 def test_unsaved_text_is_analysed_not_the_file(tmp_path):
@@ -133,8 +138,10 @@ def test_without_pygls_the_lsp_command_says_what_to_install():
     import subprocess
     import sys
 
-    code = ("import sys; sys.modules['pygls'] = None; sys.modules['pygls.lsp.server'] = None; "
-            "sys.argv = ['rulesengine', 'lsp']; from rulesengine.cli import entry; entry()")
+    code = (
+        "import sys; sys.modules['pygls'] = None; sys.modules['pygls.lsp.server'] = None; "
+        "sys.argv = ['rulesengine', 'lsp']; from rulesengine.cli import entry; entry()"
+    )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert result.returncode == 2
     assert "pip install 'rulesengine[lsp]'" in result.stderr and "Traceback" not in result.stderr

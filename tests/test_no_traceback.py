@@ -124,57 +124,67 @@ def _typed(extend, atoms: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
 
 # Well-formed, well-typed expressions of the fuzz game, so that most inputs reach the engine.
 small_int = st.integers(-2, 13).map(str)
-ints = st.deferred(lambda: _typed(
-    lambda inner: st.one_of(
-        _joined(inner, st.sampled_from(["+", "-", "*", "//", "%"]), inner),
-        st.tuples(st.sampled_from(["min", "max"]), inner, inner).map(lambda t: f"{t[0]}({t[1]}, {t[2]})"),
-        inner.map(lambda e: f"abs({e})"),
-        bools.map(lambda b: f"hand[me].count(c, {b})"),
-        inner.map(lambda e: f"players.sum(p, {e})"),
-        st.tuples(inner, bools, inner).map(lambda t: f"({t[0]} if {t[1]} else {t[2]})"),
-    ),
-    st.one_of(
-        small_int,
-        st.sampled_from(["size(pile)", "size(hand[me])", "size(stock)", "score[me]", "score[current]", "bonus"]),
-        st.sampled_from(["card.order", "num_players", "round", "turn", "passes", "direction", "len('abc')"]),
-    ),
-))
+ints = st.deferred(
+    lambda: _typed(
+        lambda inner: st.one_of(
+            _joined(inner, st.sampled_from(["+", "-", "*", "//", "%"]), inner),
+            st.tuples(st.sampled_from(["min", "max"]), inner, inner).map(lambda t: f"{t[0]}({t[1]}, {t[2]})"),
+            inner.map(lambda e: f"abs({e})"),
+            bools.map(lambda b: f"hand[me].count(c, {b})"),
+            inner.map(lambda e: f"players.sum(p, {e})"),
+            st.tuples(inner, bools, inner).map(lambda t: f"({t[0]} if {t[1]} else {t[2]})"),
+        ),
+        st.one_of(
+            small_int,
+            st.sampled_from(["size(pile)", "size(hand[me])", "size(stock)", "score[me]", "score[current]", "bonus"]),
+            st.sampled_from(["card.order", "num_players", "round", "turn", "passes", "direction", "len('abc')"]),
+        ),
+    )
+)
 ranks = st.sampled_from(['"1"', '"6"', "3", "card.rank", "top(hand[me]).rank", "top_rank"])
 cards = st.sampled_from(["card", "top(pile)", "top(stock)", "bottom(hand[me])", 'card("2", "spades")'])
 players = st.sampled_from(["me", "current", "next(me)", "left(me)", "seat(1)", "holder(card)", "opponent(me)"])
-bools = st.deferred(lambda: _typed(
-    lambda inner: st.one_of(
-        _joined(inner, st.sampled_from(["and", "or"]), inner),
-        inner.map(lambda e: f"not {e}"),
-        inner.map(lambda e: f"hand[me].any(c, {e} or c.rank >= card.rank)"),
-        inner.map(lambda e: f"players.all(p, {e} and score[p] >= 0)"),
-        st.tuples(inner, inner, inner).map(lambda t: f"({t[0]} if {t[1]} else {t[2]})"),
-    ),
-    st.one_of(
-        st.sampled_from(["true", "false", "flag", "empty(pile)", "card in hand[me]", "can_move(me)"]),
-        _joined(ints, st.sampled_from(["==", "!=", "<", "<=", ">", ">="]), ints),
-        _joined(ranks, st.sampled_from(["==", "<", ">="]), ranks),
-        _joined(cards, st.just("=="), cards),
-        _joined(players, st.sampled_from(["==", "!="]), players),
-        players.map(lambda p: f"is_active({p})"),
-    ),
-))
-effects = st.deferred(lambda: st.one_of(
-    _joined(st.just("move"), st.one_of(cards, st.sampled_from(["hand[me]", "top(stock, 2)", "pile"])),
-            st.just("to"), st.sampled_from(["pile", "stock", "hand[me]", "hand[next(me)]"]),
-            st.sampled_from(["", "at bottom", "at top"])),
-    ints.map(lambda e: f"score[me] += {e}"),
-    bools.map(lambda b: f"flag = {b}"),
-    players.map(lambda p: f"turn to {p}"),
-    players.map(lambda p: f"out {p}"),
-    players.map(lambda p: f"reveal hand[me] to {p}"),
-    ints.map(lambda e: f"deal {e} of stock to hand from me"),
-    st.sampled_from(["reverse", "end round", "end phase", "end game", "goto play", "shuffle stock"]),
-    st.just("deal all of pile to hand from me"),
-    st.tuples(ints, bools).map(lambda t: f'log "{{{t[0]}}} and {{{t[1]}}}"'),
-    st.tuples(bools, st.lists(effects, max_size=2)).map(lambda t: {"if": t[0], "then": t[1] or ["reverse"]}),
-    st.lists(effects, min_size=1, max_size=2).map(lambda body: {"for": "p in others(me)", "do": body}),
-))
+bools = st.deferred(
+    lambda: _typed(
+        lambda inner: st.one_of(
+            _joined(inner, st.sampled_from(["and", "or"]), inner),
+            inner.map(lambda e: f"not {e}"),
+            inner.map(lambda e: f"hand[me].any(c, {e} or c.rank >= card.rank)"),
+            inner.map(lambda e: f"players.all(p, {e} and score[p] >= 0)"),
+            st.tuples(inner, inner, inner).map(lambda t: f"({t[0]} if {t[1]} else {t[2]})"),
+        ),
+        st.one_of(
+            st.sampled_from(["true", "false", "flag", "empty(pile)", "card in hand[me]", "can_move(me)"]),
+            _joined(ints, st.sampled_from(["==", "!=", "<", "<=", ">", ">="]), ints),
+            _joined(ranks, st.sampled_from(["==", "<", ">="]), ranks),
+            _joined(cards, st.just("=="), cards),
+            _joined(players, st.sampled_from(["==", "!="]), players),
+            players.map(lambda p: f"is_active({p})"),
+        ),
+    )
+)
+effects = st.deferred(
+    lambda: st.one_of(
+        _joined(
+            st.just("move"),
+            st.one_of(cards, st.sampled_from(["hand[me]", "top(stock, 2)", "pile"])),
+            st.just("to"),
+            st.sampled_from(["pile", "stock", "hand[me]", "hand[next(me)]"]),
+            st.sampled_from(["", "at bottom", "at top"]),
+        ),
+        ints.map(lambda e: f"score[me] += {e}"),
+        bools.map(lambda b: f"flag = {b}"),
+        players.map(lambda p: f"turn to {p}"),
+        players.map(lambda p: f"out {p}"),
+        players.map(lambda p: f"reveal hand[me] to {p}"),
+        ints.map(lambda e: f"deal {e} of stock to hand from me"),
+        st.sampled_from(["reverse", "end round", "end phase", "end game", "goto play", "shuffle stock"]),
+        st.just("deal all of pile to hand from me"),
+        st.tuples(ints, bools).map(lambda t: f'log "{{{t[0]}}} and {{{t[1]}}}"'),
+        st.tuples(bools, st.lists(effects, max_size=2)).map(lambda t: {"if": t[0], "then": t[1] or ["reverse"]}),
+        st.lists(effects, min_size=1, max_size=2).map(lambda body: {"for": "p in others(me)", "do": body}),
+    )
+)
 
 
 def _quoted(value: object) -> str:
@@ -209,7 +219,7 @@ def assert_names_the_rule_file(error: EngineError, path: Path) -> None:
     engine's bound on steps without a decision, which names the file."""
     text = str(error)
     assert text.startswith(f"{path}:"), text
-    place = text[len(f"{path}:"):].split(": ", 1)[0].split(":")
+    place = text[len(f"{path}:") :].split(": ", 1)[0].split(":")
     if "keep running without reaching a decision" not in text:
         assert len(place) == 2 and all(part.isdigit() for part in place), text
 

@@ -20,10 +20,16 @@ openspiel = pytest.importorskip("rulesengine.adapters.openspiel")
 ROOT = Path(__file__).resolve().parent.parent
 # every shipped ruleset and example, with options that keep a match short
 SHORT = [
-    ("pan", 2, "word:P"), ("pan-reversed-spades", 2, "word:P"), ("padan", 2, "target:1"),
-    ("padan-original", 2, "target:1"), ("padvinderspel", 2, "target:1"), ("examples/fishing.yaml", 2, "target:1"),
-    ("examples/ladder.yaml", 3, "deals:1"), ("examples/pan-house-rules.yaml", 4, "word:P"),
-    ("examples/tutorial-game.yaml", 2, "target:1;hand_size:3"), ("examples/knock-out-whist.yaml", 3, ""),
+    ("pan", 2, "word:P"),
+    ("pan-reversed-spades", 2, "word:P"),
+    ("padan", 2, "target:1"),
+    ("padan-original", 2, "target:1"),
+    ("padvinderspel", 2, "target:1"),
+    ("examples/fishing.yaml", 2, "target:1"),
+    ("examples/ladder.yaml", 3, "deals:1"),
+    ("examples/pan-house-rules.yaml", 4, "word:P"),
+    ("examples/tutorial-game.yaml", 2, "target:1;hand_size:3"),
+    ("examples/knock-out-whist.yaml", 3, ""),
 ]
 
 
@@ -108,8 +114,9 @@ def test_openspiel_ismcts_bot_plays_through_resampling():
 
     game = pyspiel.load_game(game_string(TINY, 2, ""))
     evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=np.random.RandomState(1))
-    bot = ismcts.ISMCTSBot(game=game, evaluator=evaluator, uct_c=1.0, max_simulations=20,
-                           random_state=np.random.RandomState(2))
+    bot = ismcts.ISMCTSBot(
+        game=game, evaluator=evaluator, uct_c=1.0, max_simulations=20, random_state=np.random.RandomState(2)
+    )
     for seed in range(3):
         state = game.new_initial_state()
         rng = random.Random(seed)

@@ -98,8 +98,11 @@ def test_reversed_spades_turns_the_direction():
     for seed in range(30):
         state = game.new_initial_state(seed=seed)
         for _ in range(40):
-            spade_moves = [a for a in state.legal_actions() if state.action_to_string(a).endswith("♠")
-                           and state.action_to_string(a).startswith("lays")]
+            spade_moves = [
+                a
+                for a in state.legal_actions()
+                if state.action_to_string(a).endswith("♠") and state.action_to_string(a).startswith("lays")
+            ]
             if spade_moves:
                 mover, before = state.current_player(), state.direction
                 state.apply_action(spade_moves[0])

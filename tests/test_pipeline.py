@@ -97,8 +97,10 @@ def test_alias_bombs_are_refused():
     bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
     for level in "bcdefgh":
         previous = chr(ord(level) - 1)
-        bomb += f"{level}: &{level} [*{previous}, *{previous}, *{previous}, *{previous}, *{previous}, " \
-                f"*{previous}, *{previous}, *{previous}, *{previous}, *{previous}]\n"
+        bomb += (
+            f"{level}: &{level} [*{previous}, *{previous}, *{previous}, *{previous}, *{previous}, "
+            f"*{previous}, *{previous}, *{previous}, *{previous}, *{previous}]\n"
+        )
     with pytest.raises(RuleFileError) as caught:
         load_yaml(bomb, "bomb.yaml")
     assert caught.value.diagnostics[0].code == "RE007"
@@ -128,9 +130,8 @@ def test_a_syntax_error_points_into_the_yaml_file(tmp_path):
 
 def test_an_error_in_a_block_scalar_points_at_its_line(tmp_path):
     text = MINIMAL.replace(
-        "  lay:\n    params: {card: \"hand[me]\"}",
-        "  lay:\n    legal: |\n      size(hand[me]) > 0\n        and car.order > 0\n"
-        "    params: {card: \"hand[me]\"}",
+        '  lay:\n    params: {card: "hand[me]"}',
+        '  lay:\n    legal: |\n      size(hand[me]) > 0\n        and car.order > 0\n    params: {card: "hand[me]"}',
     )
     (diagnostic,) = [p for p in problems(tmp_path, text) if p.severity == "error"]
     assert diagnostic.code == "RE310" and "did you mean 'card'" in diagnostic.hint
@@ -166,14 +167,22 @@ def test_types_are_checked_before_anything_runs(tmp_path):
 
 
 def test_unknown_keys_get_a_suggestion(tmp_path):
-    found = problems(tmp_path, MINIMAL.replace("    visibility: nobody}", "    visiblity: nobody}")
-                     .replace("stock: {visibility: nobody}", "stock: {visiblity: nobody}"))
+    found = problems(
+        tmp_path,
+        MINIMAL.replace("    visibility: nobody}", "    visiblity: nobody}").replace(
+            "stock: {visibility: nobody}", "stock: {visiblity: nobody}"
+        ),
+    )
     assert found and found[0].code == "RE201" and found[0].hint == "did you mean 'visibility'?"
 
 
 def test_ranks_are_named_by_literals(tmp_path):
-    found = problems(tmp_path, MINIMAL.replace("move card to table", "move card to table\n"
-                                               "      - if: card.rank == 7\n        then: [reverse]"))
+    found = problems(
+        tmp_path,
+        MINIMAL.replace(
+            "move card to table", "move card to table\n      - if: card.rank == 7\n        then: [reverse]"
+        ),
+    )
     assert [p.code for p in found] == ["RE308"]
     assert "there is no rank '7'" in found[0].message
 
@@ -187,7 +196,8 @@ def test_the_checked_ruleset_is_immutable():
 
 def test_definitions_cannot_recurse(tmp_path):
     text = MINIMAL.replace("variables:", "define:\n  loop(x): loop(x) + 1\nvariables:").replace(
-        "until: size(table) == num_players", "until: loop(1) > 0")
+        "until: size(table) == num_players", "until: loop(1) > 0"
+    )
     assert "RE312" in {p.code for p in problems(tmp_path, text)}
 
 
@@ -250,7 +260,8 @@ def test_grammar_and_rulesets_are_package_data():
 
 def test_definitions_see_their_parameters_not_the_locals_where_they_are_used(tmp_path):
     text = MINIMAL.replace("variables:", "define:\n  high: card.order > 1\nvariables:").replace(
-        "move card to table", "move card to table\n      - if: high\n        then: [reverse]")
+        "move card to table", "move card to table\n      - if: high\n        then: [reverse]"
+    )
     (found,) = problems(tmp_path, text)
     assert found.code == "RE310" and "pass 'card' as an argument" in found.hint
     fixed = text.replace("  high: card.order > 1", "  high(c): c.order > 1").replace("if: high", "if: high(card)")
@@ -258,25 +269,30 @@ def test_definitions_see_their_parameters_not_the_locals_where_they_are_used(tmp
 
 
 def test_a_list_of_literals_beside_a_rank_names_ranks(tmp_path):
-    text = MINIMAL.replace("move card to table", "move card to table\n      - if: card.rank in [2, 3]\n"
-                                                 "        then: [reverse]")
+    text = MINIMAL.replace(
+        "move card to table", "move card to table\n      - if: card.rank in [2, 3]\n        then: [reverse]"
+    )
     assert problems(tmp_path, text) == []
     (found,) = problems(tmp_path, text.replace("[2, 3]", "[2, 9]"))
     assert found.code == "RE308"
 
 
 def test_defaults_cannot_read_the_game(tmp_path):
-    text = MINIMAL.replace("  score: {type: int, per: player}",
-                           "  base: {type: int, default: 3}\n  score: {type: int, per: player, default: base}")
+    text = MINIMAL.replace(
+        "  score: {type: int, per: player}",
+        "  base: {type: int, default: 3}\n  score: {type: int, per: player, default: base}",
+    )
     assert [p.code for p in problems(tmp_path, text)] == ["RE309"]
-    zone_valued = MINIMAL.replace("  score: {type: int, per: player}",
-                                  "  score: {type: int, per: player}\n  spot: {default: table}")
+    zone_valued = MINIMAL.replace(
+        "  score: {type: int, per: player}", "  score: {type: int, per: player}\n  spot: {default: table}"
+    )
     assert [p.code for p in problems(tmp_path, zone_valued)] == ["RE309"]
 
 
 def test_bind_names_a_value_inside_an_expression(tmp_path):
-    text = MINIMAL.replace("until: size(table) == num_players",
-                           "until: size(table).bind(n, n == num_players and n > 0)")
+    text = MINIMAL.replace(
+        "until: size(table) == num_players", "until: size(table).bind(n, n == num_players and n > 0)"
+    )
     assert problems(tmp_path, text) == []
     game = rulesengine.make_game(str(write(tmp_path, text)), players=3)
     state = game.new_initial_state(seed=2)
@@ -301,21 +317,27 @@ def test_the_rule_file_in_the_readme_is_valid_and_plays(tmp_path):
 
 def test_macros_over_values_known_when_compiling_give_the_same_values(tmp_path):
     """any/all/count/sum over seats, suits or a constant range are written out value by value."""
-    text = MINIMAL.replace("  best: {type: player}\n", """  best: {type: player}
+    text = MINIMAL.replace(
+        "  best: {type: player}\n",
+        """  best: {type: player}
   counted: {type: int}
   one: {type: int}
   summed: {type: int}
   anyone: {type: bool}
   everyone: {type: bool}
   empty_any: {type: bool}
-""").replace("    - deal 1 of stock to hand from seat(0)\n", """    - deal 1 of stock to hand from seat(0)
+""",
+    ).replace(
+        "    - deal 1 of stock to hand from seat(0)\n",
+        """    - deal 1 of stock to hand from seat(0)
     - counted = players.count(p, p != seat(0) and size(hand[p]) == 1)
     - one = range(1).count(i, i == 0)
     - summed = suits.sum(s, 10 if s == "spades" else 1) + range(2, 5).sum(i, i * i)
     - anyone = players.any(p, p == seat(num_players - 1))
     - everyone = players.all(p, size(hand[p]) == 1) and suits.all(s, s == "hearts" or s == "spades")
     - empty_any = range(0).any(i, i == 0)
-""")
+""",
+    )
     assert "counted = " in text
     assert problems(tmp_path, text) == []
     for players in (2, 4):
@@ -331,12 +353,14 @@ def test_a_zone_index_of_no_card_is_an_error_and_of_a_held_card_is_not(tmp_path)
     """`row[top(table).suit]` on an empty table names the place; `row[card.suit]` of a card
     from the hand needs no check."""
     with_row = MINIMAL.replace("  table: {visibility: all}\n", "  table: {visibility: all}\n  row: {per: suit}\n")
-    held = with_row.replace("    params: {card: \"hand[me]\"}\n", "    params: {card: \"hand[me]\"}\n"
-                            "    legal: empty(row[card.suit])\n")
+    held = with_row.replace(
+        '    params: {card: "hand[me]"}\n', '    params: {card: "hand[me]"}\n    legal: empty(row[card.suit])\n'
+    )
     game = rulesengine.make_game(str(write(tmp_path, held, "held.yaml")), players=2)
     assert game.new_initial_state(seed=1).legal_actions()
-    nothing = with_row.replace("    params: {card: \"hand[me]\"}\n", "    params: {card: \"hand[me]\"}\n"
-                               "    legal: empty(row[top(table).suit])\n")
+    nothing = with_row.replace(
+        '    params: {card: "hand[me]"}\n', '    params: {card: "hand[me]"}\n    legal: empty(row[top(table).suit])\n'
+    )
     assert "legal: empty(row[top(table).suit])" in nothing
     with pytest.raises(rulesengine.RulesEngineError, match=r"nothing\.yaml:\d+:\d+: an index is outside zone 'row'"):
         rulesengine.make_game(str(write(tmp_path, nothing, "nothing.yaml")), players=2).new_initial_state(seed=1)

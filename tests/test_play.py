@@ -28,8 +28,9 @@ def test_a_person_plays_a_whole_match_and_never_sees_a_hidden_hand():
 
 def test_the_play_command_takes_moves_by_number_and_quits_cleanly():
     runner = CliRunner()
-    result = runner.invoke(main, ["play", "pan", "--players", "2", "--seed", "3", "-o", "word=P"],
-                           input="1\n1\nx\n1\nq\n")
+    result = runner.invoke(
+        main, ["play", "pan", "--players", "2", "--seed", "3", "-o", "word=P"], input="1\n1\nx\n1\nq\n"
+    )
     assert "you are P1" in result.output and "1. lays 9♥" in result.output
     assert "type a number from 1 to" in result.output
     assert result.exit_code == 0 and "you left the match" in result.output  # q is a normal end
@@ -44,8 +45,9 @@ import pytest  # noqa: E402
 
 from rulesengine import resources  # noqa: E402
 
-SEATS = [(name, seat) for name in resources.shipped_rulesets()
-         for seat in range(rulesengine.make_game(name).num_players)]
+SEATS = [
+    (name, seat) for name in resources.shipped_rulesets() for seat in range(rulesengine.make_game(name).num_players)
+]
 
 
 def _named_cards(text: str, names: list[str]) -> set[str]:
@@ -95,8 +97,9 @@ def test_play_never_prints_a_card_hidden_from_the_seat(name, seat):
     short = {"word": "P"} if "word" in game.options else {}  # a shorter match of Pan
     game = rulesengine.make_game(name, options=short)
     options = [arg for key, value in short.items() for arg in ("-o", f"{key}={value}")]
-    result = CliRunner().invoke(main, ["play", name, "--seed", "1", "--seat", str(seat + 1), *options],
-                                input="1\n" * 20_000)
+    result = CliRunner().invoke(
+        main, ["play", name, "--seed", "1", "--seat", str(seat + 1), *options], input="1\n" * 20_000
+    )
     assert result.exit_code == 0 and "match over" in result.output, result.output[-500:]
     final = play_against_bots(game, seat, 1, lambda state, _lines: state.legal_actions()[0], lambda _line: None)
     snapshots = _knowledge(game, seat, 1, final.actions())
@@ -147,8 +150,7 @@ def test_another_players_hidden_move_shows_only_its_name(tmp_path):
     assert state.log_for(1)[-1] == "P1: discard"  # the other player sees only the move
     assert state.log[-1] == f"P1: {label}"  # the full log keeps everything
     for seat in range(2):  # through `play`, the discarded cards never reach the other seat
-        result = CliRunner().invoke(main, ["play", str(path), "--seed", "2", "--seat", str(seat + 1)],
-                                    input="1\n" * 10)
+        result = CliRunner().invoke(main, ["play", str(path), "--seed", "2", "--seat", str(seat + 1)], input="1\n" * 10)
         assert result.exit_code == 0
         bot_lines = [line for line in result.output.splitlines() if line.startswith(f"P{2 - seat}:")]
         assert bot_lines and all(line == f"P{2 - seat}: discard" for line in bot_lines), bot_lines

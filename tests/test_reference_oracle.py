@@ -52,8 +52,10 @@ SETTINGS = [
 
 
 def both(name: str, players: int, options: dict) -> tuple[rulesengine.Game, rulesengine.Game]:
-    return (rulesengine.make_game(name, players=players, options=options),
-            rulesengine.make_game(name, players=players, options=options, optimize=False))
+    return (
+        rulesengine.make_game(name, players=players, options=options),
+        rulesengine.make_game(name, players=players, options=options, optimize=False),
+    )
 
 
 def test_every_shipped_ruleset_and_example_is_covered() -> None:
@@ -84,8 +86,9 @@ BATCHES, PER_BATCH = 20, 8  # 160 generated games, two matches each
 
 @pytest.mark.parametrize("batch", range(BATCHES))
 def test_generated_games_play_the_same_in_both_modes(tmp_path: Path, batch: int) -> None:
-    steps = sum(check_game(seed, tmp_path, matches=2, steps=60)
-                for seed in range(batch * PER_BATCH, (batch + 1) * PER_BATCH))
+    steps = sum(
+        check_game(seed, tmp_path, matches=2, steps=60) for seed in range(batch * PER_BATCH, (batch + 1) * PER_BATCH)
+    )
     assert steps > 0
 
 
@@ -95,18 +98,56 @@ def test_generated_games_pass_rulesengine_validate(tmp_path: Path) -> None:
         path = tmp_path / f"generated-{seed}.yaml"
         path.write_text(generate(seed, nobody=seed % 2 == 1), encoding="utf-8")
         paths.append(str(path))
-    result = subprocess.run([sys.executable, "-m", "rulesengine.cli", "validate", *paths], capture_output=True,
-                            text=True, cwd=ROOT, timeout=300)
+    result = subprocess.run(
+        [sys.executable, "-m", "rulesengine.cli", "validate", *paths],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "20 file(s) checked: 0 error(s)" in result.stdout
 
 
 def test_generated_games_use_the_constructs_of_the_language() -> None:
     texts = "\n".join(generate(seed) for seed in range(40))
-    for construct in ("same:", "size:", "sorted_by:", "per:", "for:", "until:", "first:", "next:", "limit:",
-                      "stuck:", "shuffle ", "deal ", ".bind(", ".any(", ".all(", ".count(", ".sum(", ".filter(",
-                      ".max(", ".min(", ".argmax(", "range(", "others(", "if:", "else:", "label:", "pass: true",
-                      "hidden: true", "define:", "reveal ", "turn to ", "goto ", "end ", " at bottom", "log "):
+    for construct in (
+        "same:",
+        "size:",
+        "sorted_by:",
+        "per:",
+        "for:",
+        "until:",
+        "first:",
+        "next:",
+        "limit:",
+        "stuck:",
+        "shuffle ",
+        "deal ",
+        ".bind(",
+        ".any(",
+        ".all(",
+        ".count(",
+        ".sum(",
+        ".filter(",
+        ".max(",
+        ".min(",
+        ".argmax(",
+        "range(",
+        "others(",
+        "if:",
+        "else:",
+        "label:",
+        "pass: true",
+        "hidden: true",
+        "define:",
+        "reveal ",
+        "turn to ",
+        "goto ",
+        "end ",
+        " at bottom",
+        "log ",
+    ):
         assert construct in texts, construct
 
 
@@ -192,8 +233,16 @@ NOBODY_GAME = textwrap.dedent(
       until: true
     """
 )
-NOBODY_VALUES = {"shown": "nobody", "is_in": False, "lft": -1, "rgt": -1, "nxt": -1, "opp": -1,
-                 "others_count": 3, "can": False}
+NOBODY_VALUES = {
+    "shown": "nobody",
+    "is_in": False,
+    "lft": -1,
+    "rgt": -1,
+    "nxt": -1,
+    "opp": -1,
+    "others_count": 3,
+    "can": False,
+}
 
 
 def write(tmp_path: Path, text: str, name: str = "game.yaml") -> str:
@@ -218,10 +267,23 @@ def test_optimised_nobody_is_no_seat(tmp_path: Path) -> None:
     assert nobody_values(tmp_path, optimize=True) == NOBODY_VALUES
 
 
-@pytest.mark.parametrize(("what", "optimize"), [
-    ("hand", False), ("hand", True), ("score", False), ("score", True), ("out", False), ("out", True),
-    ("turn", False), ("turn", True), ("reveal", False), ("deal", False), ("reveal", True), ("deal", True),
-])
+@pytest.mark.parametrize(
+    ("what", "optimize"),
+    [
+        ("hand", False),
+        ("hand", True),
+        ("score", False),
+        ("score", True),
+        ("out", False),
+        ("out", True),
+        ("turn", False),
+        ("turn", True),
+        ("reveal", False),
+        ("deal", False),
+        ("reveal", True),
+        ("deal", True),
+    ],
+)
 def test_using_nobody_as_a_seat_is_an_error_naming_the_place(tmp_path: Path, what: str, optimize: bool) -> None:
     path = write(tmp_path, NOBODY_GAME)
     game = rulesengine.make_game(path, options={"what": what}, optimize=optimize)

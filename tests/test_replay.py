@@ -61,8 +61,11 @@ def test_a_renamed_action_or_another_result_is_caught():
         ('{"format": "rulesengine-replay",\n "version": 1, "ruleset": }', r"bad\.json:2:27: not valid JSON"),
         ('{"format": "something"}', "not a rulesengine replay"),
         ('{"format": "rulesengine-replay", "version": 7}', "version 7 is not supported"),
-        ('{"format": "rulesengine-replay", "version": 1, "ruleset": "pan", "players": 3, "options": {},'
-         ' "seed": 1, "actions": [1, "x"]}', "list of whole numbers"),
+        (
+            '{"format": "rulesengine-replay", "version": 1, "ruleset": "pan", "players": 3, "options": {},'
+            ' "seed": 1, "actions": [1, "x"]}',
+            "list of whole numbers",
+        ),
         ('{"format": "rulesengine-replay", "version": 1, "ruleset": "pan", "players": "3"}', '"players" must be'),
     ],
 )

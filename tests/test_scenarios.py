@@ -32,8 +32,9 @@ SEEDS = {"pan": "pan.md", "padan": "padan.md", "padan-original": "padan.md", "pa
 
 def cli(*args: str) -> subprocess.CompletedProcess:
     """The command as users run it, in a process of its own."""
-    return subprocess.run([sys.executable, "-m", "rulesengine.cli", *args], capture_output=True, text=True,
-                          cwd=ROOT, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "rulesengine.cli", *args], capture_output=True, text=True, cwd=ROOT, timeout=300
+    )
 
 
 @attrs.frozen
@@ -91,8 +92,11 @@ def test_a_clause_without_a_test_is_reported_and_fails_the_trace(tmp_path):
     start_of_test = suite.index("  - name: a pick-up takes the three uppermost cards")
     end_of_test = suite.index("  - name: with fewer than three cards")
     (tmp_path / "pan.tests.yaml").write_text(
-        (suite[:start_of_test] + suite[end_of_test:]).replace("../../seeds/", f"{ROOT}/seeds/")
-        .replace("ruleset: ../pan.yaml", "ruleset: pan"), encoding="utf-8")
+        (suite[:start_of_test] + suite[end_of_test:])
+        .replace("../../seeds/", f"{ROOT}/seeds/")
+        .replace("ruleset: ../pan.yaml", "ruleset: pan"),
+        encoding="utf-8",
+    )
     result = run("test", "--trace", str(tmp_path / "pan.tests.yaml"))
     assert result.returncode == 1
     assert "| 5.5 | **not covered** |" in result.stdout
@@ -101,8 +105,9 @@ def test_a_clause_without_a_test_is_reported_and_fails_the_trace(tmp_path):
 
 def test_a_changed_rule_fails_the_scenarios_of_its_clause(tmp_path):
     rules = (ROOT / "rulesets" / "pan.yaml").read_text(encoding="utf-8")
-    changed = rules.replace("move top(pile, min(3, size(pile) - 1)) to hand[me]",
-                            "move top(pile, min(2, size(pile) - 1)) to hand[me]")
+    changed = rules.replace(
+        "move top(pile, min(3, size(pile) - 1)) to hand[me]", "move top(pile, min(2, size(pile) - 1)) to hand[me]"
+    )
     assert changed != rules
     (tmp_path / "pan.yaml").write_text(changed, encoding="utf-8")
     suite = (SUITES / "pan.tests.yaml").read_text(encoding="utf-8").replace("ruleset: ../pan.yaml\n", "")
@@ -166,7 +171,9 @@ def write(tmp_path: Path, tests: str) -> Path:
 
 
 def test_a_position_is_set_up_as_written_and_played_on(tmp_path):
-    path = write(tmp_path, """\
+    path = write(
+        tmp_path,
+        """\
 tests:
   - name: lay on the pile
     position:
@@ -189,7 +196,8 @@ tests:
           variables: {score: [4, 1]}
           log: [P2 lays 1♠]
           not_log: [P1 lays ...]
-""")
+""",
+    )
     result = run_file(path)
     assert not result.problems, result.problems
     assert [t.failures for t in result.results] == [()]
@@ -227,8 +235,11 @@ def test_an_impossible_position_is_a_diagnostic_at_its_place(tmp_path, position:
 
 def test_more_cards_than_the_decks_hold_count_copies(tmp_path):
     game = GAME.replace("    zone: stock\n", "    zone: stock\n    copies: 2\n", 1)
-    path = write(tmp_path, "tests:\n  - name: copies\n    position:\n      phase: play\n"
-                           "      zones: {pile: [1♥, 1♥, 1♥]}\n    expect: {zones: {pile: [1♥, 1♥]}}\n")
+    path = write(
+        tmp_path,
+        "tests:\n  - name: copies\n    position:\n      phase: play\n"
+        "      zones: {pile: [1♥, 1♥, 1♥]}\n    expect: {zones: {pile: [1♥, 1♥]}}\n",
+    )
     (tmp_path / "tiny.yaml").write_text(game, encoding="utf-8")
     _, problems = load(path)
     assert [(d.code, d.span.column) for d in problems] == [("RE510", 30)]
@@ -236,12 +247,16 @@ def test_more_cards_than_the_decks_hold_count_copies(tmp_path):
 
 
 def test_file_level_problems(tmp_path):
-    path = write(tmp_path, "players: 9\ntests:\n  - name: a\n    expect: {current: P1}\n  - name: b\n"
-                           "    expect: {current: P1}\n  - {}\n")
+    path = write(
+        tmp_path,
+        "players: 9\ntests:\n  - name: a\n    expect: {current: P1}\n  - name: b\n    expect: {current: P1}\n  - {}\n",
+    )
     _, problems = load(path)
     assert [(d.code, d.span.line) for d in problems] == [("RE504", 1), ("RE503", 7)]  # the default once
-    path.write_text("tests:\n  - name: a\n    expect: {current: P1}\n  - name: a\n    expect: {current: P1}\n"
-                    "  - name: b\n", encoding="utf-8")
+    path.write_text(
+        "tests:\n  - name: a\n    expect: {current: P1}\n  - name: a\n    expect: {current: P1}\n  - name: b\n",
+        encoding="utf-8",
+    )
     _, problems = load(path)
     assert [(d.code, d.span.line) for d in problems] == [("RE503", 4), ("RE503", 6)]
     assert "two tests are named 'a'" in problems[0].message and "checks nothing" in problems[1].message
@@ -256,15 +271,20 @@ def test_file_level_problems(tmp_path):
 
 def test_a_cited_clause_must_exist_in_the_rules_document(tmp_path):
     (tmp_path / "rules.md").write_text("- **1.1** One.\n- **1.2** Two.\n- **C1 Choice.** Why.\n", encoding="utf-8")
-    path = write(tmp_path, "rules: rules.md\nnot_testable: {'1.3': gone}\ntests:\n"
-                           "  - {name: a, clause: ['1.1', 'C1', '2.1'], expect: {current: P1}}\n")
+    path = write(
+        tmp_path,
+        "rules: rules.md\nnot_testable: {'1.3': gone}\ntests:\n"
+        "  - {name: a, clause: ['1.1', 'C1', '2.1'], expect: {current: P1}}\n",
+    )
     _, problems = load(path)
     assert [(d.code, d.span.line) for d in problems] == [("RE511", 2), ("RE511", 4)]
     assert "'2.1'" in problems[1].message
 
 
 def test_failures_name_the_place_the_expected_and_the_actual(tmp_path):
-    path = write(tmp_path, """\
+    path = write(
+        tmp_path,
+        """\
 tests:
   - name: wrong
     position:
@@ -279,7 +299,8 @@ tests:
       zones: {pile: [2♥], hand: {P1: [1♥, 3♥]}}
     play: [lay 1♥]
     expect: {current: P2}
-""")
+""",
+    )
     result = run("test", str(path))
     assert result.returncode == 1
     out = result.stdout
@@ -313,7 +334,9 @@ def test_passing_tests_and_exit_codes(tmp_path):
 
 
 def test_the_round_and_the_match_end_with_returns(tmp_path):
-    path = write(tmp_path, """\
+    path = write(
+        tmp_path,
+        """\
 tests:
   - name: last lay of the round
     position:
@@ -326,7 +349,8 @@ tests:
       round_over: true
       match_over: true
       returns: [1, -1]
-""")
+""",
+    )
     result = run_file(path)
     assert [t.failures for t in result.results] == [()], result.results
 
@@ -341,7 +365,7 @@ def position_of(state: rulesengine.State) -> dict:
     variables = {}
     for name, per_player, type_ in program.variable_layout:
         offset = program.variable_offsets[name]
-        values = state.vars[offset: offset + (program.num_players if per_player else 1)]
+        values = state.vars[offset : offset + (program.num_players if per_player else 1)]
         shown = [value_text(game, v, type_) for v in values]
         variables[name] = shown if per_player else shown[0]
     return {
@@ -365,10 +389,17 @@ def value_text(game, value, type_):
     return value
 
 
-@settings(max_examples=24, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow,
-                                                                                   HealthCheck.function_scoped_fixture])
-@given(ruleset=st.sampled_from(["pan", "pan-reversed-spades", "padan", "padan-original", "padvinderspel"]),
-       seed=st.integers(0, 10_000), steps=st.integers(0, 60))
+@settings(
+    max_examples=24,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(
+    ruleset=st.sampled_from(["pan", "pan-reversed-spades", "padan", "padan-original", "padvinderspel"]),
+    seed=st.integers(0, 10_000),
+    steps=st.integers(0, 60),
+)
 def test_a_written_position_reproduces_the_state(tmp_path_factory, ruleset: str, seed: int, steps: int):
     game = rulesengine.make_game(ruleset)
     state = game.new_initial_state(seed=seed)
@@ -427,14 +458,21 @@ tests:
 NOISE = list("[]{}:,-'\" \n#&*!|>P0123456789♥♠") + ["P9", "null", "true", "- ", "  ", "play", "zones"]
 
 
-@settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow,
-                                                                                   HealthCheck.function_scoped_fixture])
-@given(edits=st.lists(st.tuples(st.integers(0, len(SUITE)), st.integers(0, 3), st.sampled_from(NOISE)),
-                      min_size=1, max_size=4))
+@settings(
+    max_examples=40,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(
+    edits=st.lists(
+        st.tuples(st.integers(0, len(SUITE)), st.integers(0, 3), st.sampled_from(NOISE)), min_size=1, max_size=4
+    )
+)
 def test_a_mutated_test_file_gives_diagnostics_or_results_never_a_traceback(tmp_path_factory, edits):
     text = SUITE
     for at, cut, noise in edits:
-        text = text[:at] + noise + text[at + cut:]
+        text = text[:at] + noise + text[at + cut :]
     folder = tmp_path_factory.mktemp("mutant")
     (folder / "tiny.yaml").write_text(GAME, encoding="utf-8")
     (folder / "tiny.tests.yaml").write_text(text, encoding="utf-8")
@@ -468,9 +506,14 @@ def test_the_pre_commit_hook_and_the_ci_example_run_the_scenario_tests():
 
 
 def test_unknown_checks_are_reported_whatever_their_name(tmp_path):
-    path = write(tmp_path, "tests:\n  - name: a\n    expect:\n      colour: red\n      read: 1\n"
-                           "      v[ariables: 2\n      current: P1\n")
+    path = write(
+        tmp_path,
+        "tests:\n  - name: a\n    expect:\n      colour: red\n      read: 1\n      v[ariables: 2\n      current: P1\n",
+    )
     tests, problems = load(path)
-    assert [(d.code, d.span.line, d.span.column) for d in problems] == [("RE501", 4, 7), ("RE501", 5, 7),
-                                                                        ("RE501", 6, 7)]
+    assert [(d.code, d.span.line, d.span.column) for d in problems] == [
+        ("RE501", 4, 7),
+        ("RE501", 5, 7),
+        ("RE501", 6, 7),
+    ]
     assert tests is not None and tests.scenarios == ()

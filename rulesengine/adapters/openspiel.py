@@ -121,8 +121,13 @@ def game_type(pyspiel: Any, game: Game | None, name: str = GENERIC) -> Any:
         provides_information_state_tensor=False,
         provides_observation_string=True,
         provides_observation_tensor=True,
-        parameter_specification={} if game else {
-            "ruleset": "", "players": 0, "options": "", "max_steps": DEFAULT_MAX_STEPS,
+        parameter_specification={}
+        if game
+        else {
+            "ruleset": "",
+            "players": 0,
+            "options": "",
+            "max_steps": DEFAULT_MAX_STEPS,
         },
     )
 

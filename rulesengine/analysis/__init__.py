@@ -17,10 +17,27 @@ from .probe import PROBE_MATCHES, options_without_effect
 __all__ = ["BackendError", "Plan", "analyse", "make_plan", "standing_names", "summarise"]
 
 
-def make_plan(game: Game, games: int, seed: int = 0, agents: tuple[str, ...] = ("random",),
-              roles: tuple[str, ...] | None = None, standing: str | None = None, trigger_sample: int = 200) -> Plan:
-    return Plan(game.ruleset.file, game.num_players, dict(game.options), game.max_steps, seed, games,
-                tuple(agents), roles, standing, trigger_sample)
+def make_plan(
+    game: Game,
+    games: int,
+    seed: int = 0,
+    agents: tuple[str, ...] = ("random",),
+    roles: tuple[str, ...] | None = None,
+    standing: str | None = None,
+    trigger_sample: int = 200,
+) -> Plan:
+    return Plan(
+        game.ruleset.file,
+        game.num_players,
+        dict(game.options),
+        game.max_steps,
+        seed,
+        games,
+        tuple(agents),
+        roles,
+        standing,
+        trigger_sample,
+    )
 
 
 def _sha256(path: str) -> str | None:
@@ -56,13 +73,23 @@ def summarise(game: Game, plan: Plan, outcome: Outcome, probe: bool = True) -> d
         "seconds": outcome.seconds,
         "matches_per_second": done / outcome.seconds if outcome.seconds > 0 else 0.0,
         "decisions_per_second": sum(r["decisions"] for r in outcome.records) / outcome.seconds
-        if outcome.seconds > 0 else 0.0,
+        if outcome.seconds > 0
+        else 0.0,
         **stats,
     }
 
 
-def analyse(game: Game, games: int, seed: int = 0, workers: int = 1, backend: str = "local",
-            address: str | None = None, progress=None, probe: bool = True, **plan_settings) -> dict[str, Any]:
+def analyse(
+    game: Game,
+    games: int,
+    seed: int = 0,
+    workers: int = 1,
+    backend: str = "local",
+    address: str | None = None,
+    progress=None,
+    probe: bool = True,
+    **plan_settings,
+) -> dict[str, Any]:
     """Simulate `games` matches of `game` and return the analysis (see `summarise`)."""
     plan = make_plan(game, games, seed, **plan_settings)
     outcome = run(plan, Recording(game, plan), workers, backend, address, progress)

@@ -41,16 +41,18 @@ def aggregate(records: list[dict[str, Any]], program, plan) -> dict[str, Any]:
         losses = sum(v < 0 for v in values)
         low, high = stats.wilson(wins, games)
         spread = Counter(values)
-        seats.append({
-            "seat": seat + 1,
-            "wins": wins,
-            "losses": losses,
-            "draws": games - wins - losses,
-            "win_rate": wins / games if games else 0.0,
-            "ci95": [low, high],
-            "mean_return": sum(values) / games if games else 0.0,
-            "returns": {_key(v): spread[v] for v in sorted(spread)},
-        })
+        seats.append(
+            {
+                "seat": seat + 1,
+                "wins": wins,
+                "losses": losses,
+                "draws": games - wins - losses,
+                "win_rate": wins / games if games else 0.0,
+                "ci95": [low, high],
+                "mean_return": sum(values) / games if games else 0.0,
+                "returns": {_key(v): spread[v] for v in sorted(spread)},
+            }
+        )
     fairness = stats.chi_square_even([s["wins"] for s in seats])
     total_wins = sum(s["wins"] for s in seats)
     baseline = total_wins / (games * n) if games else 0.0
@@ -68,13 +70,15 @@ def aggregate(records: list[dict[str, Any]], program, plan) -> dict[str, Any]:
     for i, move in enumerate(program.moves):
         legal = sum(r["move_legal"][i] for r in records)
         chosen = sum(r["move_chosen"][i] for r in records)
-        moves.append({
-            "move": move.name,
-            "legal": legal,
-            "chosen": chosen,
-            "legal_share": legal / all_decisions if all_decisions else 0.0,
-            "chosen_share": chosen / all_decisions if all_decisions else 0.0,
-        })
+        moves.append(
+            {
+                "move": move.name,
+                "legal": legal,
+                "chosen": chosen,
+                "legal_share": legal / all_decisions if all_decisions else 0.0,
+                "chosen_share": chosen / all_decisions if all_decisions else 0.0,
+            }
+        )
 
     traced = [r for r in records if r["triggers"] is not None]
     fired = [sum(r["triggers"][i] for r in traced) for i in range(len(program.triggers))]
@@ -85,9 +89,13 @@ def aggregate(records: list[dict[str, Any]], program, plan) -> dict[str, Any]:
     result: dict[str, Any] = {
         "games": games,
         "seats": seats,
-        "seat_fairness": None if fairness is None else {
+        "seat_fairness": None
+        if fairness is None
+        else {
             "test": "chi-square, wins per seat against an even split",
-            "statistic": fairness[0], "df": fairness[1], "p_value": fairness[2],
+            "statistic": fairness[0],
+            "df": fairness[1],
+            "p_value": fairness[2],
         },
         "roles": _roles(records, n, baseline),
         "length": {
@@ -116,7 +124,8 @@ def aggregate(records: list[dict[str, Any]], program, plan) -> dict[str, Any]:
             "moves_never_legal": [m["move"] for m in moves if m["legal"] == 0],
             "moves_never_chosen": [m["move"] for m in moves if m["legal"] > 0 and m["chosen"] == 0],
             "triggers_never_fired": [t.name for t, count in zip(program.triggers, fired) if count == 0]
-            if traced else [],
+            if traced
+            else [],
             "trigger_firings": {t.name: count for t, count in zip(program.triggers, fired)},
             "trigger_sample": len(traced),
             "phases_never_entered": [p.name for i, p in enumerate(program.phases) if i not in entered],

@@ -89,9 +89,15 @@ def _ignore_interrupts() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and ends the workers
 
 
-def run(plan: Plan, recording: Recording | None, workers: int = 1, backend: str = "local",
-        address: str | None = None, progress: Progress | None = None,
-        on_records: Callable[[list[dict[str, Any]]], None] | None = None) -> Outcome:
+def run(
+    plan: Plan,
+    recording: Recording | None,
+    workers: int = 1,
+    backend: str = "local",
+    address: str | None = None,
+    progress: Progress | None = None,
+    on_records: Callable[[list[dict[str, Any]]], None] | None = None,
+) -> Outcome:
     """Play the plan's matches; after each batch `on_records(batch)` and `progress(done)`.
     `recording` plays the matches of one local worker (made here if None)."""
     start = time.perf_counter()
@@ -123,7 +129,8 @@ def _pool(plan: Plan, workers: int) -> Iterator[list[dict[str, Any]]]:
     import multiprocessing
 
     pool = multiprocessing.get_context("spawn" if os.name == "nt" else "fork").Pool(
-        workers, initializer=_ignore_interrupts)
+        workers, initializer=_ignore_interrupts
+    )
     try:
         chunks = _chunks(plan.games, workers)
         pending = [pool.apply_async(play_chunk, (plan, chunk)) for chunk in islice(chunks, workers * _AHEAD)]
@@ -156,8 +163,9 @@ def _ray(plan: Plan, workers: int, address: str | None) -> Iterator[list[dict[st
             else:
                 ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
         except Exception as error:  # Ray raises several kinds when no cluster answers
-            raise BackendError(f"cannot start or reach a Ray cluster{f' at {address}' if address else ''}: "
-                               f"{error}") from None
+            raise BackendError(
+                f"cannot start or reach a Ray cluster{f' at {address}' if address else ''}: {error}"
+            ) from None
     task = ray.remote(play_chunk)
     chunks = _chunks(plan.games, workers)
     pending = [task.remote(plan, chunk) for chunk in islice(chunks, workers * _AHEAD)]

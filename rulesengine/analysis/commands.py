@@ -36,24 +36,59 @@ _common = [
     click.option("-n", "--games", type=click.IntRange(min=1), required=True, help="How many matches to play."),
     click.option("--players", "-p", type=int, default=None, help="Number of players (default: the ruleset's)."),
     click.option("--seed", "-s", type=int, default=0, show_default=True, help="Match k uses seed SEED+k."),
-    click.option("-o", "--option", "options", multiple=True, metavar="NAME=VALUE",
-                 help="Set a ruleset option; repeat for more."),
-    click.option("--workers", "-j", default="1", show_default=True, metavar="N|auto",
-                 help="Processes (or Ray tasks at once) to share the matches among; auto: one per core."),
-    click.option("--backend", type=click.Choice(["local", "ray"]), default="local", show_default=True,
-                 help="Local processes, or Ray tasks (extra 'ray') on a local or existing cluster."),
-    click.option("--address", default=None, metavar="HOST:PORT",
-                 help="With --backend ray: the address of an existing Ray cluster (default: start one here)."),
-    click.option("--agents", default="random", show_default=True, metavar="NAME[,NAME...]",
-                 help=f"Agent specs by seat, repeated if shorter; mixed agents rotate seats ({', '.join(AGENT_NAMES)}; "
-                      "e.g. ismcts:500,random — see docs/agents.md)."),
-    click.option("--role", "roles", multiple=True, metavar="VARIABLE",
-                 help="A player variable naming a role (e.g. dealer) to report; default: every one."),
-    click.option("--standing", default=None, metavar="[-]VARIABLE",
-                 help="A per-player number that tells who leads ('-' before it: lower is better)."),
+    click.option(
+        "-o", "--option", "options", multiple=True, metavar="NAME=VALUE", help="Set a ruleset option; repeat for more."
+    ),
+    click.option(
+        "--workers",
+        "-j",
+        default="1",
+        show_default=True,
+        metavar="N|auto",
+        help="Processes (or Ray tasks at once) to share the matches among; auto: one per core.",
+    ),
+    click.option(
+        "--backend",
+        type=click.Choice(["local", "ray"]),
+        default="local",
+        show_default=True,
+        help="Local processes, or Ray tasks (extra 'ray') on a local or existing cluster.",
+    ),
+    click.option(
+        "--address",
+        default=None,
+        metavar="HOST:PORT",
+        help="With --backend ray: the address of an existing Ray cluster (default: start one here).",
+    ),
+    click.option(
+        "--agents",
+        default="random",
+        show_default=True,
+        metavar="NAME[,NAME...]",
+        help=f"Agent specs by seat, repeated if shorter; mixed agents rotate seats ({', '.join(AGENT_NAMES)}; "
+        "e.g. ismcts:500,random — see docs/agents.md).",
+    ),
+    click.option(
+        "--role",
+        "roles",
+        multiple=True,
+        metavar="VARIABLE",
+        help="A player variable naming a role (e.g. dealer) to report; default: every one.",
+    ),
+    click.option(
+        "--standing",
+        default=None,
+        metavar="[-]VARIABLE",
+        help="A per-player number that tells who leads ('-' before it: lower is better).",
+    ),
     click.option("--json", "as_json", is_flag=True, help="Print the statistics as one JSON object."),
-    click.option("--report", "report_path", default=None, metavar="FILE.html",
-                 help="Write a self-contained HTML report with plots."),
+    click.option(
+        "--report",
+        "report_path",
+        default=None,
+        metavar="FILE.html",
+        help="Write a self-contained HTML report with plots.",
+    ),
 ]
 
 
@@ -62,6 +97,7 @@ def _with(options):
         for option in reversed(options):
             function = option(function)
         return function
+
     return decorate
 
 
@@ -79,27 +115,39 @@ def _settings(game: Game, workers: str, agents: str, roles: tuple[str, ...], sta
             parse_spec(name)
         except AgentSpecError as error:
             raise cli.ChoiceError(f"--agents: {error}") from None
-    variables = {name for name, per_player, type_ in game.program.variable_layout
-                 if not per_player and type_ == ir.PLAYER}
+    variables = {
+        name for name, per_player, type_ in game.program.variable_layout if not per_player and type_ == ir.PLAYER
+    }
     for role in roles:
         if role not in variables:
             raise cli.ChoiceError(f"--role {role}: {game.ruleset.name} has no player variable '{role}'")
     if standing is not None and standing.lstrip("-") not in standing_names(game.program):
         allowed = ", ".join(standing_names(game.program)) or "none"
-        raise cli.ChoiceError(f"--standing {standing}: not a per-player number variable of "
-                              f"{game.ruleset.name} (choose from: {allowed})")
+        raise cli.ChoiceError(
+            f"--standing {standing}: not a per-player number variable of {game.ruleset.name} (choose from: {allowed})"
+        )
     return {"workers": count, "agents": names, "roles": tuple(roles) or None, "standing": standing}
 
 
-def _simulate(game: Game, games: int, seed: int, settings: dict[str, Any], backend: str, address: str | None,
-              label: str, quiet: bool, probe: bool = True,
-              matches_path: str | None = None) -> dict[str, Any]:
+def _simulate(
+    game: Game,
+    games: int,
+    seed: int,
+    settings: dict[str, Any],
+    backend: str,
+    address: str | None,
+    label: str,
+    quiet: bool,
+    probe: bool = True,
+    matches_path: str | None = None,
+) -> dict[str, Any]:
     plan = make_plan(game, games, seed, settings["agents"], settings["roles"], settings["standing"])
     writer = MatchWriter(matches_path) if matches_path is not None else None
     try:
         with progress_bar(games, label, enabled=not quiet) as update:
-            outcome = run(plan, None, settings["workers"], backend, address, update,
-                          writer.add if writer is not None else None)
+            outcome = run(
+                plan, None, settings["workers"], backend, address, update, writer.add if writer is not None else None
+            )
     except BackendError as error:
         if writer is not None:
             writer.finish([])
@@ -113,8 +161,19 @@ class MatchWriter:
     """Writes one JSON line per match as matches finish, in match order (a record waits for
     the ones before it), so the file holds the matches done even if the run is stopped."""
 
-    KEYS = ("seed", "agents", "decisions", "rounds", "round_lengths", "round_ends", "match_end", "returns",
-            "first_movers", "roles", "leaders")
+    KEYS = (
+        "seed",
+        "agents",
+        "decisions",
+        "rounds",
+        "round_lengths",
+        "round_ends",
+        "match_end",
+        "returns",
+        "first_movers",
+        "roles",
+        "leaders",
+    )
 
     def __init__(self, path: str):
         try:
@@ -166,25 +225,45 @@ def _report_html(kind: str, data: dict[str, Any]) -> str:
     try:
         from .report import comparison_report, report
     except ImportError as error:
-        raise _cli().ChoiceError(f"--report needs matplotlib ({error.name} is missing): "
-                                 "pip install 'rulesengine[report]'") from None
+        raise _cli().ChoiceError(
+            f"--report needs matplotlib ({error.name} is missing): pip install 'rulesengine[report]'"
+        ) from None
     return report(data) if kind == "simulate" else comparison_report(data)
 
 
 @click.command(name="simulate")
 @click.argument("ruleset")
 @_with(_common)
-@click.option("--matches", "matches_path", default=None, metavar="FILE.jsonl",
-              help="Write one JSON line per match (seed, length, rounds, end reasons, returns).")
-def simulate_command(ruleset: str, games: int, players: int | None, seed: int, options: tuple[str, ...],
-                     workers: str, backend: str, address: str | None, agents: str, roles: tuple[str, ...],
-                     standing: str | None, as_json: bool, report_path: str | None, matches_path: str | None) -> None:
+@click.option(
+    "--matches",
+    "matches_path",
+    default=None,
+    metavar="FILE.jsonl",
+    help="Write one JSON line per match (seed, length, rounds, end reasons, returns).",
+)
+def simulate_command(
+    ruleset: str,
+    games: int,
+    players: int | None,
+    seed: int,
+    options: tuple[str, ...],
+    workers: str,
+    backend: str,
+    address: str | None,
+    agents: str,
+    roles: tuple[str, ...],
+    standing: str | None,
+    as_json: bool,
+    report_path: str | None,
+    matches_path: str | None,
+) -> None:
     """Bots play GAMES matches of RULESET; prints balance statistics with 95 % intervals."""
     _check_report(report_path)
     game = _cli()._load_game(ruleset, players, options)
     settings = _settings(game, workers, agents, roles, standing)
-    data = _simulate(game, games, seed, settings, backend, address, game.ruleset.name, as_json,
-                     matches_path=matches_path)
+    data = _simulate(
+        game, games, seed, settings, backend, address, game.ruleset.name, as_json, matches_path=matches_path
+    )
     if report_path is not None:
         _write_report(report_path, _report_html("simulate", data))
     click.echo(json.dumps(data, indent=2) if as_json else render(data))
@@ -197,12 +276,31 @@ def simulate_command(ruleset: str, games: int, players: int | None, seed: int, o
 @click.argument("ruleset")
 @click.argument("other", required=False)
 @_with(_common)
-@click.option("-O", "--other-option", "other_options", multiple=True, metavar="NAME=VALUE",
-              help="Set an option of the second setting only; repeat for more.")
-def compare_command(ruleset: str, other: str | None, games: int, players: int | None, seed: int,
-                    options: tuple[str, ...], workers: str, backend: str, address: str | None, agents: str,
-                    roles: tuple[str, ...], standing: str | None, as_json: bool, report_path: str | None,
-                    other_options: tuple[str, ...]) -> None:
+@click.option(
+    "-O",
+    "--other-option",
+    "other_options",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="Set an option of the second setting only; repeat for more.",
+)
+def compare_command(
+    ruleset: str,
+    other: str | None,
+    games: int,
+    players: int | None,
+    seed: int,
+    options: tuple[str, ...],
+    workers: str,
+    backend: str,
+    address: str | None,
+    agents: str,
+    roles: tuple[str, ...],
+    standing: str | None,
+    as_json: bool,
+    report_path: str | None,
+    other_options: tuple[str, ...],
+) -> None:
     """Simulate two settings with the same seeds and show each statistic for both, the
     difference and whether it is significant: RULESET against OTHER (another rule file), or
     RULESET with -O options against RULESET without them."""
@@ -234,23 +332,61 @@ def compare_command(ruleset: str, other: str | None, games: int, players: int | 
 
 @click.command(name="check")
 @click.argument("rulesets", nargs=-1, required=True)
-@click.option("-n", "--games", type=click.IntRange(min=1), default=100, show_default=True,
-              help="Matches to play for each setting.")
-@click.option("--players", "-p", "player_counts", type=int, multiple=True,
-              help="A number of players to check; repeat for more (default: the ruleset's).")
+@click.option(
+    "-n",
+    "--games",
+    type=click.IntRange(min=1),
+    default=100,
+    show_default=True,
+    help="Matches to play for each setting.",
+)
+@click.option(
+    "--players",
+    "-p",
+    "player_counts",
+    type=int,
+    multiple=True,
+    help="A number of players to check; repeat for more (default: the ruleset's).",
+)
 @click.option("--seed", "-s", type=int, default=0, show_default=True, help="Match k uses seed SEED+k.")
-@click.option("-o", "--option", "options", multiple=True, metavar="NAME=VALUE",
-              help="Set a ruleset option; repeat for more.")
-@click.option("--limit-share", type=click.FloatRange(0, 1), default=DEFAULT_LIMIT_SHARE, show_default=True,
-              help="Fail when more than this share of rounds ends at a declared turn limit.")
-@click.option("--format", "output_format", type=click.Choice(["text", "json", "github"]), default="text",
-              show_default=True, help="How to print the findings.")
+@click.option(
+    "-o", "--option", "options", multiple=True, metavar="NAME=VALUE", help="Set a ruleset option; repeat for more."
+)
+@click.option(
+    "--limit-share",
+    type=click.FloatRange(0, 1),
+    default=DEFAULT_LIMIT_SHARE,
+    show_default=True,
+    help="Fail when more than this share of rounds ends at a declared turn limit.",
+)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json", "github"]),
+    default="text",
+    show_default=True,
+    help="How to print the findings.",
+)
 @click.option("--strict", is_flag=True, help="Treat warnings as failures.")
-@click.option("--workers", "-j", default="1", show_default=True, metavar="N|auto",
-              help="Processes to share the matches among; auto: one per core.")
-def check_command(rulesets: tuple[str, ...], games: int, player_counts: tuple[int, ...], seed: int,
-                  options: tuple[str, ...], limit_share: float, output_format: str, strict: bool,
-                  workers: str) -> None:
+@click.option(
+    "--workers",
+    "-j",
+    default="1",
+    show_default=True,
+    metavar="N|auto",
+    help="Processes to share the matches among; auto: one per core.",
+)
+def check_command(
+    rulesets: tuple[str, ...],
+    games: int,
+    player_counts: tuple[int, ...],
+    seed: int,
+    options: tuple[str, ...],
+    limit_share: float,
+    output_format: str,
+    strict: bool,
+    workers: str,
+) -> None:
     """Play GAMES matches of each setting of RULESETS and fail (exit 1) when a match hits the
     engine's limit, rounds hit a declared turn limit too often, a move is never legal or a
     trigger never fires. Findings point at the rule's file:line:col."""
@@ -261,8 +397,9 @@ def check_command(rulesets: tuple[str, ...], games: int, player_counts: tuple[in
         for count in player_counts or (None,):
             game = cli._load_game(ruleset, count, options)
             settings = _settings(game, workers, "random", (), None)
-            data = _simulate(game, games, seed, settings, "local", None, game.ruleset.name,
-                                output_format != "text", probe=False)
+            data = _simulate(
+                game, games, seed, settings, "local", None, game.ruleset.name, output_format != "text", probe=False
+            )
             if data["partial"]:
                 click.echo("interrupted: not every setting was checked", err=True)
                 raise SystemExit(INTERRUPTED)
@@ -279,8 +416,10 @@ def check_command(rulesets: tuple[str, ...], games: int, player_counts: tuple[in
             click.echo(render_text(problems, {}, colour=sys.stdout.isatty()))
         errors = sum(p.severity == ERROR for p in problems)
         verdict = "failed" if failed else "passed"
-        click.echo(f"{settings_checked} setting(s), {games} matches each: {errors} error(s), "
-                   f"{len(problems) - errors} warning(s); {verdict}")
+        click.echo(
+            f"{settings_checked} setting(s), {games} matches each: {errors} error(s), "
+            f"{len(problems) - errors} warning(s); {verdict}"
+        )
     raise SystemExit(1 if failed else 0)
 
 

@@ -11,18 +11,30 @@ ALPHA = 0.05
 
 
 def _row(name: str, a: float, b: float, p_value: float | None, kind: str = "number") -> dict[str, Any]:
-    return {"statistic": name, "kind": kind, "a": a, "b": b, "difference": b - a, "p_value": p_value,
-            "significant": p_value is not None and p_value < ALPHA}
+    return {
+        "statistic": name,
+        "kind": kind,
+        "a": a,
+        "b": b,
+        "difference": b - a,
+        "p_value": p_value,
+        "significant": p_value is not None and p_value < ALPHA,
+    }
 
 
 def _proportion(name: str, x_a: int, n_a: int, x_b: int, n_b: int) -> dict[str, Any]:
-    return _row(name, x_a / n_a if n_a else 0.0, x_b / n_b if n_b else 0.0,
-                stats.two_proportions(x_a, n_a, x_b, n_b), "rate")
+    return _row(
+        name, x_a / n_a if n_a else 0.0, x_b / n_b if n_b else 0.0, stats.two_proportions(x_a, n_a, x_b, n_b), "rate"
+    )
 
 
 def _mean(name: str, a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
-    return _row(name, a["mean"], b["mean"],
-                stats.two_means(a["mean"], a["variance"], a["count"], b["mean"], b["variance"], b["count"]))
+    return _row(
+        name,
+        a["mean"],
+        b["mean"],
+        stats.two_means(a["mean"], a["variance"], a["count"], b["mean"], b["variance"], b["count"]),
+    )
 
 
 def compare(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
@@ -39,8 +51,11 @@ def compare(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
     rows.append(_mean("rounds per match", length_a["rounds"], length_b["rounds"]))
     rows.append(_mean("decisions per round", length_a["round_decisions"], length_b["round_decisions"]))
     ea, eb = a["endings"], b["endings"]
-    rows.append(_proportion("matches stopped at the engine's limit", ea["matches"]["engine_cap"], ga,
-                            eb["matches"]["engine_cap"], gb))
+    rows.append(
+        _proportion(
+            "matches stopped at the engine's limit", ea["matches"]["engine_cap"], ga, eb["matches"]["engine_cap"], gb
+        )
+    )
     rounds_a, rounds_b = sum(ea["rounds"].values()), sum(eb["rounds"].values())
     for kind, words in (("limit", "rounds ending at the turn limit"), ("stuck", "rounds where nobody could move")):
         rows.append(_proportion(words, ea["rounds"][kind], rounds_a, eb["rounds"][kind], rounds_b))
@@ -48,18 +63,28 @@ def compare(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
     for role in a["roles"]:
         other = roles_b.get(role["role"])
         if other is not None:
-            rows.append(_proportion(f"role {role['role']} win rate", role["wins"], role["trials"],
-                                    other["wins"], other["trials"]))
+            rows.append(
+                _proportion(
+                    f"role {role['role']} win rate", role["wins"], role["trials"], other["wins"], other["trials"]
+                )
+            )
     rows.append(_row("legal actions per decision", a["branching"]["mean"], b["branching"]["mean"], None))
     rows.append(_mean("lead changes per match", a["standing"]["lead_changes"], b["standing"]["lead_changes"]))
     moves_b = {m["move"]: m for m in b["moves"]}
     for move in a["moves"]:
         other = moves_b.get(move["move"])
         if other is not None:
-            rows.append(_row(f"move {move['move']} chosen share", move["chosen_share"], other["chosen_share"],
-                             None, "rate"))
-    return {"a": a, "b": b, "same_seeds": a["seed"] == b["seed"], "partial": a["partial"] or b["partial"],
-            "alpha": ALPHA, "rows": rows}
+            rows.append(
+                _row(f"move {move['move']} chosen share", move["chosen_share"], other["chosen_share"], None, "rate")
+            )
+    return {
+        "a": a,
+        "b": b,
+        "same_seeds": a["seed"] == b["seed"],
+        "partial": a["partial"] or b["partial"],
+        "alpha": ALPHA,
+        "rows": rows,
+    }
 
 
 def _fmt(value: float, kind: str) -> str:
@@ -73,8 +98,11 @@ def render(c: dict[str, Any]) -> str:
         settings = ", ".join(f"{k}={v}" for k, v in d["options"].items())
         return f"{d['ruleset']} ({d['players']} players{', ' + settings if settings else ''})"
 
-    lines = [f"A: {name(a)}", f"B: {name(b)}",
-             f"{a['games']} and {b['games']} matches, seeds from {a['seed']}" + (" -- PARTIAL" if c["partial"] else "")]
+    lines = [
+        f"A: {name(a)}",
+        f"B: {name(b)}",
+        f"{a['games']} and {b['games']} matches, seeds from {a['seed']}" + (" -- PARTIAL" if c["partial"] else ""),
+    ]
     for label, d in (("A", a), ("B", b)):
         lines.extend(f"warning ({label}): {w}" for w in d["warnings"])
     lines.append("")
@@ -83,7 +111,9 @@ def render(c: dict[str, Any]) -> str:
         p = "" if row["p_value"] is None else f"{row['p_value']:.3g}"
         mark = " *" if row["significant"] else ""
         kind = row["kind"]
-        lines.append(f"{row['statistic']:<42} {_fmt(row['a'], kind):>10} {_fmt(row['b'], kind):>10} "
-                     f"{_fmt(row['difference'], kind):>10} {p:>8}{mark}")
+        lines.append(
+            f"{row['statistic']:<42} {_fmt(row['a'], kind):>10} {_fmt(row['b'], kind):>10} "
+            f"{_fmt(row['difference'], kind):>10} {p:>8}{mark}"
+        )
     lines.append(f"* significant at p < {c['alpha']} (two-sided; each row tested on its own)")
     return "\n".join(lines)

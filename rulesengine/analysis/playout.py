@@ -64,6 +64,7 @@ def _before(segments: tuple[Segment, ...], hook) -> tuple[Segment, ...]:
     def run(state: State, env: list) -> None:
         hook(state)
         first.run(state, env)
+
     return (attrs.evolve(first, run=run), *segments[1:])
 
 
@@ -74,6 +75,7 @@ def _after(segments: tuple[Segment, ...], hook) -> tuple[Segment, ...]:
     def run(state: State, env: list) -> None:
         last.run(state, env)
         hook(state)
+
     return (*segments[:-1], attrs.evolve(last, run=run))
 
 
@@ -92,18 +94,21 @@ class Recording:
             def hook(state: State) -> None:
                 if recorder.mine(state):
                     recorder.round_ends.append((kind, state.steps, recorder.leader(state)))
+
             return hook
 
         def phase_enter(index: int):
             def hook(state: State) -> None:
                 if recorder.mine(state):
                     recorder.phases.add(index)
+
             return hook
 
         def trigger_fired(index: int):
             def hook(state: State) -> None:
                 if recorder.mine(state):
                     recorder.fired[index] += 1
+
             return hook
 
         recorded = attrs.evolve(
@@ -112,12 +117,14 @@ class Recording:
             round_stuck_effects=_after(program.round_stuck_effects, round_end("stuck")),
             round_limit_effects=_after(program.round_limit_effects, round_end("limit")),
             phases=tuple(attrs.evolve(p, enter=_before(p.enter, phase_enter(i))) for i, p in enumerate(program.phases)),
-            triggers=tuple(attrs.evolve(t, effects=_before(t.effects, trigger_fired(i)))
-                           for i, t in enumerate(program.triggers)),
+            triggers=tuple(
+                attrs.evolve(t, effects=_before(t.effects, trigger_fired(i))) for i, t in enumerate(program.triggers)
+            ),
         )
         self.fast = Game(recorded, game.max_steps)
-        self.traced = Game(attrs.evolve(recorded, moves=tuple(attrs.evolve(m, step=None) for m in recorded.moves)),
-                           game.max_steps)
+        self.traced = Game(
+            attrs.evolve(recorded, moves=tuple(attrs.evolve(m, step=None) for m in recorded.moves)), game.max_steps
+        )
         moves = program.moves
         self.move_offsets = [m.offset for m in moves]
         self.move_ends = [m.offset + m.width for m in moves]
@@ -226,9 +233,10 @@ def _leader_function(program: Program, standing: str | None):
         offset = program.variable_offsets[standing.lstrip("-")]
 
         def by_variable(state: State) -> int | None:
-            values = [sign * v for v in state.vars[offset:offset + n]]
+            values = [sign * v for v in state.vars[offset : offset + n]]
             best = max(values)
             return values.index(best) if values.count(best) == 1 else None
+
         return by_variable
     if program.winners is not None:
         winners = program.winners
@@ -236,6 +244,7 @@ def _leader_function(program: Program, standing: str | None):
         def by_winners(state: State) -> int | None:
             ahead = set(winners(state, state._env(state.current)))
             return next(iter(ahead)) if len(ahead) == 1 else None
+
         return by_winners
     if program.losers is not None:
         losers = program.losers
@@ -244,6 +253,7 @@ def _leader_function(program: Program, standing: str | None):
             behind = set(losers(state, state._env(state.current)))
             ahead = [p for p in range(n) if p not in behind]
             return ahead[0] if behind and len(ahead) == 1 else None
+
         return by_losers
     return lambda state: None
 

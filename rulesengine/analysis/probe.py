@@ -23,8 +23,10 @@ def alternatives(option, current: object) -> list[object]:
         return [not current]
     if option.type == "int" and isinstance(current, int):
         for candidate in (current * 2, current // 2, current + 1, current - 1):
-            if candidate != current and (option.minimum is None or candidate >= option.minimum) and (
-                option.maximum is None or candidate <= option.maximum
+            if (
+                candidate != current
+                and (option.minimum is None or candidate >= option.minimum)
+                and (option.maximum is None or candidate <= option.maximum)
             ):
                 return [candidate]
     return []
@@ -45,11 +47,16 @@ def options_without_effect(game: Game, seed: int, matches: int = PROBE_MATCHES) 
         current = game.options.get(option.name)
         for value in alternatives(option, current):
             try:
-                other = api.make_game(game.ruleset, players=game.num_players,
-                                      options={**game.options, option.name: value}, max_steps=game.max_steps)
+                other = api.make_game(
+                    game.ruleset,
+                    players=game.num_players,
+                    options={**game.options, option.name: value},
+                    max_steps=game.max_steps,
+                )
             except RulesEngineError:
                 continue
             if all(_fingerprint(other, seed + k) == base[k] for k in range(matches)):
-                found.append({"option": option.name, "value": current, "tried": value, "matches": matches,
-                              "span": option.span})
+                found.append(
+                    {"option": option.name, "value": current, "tried": value, "matches": matches, "span": option.span}
+                )
     return found

@@ -19,8 +19,13 @@ def progress_bar(total: int, label: str, enabled: bool) -> Iterator[Callable[[in
     except ImportError:  # the optional extra is not installed
         yield None
         return
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-               TextColumn("{task.fields[rate]:.1f} matches/s"), TimeRemainingColumn())
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]:.1f} matches/s"),
+        TimeRemainingColumn(),
+    )
     with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
         task = bar.add_task(label, total=total, rate=0.0)
 

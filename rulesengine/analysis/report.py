@@ -31,7 +31,7 @@ def _svg(fig, name: str) -> str:
         fig.savefig(buffer, format="svg", bbox_inches="tight")
     plt.close(fig)
     text = buffer.getvalue()
-    return text[text.index("<svg"):]  # drop the XML prologue and doctype: HTML does not want them
+    return text[text.index("<svg") :]  # drop the XML prologue and doctype: HTML does not want them
 
 
 def _figure(name: str, title: str, draw) -> str:
@@ -42,8 +42,16 @@ def _figure(name: str, title: str, draw) -> str:
     return f'<figure class="plot" id="plot-{name}">{_svg(fig, name)}{caption}</figure>'
 
 
-def _rates(ax, labels: list[str], rates: list[float], intervals: list[list[float]], baseline: float | None = None,
-           offset: float = 0.0, width: float = 0.6, label: str | None = None) -> None:
+def _rates(
+    ax,
+    labels: list[str],
+    rates: list[float],
+    intervals: list[list[float]],
+    baseline: float | None = None,
+    offset: float = 0.0,
+    width: float = 0.6,
+    label: str | None = None,
+) -> None:
     positions = [i + offset for i in range(len(labels))]
     below = [r - ci[0] for r, ci in zip(rates, intervals)]
     above = [ci[1] - r for r, ci in zip(rates, intervals)]
@@ -104,16 +112,20 @@ def _data_script(data: dict[str, Any]) -> str:
 
 
 def _page(title: str, body: list[str], data: dict[str, Any]) -> str:
-    return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
-            f"<style>{_STYLE}</style></head><body>{''.join(body)}{_data_script(data)}</body></html>\n")
+    return (
+        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
+        f"<style>{_STYLE}</style></head><body>{''.join(body)}{_data_script(data)}</body></html>\n"
+    )
 
 
 def _header(d: dict[str, Any]) -> list[str]:
     settings = ", ".join(f"{k}={v}" for k, v in d["options"].items()) or "defaults"
-    out = [f"<p>{d['games']} of {d['games_requested']} matches, {d['players']} players, options: "
-           f"{html.escape(settings)}, seeds from {d['seed']}; agents {html.escape(', '.join(d['agents']))}; "
-           f"engine {html.escape(d['engine_version'])}; file {html.escape(d['path'])} "
-           f"(SHA-256 <code>{html.escape(str(d['sha256']))}</code>)</p>"]
+    out = [
+        f"<p>{d['games']} of {d['games_requested']} matches, {d['players']} players, options: "
+        f"{html.escape(settings)}, seeds from {d['seed']}; agents {html.escape(', '.join(d['agents']))}; "
+        f"engine {html.escape(d['engine_version'])}; file {html.escape(d['path'])} "
+        f"(SHA-256 <code>{html.escape(str(d['sha256']))}</code>)</p>"
+    ]
     if d["partial"]:
         out.append('<p class="partial">Partial: the run was stopped early; these are the matches completed.</p>')
     out.extend(f'<p class="warning">{html.escape(w)}</p>' for w in d["warnings"])
@@ -125,60 +137,132 @@ def report(d: dict[str, Any]) -> str:
     seats = d["seats"]
     body = [f"<h1>Balance report: {html.escape(d['ruleset'])}</h1>", *_header(d), "<h2>Seats and roles</h2>"]
     baseline = d["roles"][0]["baseline"] if d["roles"] else None
-    body.append(_figure("seats", "Win rate by seat", lambda ax: _rates(
-        ax, [f"seat {s['seat']}" for s in seats], [s["win_rate"] for s in seats], [s["ci95"] for s in seats],
-        baseline)))
+    body.append(
+        _figure(
+            "seats",
+            "Win rate by seat",
+            lambda ax: _rates(
+                ax,
+                [f"seat {s['seat']}" for s in seats],
+                [s["win_rate"] for s in seats],
+                [s["ci95"] for s in seats],
+                baseline,
+            ),
+        )
+    )
     if d["roles"]:
-        body.append(_figure("roles", "Win rate by role (held in the first round)", lambda ax: _rates(
-            ax, [r["role"] for r in d["roles"]], [r["rate"] for r in d["roles"]], [r["ci95"] for r in d["roles"]],
-            baseline)))
-    body.append(_table(["seat", "wins", "losses", "draws", "win rate", "95% low", "95% high", "mean return"],
-                       [[s["seat"], s["wins"], s["losses"], s["draws"], s["win_rate"], *s["ci95"], s["mean_return"]]
-                        for s in seats], "seats"))
+        body.append(
+            _figure(
+                "roles",
+                "Win rate by role (held in the first round)",
+                lambda ax: _rates(
+                    ax,
+                    [r["role"] for r in d["roles"]],
+                    [r["rate"] for r in d["roles"]],
+                    [r["ci95"] for r in d["roles"]],
+                    baseline,
+                ),
+            )
+        )
+    body.append(
+        _table(
+            ["seat", "wins", "losses", "draws", "win rate", "95% low", "95% high", "mean return"],
+            [
+                [s["seat"], s["wins"], s["losses"], s["draws"], s["win_rate"], *s["ci95"], s["mean_return"]]
+                for s in seats
+            ],
+            "seats",
+        )
+    )
     fair = d["seat_fairness"]
     if fair is not None:
-        body.append(f"<p>Seat fairness: chi-square {fair['statistic']:.3f} with {fair['df']} degrees of freedom, "
-                    f"p = {fair['p_value']:.3g}.</p>")
-    body.append(_table(["role", "trials", "wins", "win rate", "95% low", "95% high", "p"],
-                       [[r["role"], r["trials"], r["wins"], r["rate"], *r["ci95"], r["p_value"]] for r in d["roles"]],
-                       "roles"))
+        body.append(
+            f"<p>Seat fairness: chi-square {fair['statistic']:.3f} with {fair['df']} degrees of freedom, "
+            f"p = {fair['p_value']:.3g}.</p>"
+        )
+    body.append(
+        _table(
+            ["role", "trials", "wins", "win rate", "95% low", "95% high", "p"],
+            [[r["role"], r["trials"], r["wins"], r["rate"], *r["ci95"], r["p_value"]] for r in d["roles"]],
+            "roles",
+        )
+    )
     if d["skill"]:
-        body.append(_figure("skill", "Win rate by agent", lambda ax: _rates(
-            ax, [a["agent"] for a in d["skill"]], [a["rate"] for a in d["skill"]], [a["ci95"] for a in d["skill"]])))
+        body.append(
+            _figure(
+                "skill",
+                "Win rate by agent",
+                lambda ax: _rates(
+                    ax,
+                    [a["agent"] for a in d["skill"]],
+                    [a["rate"] for a in d["skill"]],
+                    [a["ci95"] for a in d["skill"]],
+                ),
+            )
+        )
     body.append("<h2>Length and endings</h2>")
     body.append(_figure("length", "Match length", lambda ax: _histogram(ax, d["length"]["histogram"])))
     body.append(_figure("endings", "How rounds and matches ended", lambda ax: _endings(ax, d)))
-    body.append(_table(["measure", "mean", "p10", "median", "p90", "min", "max"],
-                       [[name, s["mean"], s["p10"], s["p50"], s["p90"], s["min"], s["max"]]
-                        for name, s in (("decisions per match", d["length"]["decisions"]),
-                                        ("rounds per match", d["length"]["rounds"]),
-                                        ("decisions per round", d["length"]["round_decisions"]))], "length"))
+    body.append(
+        _table(
+            ["measure", "mean", "p10", "median", "p90", "min", "max"],
+            [
+                [name, s["mean"], s["p10"], s["p50"], s["p90"], s["min"], s["max"]]
+                for name, s in (
+                    ("decisions per match", d["length"]["decisions"]),
+                    ("rounds per match", d["length"]["rounds"]),
+                    ("decisions per round", d["length"]["round_decisions"]),
+                )
+            ],
+            "length",
+        )
+    )
     standing = d["standing"]
-    body.append(f"<p>Standing from {html.escape(standing['source'])}: {standing['lead_changes']['mean']:.2f} lead "
-                f"changes per match on average; the winner took the lead for good after "
-                f"{standing['led_for_good']['mean']:.0%} of the match ({standing['matches_with_a_leader_for_good']} "
-                f"matches).</p>")
+    body.append(
+        f"<p>Standing from {html.escape(standing['source'])}: {standing['lead_changes']['mean']:.2f} lead "
+        f"changes per match on average; the winner took the lead for good after "
+        f"{standing['led_for_good']['mean']:.0%} of the match ({standing['matches_with_a_leader_for_good']} "
+        f"matches).</p>"
+    )
     body.append("<h2>Moves</h2>")
     body.append(_figure("moves", "Move usage", lambda ax: _moves(ax, d)))
     branching = d["branching"]
-    body.append(f"<p>Legal actions per decision: mean {branching['mean']:.2f}, max {branching['max']}; "
-                f"{branching['forced_share']:.1%} of decisions had a single choice.</p>")
-    body.append(_table(["move", "legal", "chosen", "legal share", "chosen share"],
-                       [[m["move"], m["legal"], m["chosen"], m["legal_share"], m["chosen_share"]] for m in d["moves"]],
-                       "moves"))
+    body.append(
+        f"<p>Legal actions per decision: mean {branching['mean']:.2f}, max {branching['max']}; "
+        f"{branching['forced_share']:.1%} of decisions had a single choice.</p>"
+    )
+    body.append(
+        _table(
+            ["move", "legal", "chosen", "legal share", "chosen share"],
+            [[m["move"], m["legal"], m["chosen"], m["legal_share"], m["chosen_share"]] for m in d["moves"]],
+            "moves",
+        )
+    )
     return _page(f"Balance report: {d['ruleset']}", body, d)
 
 
 def comparison_report(c: dict[str, Any]) -> str:
     """The report of a comparison (as `compare` returns it)."""
     a, b = c["a"], c["b"]
-    body = [f"<h1>Comparison: A {html.escape(a['ruleset'])} and B {html.escape(b['ruleset'])}</h1>",
-            "<h2>A</h2>", *_header(a), "<h2>B</h2>", *_header(b)]
+    body = [
+        f"<h1>Comparison: A {html.escape(a['ruleset'])} and B {html.escape(b['ruleset'])}</h1>",
+        "<h2>A</h2>",
+        *_header(a),
+        "<h2>B</h2>",
+        *_header(b),
+    ]
 
     def seats(ax) -> None:
         for offset, label, d in ((-0.2, "A", a), (0.2, "B", b)):
-            _rates(ax, [f"seat {s['seat']}" for s in d["seats"]], [s["win_rate"] for s in d["seats"]],
-                   [s["ci95"] for s in d["seats"]], offset=offset, width=0.4, label=label)
+            _rates(
+                ax,
+                [f"seat {s['seat']}" for s in d["seats"]],
+                [s["win_rate"] for s in d["seats"]],
+                [s["ci95"] for s in d["seats"]],
+                offset=offset,
+                width=0.4,
+                label=label,
+            )
         ax.legend()
 
     def lengths(ax) -> None:
@@ -188,8 +272,22 @@ def comparison_report(c: dict[str, Any]) -> str:
 
     body.append(_figure("seats", "Win rate by seat, A and B", seats))
     body.append(_figure("length", "Match length, A and B", lengths))
-    body.append(_table(["statistic", "A", "B", "B - A", "p", "significant"],
-                       [[r["statistic"], r["a"], r["b"], r["difference"], "" if r["p_value"] is None else r["p_value"],
-                         "yes" if r["significant"] else ""] for r in c["rows"]], "comparison"))
+    body.append(
+        _table(
+            ["statistic", "A", "B", "B - A", "p", "significant"],
+            [
+                [
+                    r["statistic"],
+                    r["a"],
+                    r["b"],
+                    r["difference"],
+                    "" if r["p_value"] is None else r["p_value"],
+                    "yes" if r["significant"] else "",
+                ]
+                for r in c["rows"]
+            ],
+            "comparison",
+        )
+    )
     body.append(f"<p>Significant: p &lt; {c['alpha']}, two-sided, each row tested on its own.</p>")
     return _page("Comparison", body, c)

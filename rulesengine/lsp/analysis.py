@@ -22,8 +22,16 @@ from ..source import Map, Node, load_yaml, plain
 from . import reference
 
 # section -> the kind of name its entries declare
-SECTIONS = {"options": "option", "decks": "deck", "zones": "zone", "variables": "variable", "define": "definition",
-            "moves": "move", "phases": "phase", "triggers": "trigger"}
+SECTIONS = {
+    "options": "option",
+    "decks": "deck",
+    "zones": "zone",
+    "variables": "variable",
+    "define": "definition",
+    "moves": "move",
+    "phases": "phase",
+    "triggers": "trigger",
+}
 
 
 @attrs.frozen
@@ -199,15 +207,20 @@ def key_path(lines: list[str], line: int) -> tuple[str, ...] | None:
 def test_keys_of(path: tuple[str, ...]) -> dict[str, str]:
     """The keys a mapping at `path` of a scenario test file may hold."""
     inner = tuple(key for key in path if key != "steps")  # a step holds play and expect, as a test does
-    shapes = {(): scenario_file.FILE_KEYS, ("tests",): scenario_file.TEST_KEYS,
-              ("tests", "position"): POSITION_KEYS, ("tests", "expect"): EXPECT_KEYS}
+    shapes = {
+        (): scenario_file.FILE_KEYS,
+        ("tests",): scenario_file.TEST_KEYS,
+        ("tests", "position"): POSITION_KEYS,
+        ("tests", "expect"): EXPECT_KEYS,
+    }
     if path and path[-1] == "steps":
         return scenario_file.STEP_KEYS
     return shapes.get(inner, {})
 
 
-def completions(lines: list[str], line: int, column: int, names: dict[str, Declaration] | None,
-                test_file: bool = False) -> list[Completion]:
+def completions(
+    lines: list[str], line: int, column: int, names: dict[str, Declaration] | None, test_file: bool = False
+) -> list[Completion]:
     text = lines[line][:column] if line < len(lines) else ""
     stripped = text.strip().removeprefix("- ")
     if stripped.replace("_", "").isalnum() or not stripped:
@@ -218,13 +231,24 @@ def completions(lines: list[str], line: int, column: int, names: dict[str, Decla
                 return [Completion(key, "key", description) for key, description in keys.items()]
     word, start = word_at(text, len(text))
     if start > 0 and text[start - 1] == ".":
-        return [Completion(name, "macro", reference.MACRO_DOCS.get(name, name), reference.macro_help(name))
-                for name in [*reference.MACROS, "bind"]]
+        return [
+            Completion(name, "macro", reference.MACRO_DOCS.get(name, name), reference.macro_help(name))
+            for name in [*reference.MACROS, "bind"]
+        ]
     found = [Completion(d.name, d.kind, d.detail) for d in (names or {}).values()]
-    found += [Completion(name, "builtin", f"{reference.shown_type(type_)}: {reference.BUILTIN_DOCS.get(name, '')}",
-                         reference.builtin_help(name)) for name, type_ in reference.BUILTINS.items()]
-    found += [Completion(name, "function", "; ".join(reference.signatures(name)), reference.function_help(name))
-              for name in reference.FUNCTIONS]
+    found += [
+        Completion(
+            name,
+            "builtin",
+            f"{reference.shown_type(type_)}: {reference.BUILTIN_DOCS.get(name, '')}",
+            reference.builtin_help(name),
+        )
+        for name, type_ in reference.BUILTINS.items()
+    ]
+    found += [
+        Completion(name, "function", "; ".join(reference.signatures(name)), reference.function_help(name))
+        for name in reference.FUNCTIONS
+    ]
     found.append(Completion("me", "builtin", "player: the player the expression is about"))
     return found
 
@@ -233,7 +257,7 @@ def hover(line_text: str, column: int, names: dict[str, Declaration] | None) -> 
     word, start = word_at(line_text, column)
     if not word:
         return None
-    after = line_text[start + len(word):].lstrip()
+    after = line_text[start + len(word) :].lstrip()
     if start > 0 and line_text[start - 1] == ".":
         shown = reference.macro_help(word)
         if shown:

@@ -31,7 +31,7 @@ BUILTIN_DOCS = {
     "turn": "decisions made in this round so far",
     "num_players": "the number of players",
     "passes": "pass moves and skipped players since the last other move",
-    "phase": "the current phase's name; \"\" in round setup and round end",
+    "phase": 'the current phase\'s name; "" in round setup and round end',
     "suits": "every suit, in the order first declared",
 }
 FUNCTION_DOCS = {
@@ -54,7 +54,7 @@ FUNCTION_DOCS = {
     "range": "0, 1, ..., n-1 (or a, ..., b-1); at most 10,000 elements",
     "len": "the length of a text",
     "prefix": "the first n characters of a text",
-    "letter": "character i of a text, counted from 0; \"\" outside it",
+    "letter": 'character i of a text, counted from 0; "" outside it',
     "text": "a value as logs show it: cards by name, P2, suit and rank names, yes/no",
     "card": "a literal card: card(rank, suit), both literals",
 }
@@ -71,8 +71,15 @@ MACRO_DOCS = {
     "bind": "value.bind(v, body): body with v standing for value, computed once",
 }
 # Which section's entries take which keys (SECTION_KEYS names them by the singular).
-ENTRY_KEYS = {"options": "option", "decks": "deck", "zones": "zone", "variables": "variable", "phases": "phase",
-              "moves": "move", "triggers": "trigger"}
+ENTRY_KEYS = {
+    "options": "option",
+    "decks": "deck",
+    "zones": "zone",
+    "variables": "variable",
+    "phases": "phase",
+    "moves": "move",
+    "triggers": "trigger",
+}
 PLAIN_KEYS = {"players": "players", "cards": "cards", "round": "round", "match": "match"}
 
 
@@ -122,8 +129,10 @@ def macro_help(name: str) -> str | None:
     if name not in MACROS and name != "bind":
         return None
     result: Any = MACROS.get(name, "the body's type")
-    return f"```\n{MACRO_DOCS.get(name, name).split(':', 1)[0]} -> {result}\n```\nlist macro: " + MACRO_DOCS.get(
-        name, name).split(": ", 1)[-1]
+    return (
+        f"```\n{MACRO_DOCS.get(name, name).split(':', 1)[0]} -> {result}\n```\nlist macro: "
+        + MACRO_DOCS.get(name, name).split(": ", 1)[-1]
+    )
 
 
 def keys_of(path: tuple[str, ...]) -> dict[str, str]:

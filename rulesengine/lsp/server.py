@@ -99,8 +99,13 @@ def to_lsp(diagnostic: Diagnostic, path: str, text: str) -> types.Diagnostic:
         message = f"{span.file}:{span.line}:{span.column}: {message}"
         span = Span.point(path, 1, 1)
     severity = types.DiagnosticSeverity.Error if diagnostic.severity == ERROR else types.DiagnosticSeverity.Warning
-    return types.Diagnostic(range=to_range(span, text.split("\n")), message=message, severity=severity,
-                            code=diagnostic.code, source="rulesengine")
+    return types.Diagnostic(
+        range=to_range(span, text.split("\n")),
+        message=message,
+        severity=severity,
+        code=diagnostic.code,
+        source="rulesengine",
+    )
 
 
 def refresh(ls: RulesServer, uri: str) -> None:
@@ -110,8 +115,9 @@ def refresh(ls: RulesServer, uri: str) -> None:
     if result.declarations is not None:
         ls.names[uri] = result.declarations
     shown = [to_lsp(d, path, document.source) for d in result.diagnostics]
-    ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=shown,
-                                                                        version=document.version))
+    ls.text_document_publish_diagnostics(
+        types.PublishDiagnosticsParams(uri=uri, diagnostics=shown, version=document.version)
+    )
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
@@ -132,12 +138,13 @@ def did_save(ls: RulesServer, params: types.DidSaveTextDocumentParams) -> None:
 @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
 def did_close(ls: RulesServer, params: types.DidCloseTextDocumentParams) -> None:
     ls.names.pop(params.text_document.uri, None)
-    ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=params.text_document.uri,
-                                                                        diagnostics=[]))
+    ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=params.text_document.uri, diagnostics=[]))
 
 
-def _at(ls: RulesServer, params: types.CompletionParams | types.HoverParams | types.DefinitionParams,
-        ) -> tuple[list[str], int, int]:
+def _at(
+    ls: RulesServer,
+    params: types.CompletionParams | types.HoverParams | types.DefinitionParams,
+) -> tuple[list[str], int, int]:
     lines = ls.workspace.get_text_document(params.text_document.uri).source.split("\n")
     line = params.position.line
     text = lines[line] if line < len(lines) else ""
@@ -155,7 +162,8 @@ def completion(ls: RulesServer, params: types.CompletionParams) -> types.Complet
             kind=COMPLETION_KINDS.get(c.kind, types.CompletionItemKind.Text),
             detail=c.detail,
             documentation=types.MarkupContent(kind=types.MarkupKind.Markdown, value=c.documentation)
-            if c.documentation else None,
+            if c.documentation
+            else None,
         )
         for c in found
     ]
