@@ -61,4 +61,4 @@ def test_play_takes_opponents():
     assert result.exit_code == 0, result.output
     assert "match over" in result.output
     bad = runner.invoke(main, ["play", TINY, "--opponents", "greedy,greedy"])
-    assert bad.exit_code == 2 and "2 agents given for 1 seat(s)" in bad.output
+    assert bad.exit_code == 2 and "2 opponents given for 1 other seat(s)" in bad.output
