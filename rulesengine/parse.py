@@ -13,7 +13,7 @@ import attrs
 import lark
 from lark import Lark, Token, Tree
 
-from . import syntax as ast
+from . import syntax
 from .diagnostics import Diagnostic, Span
 from .limits import MAX_EXPRESSION_LENGTH, MAX_INTEGER, MAX_NESTING, MAX_STATEMENT_DEPTH
 from .resources import grammar_text
@@ -87,7 +87,7 @@ class _ToAst:
             start, end = item.meta.start_pos, item.meta.end_pos
         return self.scalar.locate(self.base + start, end - start)
 
-    def expr(self, tree: Tree | Token, depth: int = 0) -> ast.Expr:
+    def expr(self, tree: Tree | Token, depth: int = 0) -> syntax.Expr:
         if depth > MAX_NESTING:
             raise ParseFailed(
                 Diagnostic("RE105", f"expression nested deeper than {MAX_NESTING} levels", self.span_of(tree))
@@ -98,80 +98,82 @@ class _ToAst:
         kids = tree.children
         sub = functools.partial(self.expr, depth=depth + 1)
         if kind == "int_literal":
-            return ast.IntLit(span, self.integer(kids[0]))
+            return syntax.IntLit(span, self.integer(kids[0]))
         if kind == "string_literal":
-            return ast.StrLit(span, self.string(kids[0])[0])
+            return syntax.StrLit(span, self.string(kids[0])[0])
         if kind == "true":
-            return ast.BoolLit(span, True)
+            return syntax.BoolLit(span, True)
         if kind == "false":
-            return ast.BoolLit(span, False)
+            return syntax.BoolLit(span, False)
         if kind == "name":
-            return ast.Name(span, str(kids[0]))
+            return syntax.Name(span, str(kids[0]))
         if kind == "list_literal":
-            return ast.ListLit(span, tuple(sub(k) for k in kids))
+            return syntax.ListLit(span, tuple(sub(k) for k in kids))
         if kind == "attribute":
-            return ast.Attribute(span, sub(kids[0]), str(kids[1]), self.span_of(kids[1]))
+            return syntax.Attribute(span, sub(kids[0]), str(kids[1]), self.span_of(kids[1]))
         if kind == "method":
-            return ast.Method(span, sub(kids[0]), str(kids[1]), self.span_of(kids[1]), tuple(sub(k) for k in kids[2:]))
+            return syntax.Method(
+                span, sub(kids[0]), str(kids[1]), self.span_of(kids[1]), tuple(sub(k) for k in kids[2:])
+            )
         if kind == "index":
-            return ast.Index(span, sub(kids[0]), tuple(sub(k) for k in kids[1:]))
+            return syntax.Index(span, sub(kids[0]), tuple(sub(k) for k in kids[1:]))
         if kind == "call":
-            return ast.Call(span, str(kids[0]), self.span_of(kids[0]), tuple(sub(k) for k in kids[1:]))
+            return syntax.Call(span, str(kids[0]), self.span_of(kids[0]), tuple(sub(k) for k in kids[1:]))
         if kind == "negate":
-            return ast.Unary(span, "-", sub(kids[0]))
+            return syntax.Unary(span, "-", sub(kids[0]))
         if kind == "not_":
-            return ast.Unary(span, "not", sub(kids[0]))
+            return syntax.Unary(span, "not", sub(kids[0]))
         if kind == "binary":
-            return ast.Binary(span, str(kids[1]), sub(kids[0]), sub(kids[2]))
+            return syntax.Binary(span, str(kids[1]), sub(kids[0]), sub(kids[2]))
         if kind == "compare":
-            return ast.Binary(span, str(kids[1]), sub(kids[0]), sub(kids[2]))
+            return syntax.Binary(span, str(kids[1]), sub(kids[0]), sub(kids[2]))
         if kind == "member":
-            return ast.Binary(span, "in", sub(kids[0]), sub(kids[1]))
+            return syntax.Binary(span, "in", sub(kids[0]), sub(kids[1]))
         if kind == "not_member":
-            return ast.Unary(span, "not", ast.Binary(span, "in", sub(kids[0]), sub(kids[1])))
+            return syntax.Unary(span, "not", syntax.Binary(span, "in", sub(kids[0]), sub(kids[1])))
         if kind == "and_":
-            return ast.Binary(span, "and", sub(kids[0]), sub(kids[1]))
+            return syntax.Binary(span, "and", sub(kids[0]), sub(kids[1]))
         if kind == "or_":
-            return ast.Binary(span, "or", sub(kids[0]), sub(kids[1]))
+            return syntax.Binary(span, "or", sub(kids[0]), sub(kids[1]))
         if kind == "conditional":
-            return ast.Conditional(span, sub(kids[1]), sub(kids[0]), sub(kids[2]))
+            return syntax.Conditional(span, sub(kids[1]), sub(kids[0]), sub(kids[2]))
         raise AssertionError(f"unhandled expression node {kind}")
 
-    def statement(self, tree: Tree) -> ast.Stmt:
+    def statement(self, tree: Tree) -> syntax.Stmt:
         span = self.span_of(tree)
         kind = tree.data
         kids = tree.children
         if kind == "move":
             at_bottom = len(kids) > 2 and str(kids[2].children[0]) == "bottom"
-            return ast.Move(span, self.expr(kids[0]), self.expr(kids[1]), at_bottom)
+            return syntax.Move(span, self.expr(kids[0]), self.expr(kids[1]), at_bottom)
         if kind == "deal":
             amount = kids[0]
             count = self.expr(amount.children[0]) if amount.data == "deal_each" else None
-            return ast.Deal(span, count, self.expr(kids[1]), str(kids[2]), self.span_of(kids[2]), self.expr(kids[3]))
+            return syntax.Deal(span, count, self.expr(kids[1]), str(kids[2]), self.span_of(kids[2]), self.expr(kids[3]))
         if kind == "shuffle":
-            return ast.Shuffle(span, self.expr(kids[0]))
+            return syntax.Shuffle(span, self.expr(kids[0]))
         if kind == "reveal":
-            return ast.Reveal(span, self.expr(kids[0]), self.expr(kids[1]))
+            return syntax.Reveal(span, self.expr(kids[0]), self.expr(kids[1]))
         if kind == "assign":
             target = kids[0]
             name = target.children[0]
             indices = tuple(self.expr(k) for k in target.children[1:])
-            return ast.Assign(span, str(name), self.span_of(name), indices, str(kids[1]), self.expr(kids[2]))
+            return syntax.Assign(span, str(name), self.span_of(name), indices, str(kids[1]), self.expr(kids[2]))
         if kind == "turn_to":
-            return ast.TurnTo(span, self.expr(kids[0]))
+            return syntax.TurnTo(span, self.expr(kids[0]))
         if kind == "reverse":
-            return ast.Reverse(span)
+            return syntax.Reverse(span)
         if kind == "out":
-            return ast.Out(span, self.expr(kids[0]))
+            return syntax.Out(span, self.expr(kids[0]))
         if kind == "end":
-            return ast.End(span, str(kids[0]))
+            return syntax.End(span, str(kids[0]))
         if kind == "goto":
-            return ast.Goto(span, str(kids[0]))
+            return syntax.Goto(span, str(kids[0]))
         if kind == "log":
             token = kids[0]
             text, offsets = self.string(token)
             start = token.start_pos if isinstance(token, Token) and token.start_pos else 0
-            return ast.Log(span, self.template(text, [start + o for o in offsets]))
+            return syntax.Log(span, self.template(text, [start + o for o in offsets]))
         raise AssertionError(f"unhandled statement node {kind}")
 
     def integer(self, token: Tree | Token) -> int:
@@ -245,7 +247,7 @@ class _ToAst:
             )
         )
 
-    def template(self, text: str, offsets: int | list[int]) -> tuple[str | ast.Expr, ...]:
+    def template(self, text: str, offsets: int | list[int]) -> tuple[str | syntax.Expr, ...]:
         """Split 'text {expr} text' into literal parts and parsed expressions.
 
         `offsets` is where the text starts in the scalar, or each character's place there (a
@@ -254,7 +256,7 @@ class _ToAst:
         """
         if isinstance(offsets, int):
             offsets = list(range(offsets, offsets + len(text) + 1))
-        parts: list[str | ast.Expr] = []
+        parts: list[str | syntax.Expr] = []
         position = 0
         for match in re.finditer(r"\{([^{}]*)\}", text):
             if match.start() > position:
@@ -267,7 +269,7 @@ class _ToAst:
         return tuple(parts)
 
 
-def _parse_with(scalar: Scalar, text: str, start: str, base: int = 0) -> ast.Expr:
+def _parse_with(scalar: Scalar, text: str, start: str, base: int = 0) -> syntax.Expr:
     tree = _parse_tree(scalar, text, start, base)
     return _ToAst(scalar, base).expr(tree.children[0])
 
@@ -312,14 +314,14 @@ def _text_of(scalar: Scalar, what: str) -> str:
     raise ParseFailed(Diagnostic("RE103", f"expected {what}, found {type(value).__name__}", scalar.span))
 
 
-def parse_expression(node: Node) -> ast.Expr:
+def parse_expression(node: Node) -> syntax.Expr:
     """Parse a scalar holding an expression (a YAML number or boolean is one too)."""
     if not isinstance(node, Scalar):
         raise ParseFailed(Diagnostic("RE103", "expected an expression (a text), found a mapping or list", node.span))
     return _parse_with(node, _text_of(node, "an expression"), "start_expr")
 
 
-def parse_loop(node: Node) -> tuple[str, Span, ast.Expr]:
+def parse_loop(node: Node) -> tuple[str, Span, syntax.Expr]:
     """Parse 'name in collection'."""
     if not isinstance(node, Scalar):
         raise ParseFailed(Diagnostic("RE103", "expected 'name in collection'", node.span))
@@ -339,12 +341,12 @@ def parse_signature(node: Scalar) -> tuple[str, tuple[str, ...]]:
     return names[0], tuple(names[1:])
 
 
-def parse_statements(node: Node, depth: int = 0) -> tuple[list[ast.Stmt], list[Diagnostic]]:
+def parse_statements(node: Node, depth: int = 0) -> tuple[list[syntax.Stmt], list[Diagnostic]]:
     """Parse an effect list: a string, or a list of strings and if/for mappings.
 
     Returns what could be parsed and the diagnostics of what could not.
     """
-    statements: list[ast.Stmt] = []
+    statements: list[syntax.Stmt] = []
     problems: list[Diagnostic] = []
     if depth > MAX_STATEMENT_DEPTH:
         return statements, [Diagnostic("RE105", f"effects nested deeper than {MAX_STATEMENT_DEPTH} levels", node.span)]
@@ -385,7 +387,7 @@ def _looks_like_text(item: Map) -> bool:
     return len(keys) == 1 and any(mark in keys[0] for mark in (" ", '"', "'"))
 
 
-def _parse_block(item: Map, depth: int) -> tuple[ast.Stmt | None, list[Diagnostic]]:
+def _parse_block(item: Map, depth: int) -> tuple[syntax.Stmt | None, list[Diagnostic]]:
     keys = set(item.entries)
     problems: list[Diagnostic] = []
     if "if" in keys:
@@ -399,8 +401,8 @@ def _parse_block(item: Map, depth: int) -> tuple[ast.Stmt | None, list[Diagnosti
                 )
             )
         condition = parse_expression(item.entries["if"])
-        then: list[ast.Stmt] = []
-        otherwise: list[ast.Stmt] = []
+        then: list[syntax.Stmt] = []
+        otherwise: list[syntax.Stmt] = []
         if "then" not in item:
             problems.append(Diagnostic("RE202", "an if-block needs 'then'", item.key_spans["if"]))
         else:
@@ -409,7 +411,7 @@ def _parse_block(item: Map, depth: int) -> tuple[ast.Stmt | None, list[Diagnosti
         if "else" in item:
             otherwise, inner = parse_statements(item.entries["else"], depth + 1)
             problems.extend(inner)
-        return ast.If(item.span, condition, tuple(then), tuple(otherwise)), problems
+        return syntax.If(item.span, condition, tuple(then), tuple(otherwise)), problems
     if "for" in keys:
         for extra in keys - {"for", "do"}:
             problems.append(
@@ -424,7 +426,7 @@ def _parse_block(item: Map, depth: int) -> tuple[ast.Stmt | None, list[Diagnosti
         if "do" not in item:
             return None, problems + [Diagnostic("RE202", "a for-block needs 'do'", item.key_spans["for"])]
         body, inner = parse_statements(item.entries["do"], depth + 1)
-        return ast.For(item.span, name, name_span, collection, tuple(body)), problems + inner
+        return syntax.For(item.span, name, name_span, collection, tuple(body)), problems + inner
     first = next(iter(item.key_spans.values()), item.span)
     hint = "write an effect as a text, e.g. 'move card to pile'"
     if _looks_like_text(item):
