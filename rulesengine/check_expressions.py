@@ -402,7 +402,7 @@ class ExpressionChecker(CheckerBase):
         if obj.type == ir.SUIT:
             suit_attrs = {k for s in self.suits.values() for k in s.attributes}
             if e.name in suit_attrs:
-                return ir.Call(self.card_attrs[e.name].type, e.span, "suit_attribute:" + e.name, (obj,))
+                return ir.SuitAttr(self.card_attrs[e.name].type, e.span, obj, e.name)
             self.fail("RE313", f"suits have no attribute '{e.name}'", e.name_span, did_you_mean(e.name, suit_attrs))
         self.fail("RE313", f"{ir.type_name(obj.type)} has no attributes", e.name_span)
 

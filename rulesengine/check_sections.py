@@ -393,13 +393,14 @@ class SectionReader(CheckerBase):
     def card_scope(self) -> Scope:
         """Names an attribute expression sees: the card's own suit, rank and order."""
         span = self.doc.span
+        card = ir.CardSelf(ir.CARD, span)
         names: dict[str, ir.Expr] = {
-            "suit": ir.Local(ir.SUIT, span, "suit", 1_000_001),
-            "rank": ir.Local(ir.RANK, span, "rank", 1_000_002),
-            "order": ir.Local(ir.INT, span, "order", 1_000_003),
+            "suit": ir.CardAttr(ir.SUIT, span, card, "suit"),
+            "rank": ir.CardAttr(ir.RANK, span, card, "rank"),
+            "order": ir.CardAttr(ir.INT, span, card, "order"),
         }
         for attribute in self.card_attrs.values():
-            names[attribute.name] = ir.Local(attribute.type, span, attribute.name, 1_000_000)
+            names[attribute.name] = ir.CardAttr(attribute.type, span, card, attribute.name)
         return Scope(names, context="card")
 
     def read_round(

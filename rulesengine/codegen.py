@@ -38,7 +38,7 @@ from . import ir, pyast, runtime
 from .diagnostics import EngineError, Span
 from .layout import Layout
 from .limits import MAX_CARDS, MAX_INTEGER, MAX_PLAYERS, MAX_RANGE, MAX_TEXT_LENGTH
-from .lower import CardSelf, SuitAttr, is_seat
+from .lower import is_seat
 from .names import NameAllocator
 from .pyast import call, compare, const, is_const, name, sub
 
@@ -328,7 +328,7 @@ class CodeGenerator:
 
     def _hoistable(self, e: ir.Expr) -> bool:
         """Worth computing once per enumeration, and safe to compute eagerly (it cannot fail)."""
-        if not isinstance(e, (ir.Macro, ir.Call, ir.CardAttr, ir.Binary, ir.Conditional, ir.Unary, SuitAttr)):
+        if not isinstance(e, (ir.Macro, ir.Call, ir.CardAttr, ir.Binary, ir.Conditional, ir.Unary, ir.SuitAttr)):
             return False
         slots = free_slots(e)
         return not (slots & self._forbidden) and slots <= {0} and not _may_fail(e, self.layout)
@@ -347,7 +347,7 @@ class CodeGenerator:
         alias = self._aliases.get(e.slot)
         return alias if alias is not None else name(self.slot(e.slot))
 
-    def gen_CardSelf(self, e: CardSelf) -> ast.expr:
+    def gen_CardSelf(self, e: ir.CardSelf) -> ast.expr:
         if self._card_self is None:
             raise EngineError(f"{position(e.span)}: a card's own attribute outside a card attribute")
         return name(self._card_self)
@@ -430,7 +430,7 @@ class CodeGenerator:
                 return const(value)
         return sub(name(self.constant(table, "attr_" + e.attribute)), card)
 
-    def gen_SuitAttr(self, e: SuitAttr) -> ast.expr:
+    def gen_SuitAttr(self, e: ir.SuitAttr) -> ast.expr:
         values = [s.get(e.attribute) for s in self.layout.suit_attributes]
         neutral = next((type(v)() for v in values if v is not None), None)
         # the last: no suit (-1)

@@ -88,6 +88,20 @@ class CardAttr(Expr):
 
 
 @attrs.frozen
+class CardSelf(Expr):
+    """The card whose attribute or label is being defined (`order`, `suit` and earlier
+    attributes inside `cards.attributes` read it)."""
+
+
+@attrs.frozen
+class SuitAttr(Expr):
+    """An attribute a suit has in the rule file's suit table (`s.symbol`)."""
+
+    suit: Expr
+    attribute: str
+
+
+@attrs.frozen
 class Call(Expr):
     function: str
     args: tuple[Expr, ...]

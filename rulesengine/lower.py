@@ -1,8 +1,8 @@
-"""Passes over the checked IR before code is generated, and the typed nodes they introduce.
+"""Passes over the checked IR before code is generated.
 
 Each pass maps a ruleset to a ruleset of the same meaning; the code generator sees only
-their output, so the special cases below are typed nodes, not slot numbers or name
-prefixes.
+their output. (The checker already writes special cases as typed nodes — `ir.CardSelf`,
+`ir.SuitAttr` — never as slot numbers or name prefixes.)
 """
 
 from __future__ import annotations
@@ -13,36 +13,6 @@ from typing import Any
 import attrs
 
 from . import ir
-
-# The checker marks the names an attribute expression or a card label sees (the card's own
-# suit, rank, order and earlier attributes) as locals in slots from here on; `lower_card_context`
-# is the only reader of that convention.
-_CARD_CONTEXT_SLOT = 1_000_000
-_SUIT_ATTRIBUTE = "suit_attribute:"
-
-
-@attrs.frozen
-class CardSelf(ir.Expr):
-    """The card whose attribute (or label) is being defined."""
-
-
-@attrs.frozen
-class SuitAttr(ir.Expr):
-    """An attribute a suit has in the rule file's suit table (`s.symbol`)."""
-
-    suit: ir.Expr
-    attribute: str
-
-
-def lower_card_context(e: ir.Expr) -> ir.Expr | None:
-    """Typed nodes for the checker's encodings: a card-context name becomes `CardSelf`'s
-    attribute, a suit attribute call becomes `SuitAttr`. Preserves: the value of every
-    expression (it only changes how the same reads are spelt)."""
-    if isinstance(e, ir.Local) and e.slot >= _CARD_CONTEXT_SLOT:
-        return ir.CardAttr(e.type, e.span, CardSelf(ir.CARD, e.span), e.name)
-    if isinstance(e, ir.Call) and e.function.startswith(_SUIT_ATTRIBUTE):
-        return SuitAttr(e.type, e.span, e.args[0], e.function[len(_SUIT_ATTRIBUTE) :])
-    return None
 
 
 def fold_options(options: Mapping[str, object]) -> Callable[[ir.Expr], ir.Expr | None]:
@@ -95,13 +65,8 @@ def map_ruleset(value: Any, rewrite: Callable[[ir.Expr], ir.Expr | None]) -> Any
 
 
 def lower(ruleset: ir.Ruleset, options: Mapping[str, object]) -> ir.Ruleset:
-    """The passes over the IR, in order: typed card-context nodes, then options folded."""
-    fold = fold_options(options)
-
-    def both(e: ir.Expr) -> ir.Expr | None:
-        return lower_card_context(e) or fold(e)
-
-    return map_ruleset(ruleset, both)
+    """The passes over the IR, in order: options folded."""
+    return map_ruleset(ruleset, fold_options(options))
 
 
 # ---- which locals always hold a seat ---------------------------------------------------------

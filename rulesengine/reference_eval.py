@@ -20,7 +20,6 @@ from .reference_layout import NEUTRAL
 Fn = Callable[[Any, Any], Any]
 Run = Callable[[Any, Any], None]
 
-CARD_NAMES_FROM = 1_000_000  # locals of card-attribute expressions at or above this slot are looked up by name
 NOBODY = -1
 NO_CARD = runtime.NO_CARD
 
@@ -118,9 +117,6 @@ class Evaluator:
         return lambda st, env: options[name]
 
     def e_Local(self, e: ir.Local) -> Fn:
-        if e.slot >= CARD_NAMES_FROM:
-            name = e.name
-            return lambda st, env: env[name]
         slot = e.slot
         return lambda st, env: env[slot]
 
@@ -186,10 +182,17 @@ class Evaluator:
         raise EngineError(f"{where(e.span)}: unknown built-in value '{name}'")
 
     def e_CardAttr(self, e: ir.CardAttr) -> Fn:
+        if isinstance(e.card, ir.CardSelf):  # inside a card attribute or label: the card's own values by name
+            name = e.attribute
+            return lambda st, env: env[name]
         card, table = self.expr(e.card), self.s.attributes[e.attribute]
         no_card = table[-1]
         count = len(table) - 1
         return lambda st, env: (lambda c: table[c] if 0 <= c < count else no_card)(card(st, env))
+
+    def e_SuitAttr(self, e: ir.SuitAttr) -> Fn:
+        attribute, suit, s = self.s.card_attribute[e.attribute], self.expr(e.suit), self.s
+        return lambda st, env: s.suit_attribute(attribute, suit(st, env))
 
     def e_Unary(self, e: ir.Unary) -> Fn:
         operand = self.expr(e.operand)
@@ -278,10 +281,6 @@ class Evaluator:
         args = [self.expr(a) for a in e.args]
         s = self.s
         n = s.num_players
-        if name.startswith("suit_attribute:"):
-            attribute = s.card_attribute[name.split(":", 1)[1]]
-            suit = args[0]
-            return lambda st, env: s.suit_attribute(attribute, suit(st, env))
         if name in ("size", "empty"):
             items = self.items(e.args[0])
             if name == "size":
