@@ -461,7 +461,7 @@ def listing(program: Program) -> str:
         "",
     ]
     if not program.source:
-        lines.append("# this program keeps no generated source")
+        lines.append("# no generated source: the reference mode (--no-optimize) evaluates the checked rules directly")
     for function in program.source:
         lines.append(function.source)
     return "\n".join(lines)
