@@ -19,45 +19,14 @@ import virtualenv  # comes with pre-commit, which the test extra installs
 import yaml
 
 from rulesengine.api import validate_file
+from tests.test_diagnostics import GAME as SMALL_GAME
 
 ROOT = Path(__file__).resolve().parent.parent
 # what a wheel of rulesengine is built from (pyproject.toml names the rest)
 PACKAGE_FILES = ("pyproject.toml", "README.md", "LICENSE", ".pre-commit-hooks.yaml", "action.yml")
 PACKAGE_FOLDERS = ("rulesengine", "grammar", "rulesets")
 
-GAME = """\
-rulesengine: 1
-name: Small game
-players: {min: 2, max: 4, default: 2}
-decks:
-  standard:
-    suits: [hearts, spades]
-    ranks: ["1", "2", "3", "4", "5", "6"]
-    zone: stock
-zones:
-  stock: {visibility: nobody}
-  hand: {per: player, visibility: owner}
-  pile: {visibility: all}
-round:
-  setup:
-    - move pile to stock
-    - shuffle stock
-    - deal 3 of stock to hand from seat(0)
-phases:
-  play:
-    moves: [lay]
-moves:
-  lay:
-    params: {card: "hand[me]"}
-    effects: [move card to pile]
-triggers:
-  done:
-    for: p in players
-    when: empty(hand[p])
-    effects: [end round]
-match:
-  until: round >= 1
-"""
+GAME = "rulesengine: 1\n" + SMALL_GAME  # the diagnostics tests' small game, marked as a rule file
 BROKEN = GAME.replace("moves: [lay]", "moves: [lya]")  # an unknown move: an error
 # a move no phase lists: a warning
 WARNED = GAME.replace("triggers:", "  draw:\n    effects:\n      - move top(stock) to hand[me]\ntriggers:")
