@@ -1,6 +1,7 @@
 """Agent strength and speed, and the cost of the knowledge model.
 
     python -m benchmarks.agents                          # the full run: 400 matches a pairing
+    python -m benchmarks.agents --workers 8 --results strength.jsonl   # in parallel, resumable
     python -m benchmarks.agents --matches 20 --iterations 200 --game padan -o target=10
     python -m benchmarks.agents --knowledge              # key and resample cost against match length
 
@@ -10,32 +11,32 @@ alternated (ISMCTS is P1 in even matches, P2 in odd ones; match k deals from see
 table gives ISMCTS's wins, losses and draws, its win rate with a Wilson 95 % interval, its
 iterations per second of processor time and the cost of one iteration. Figures, not
 tests: the targets (>= 75 % against random, beating greedy) are read off the table.
+
+Matches are independent, so `--workers N` plays N at a time in separate processes. With
+`--results FILE` every finished match is appended to FILE as one JSON line, and a later run
+with the same file and settings plays only the matches it lacks: a long run can be stopped,
+resumed, or split over machines by concatenating their files.
 """
 
 from __future__ import annotations
 
 import argparse
-import math
+import functools
+import json
+import os
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Iterable
+from concurrent.futures import ProcessPoolExecutor, as_completed
 
 import rulesengine
 from rulesengine import knowledge
 from rulesengine.agents import GreedyAgent, ISMCTSAgent, RandomAgent, play_match
+from rulesengine.analysis.stats import wilson
 from rulesengine.resample import Resampler
 
 GAMES = {"padan": ("padan", 2), "pan": ("pan", 2), "padvinderspel": ("padvinderspel", 2)}
-
-
-def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """The Wilson score interval of a proportion (95 % by default)."""
-    if n == 0:
-        return 0.0, 1.0
-    p = wins / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
+OPPONENTS = {"random": RandomAgent, "greedy": GreedyAgent}
 
 
 class Timed:
@@ -54,31 +55,70 @@ class Timed:
         return action
 
 
-def pairing(
-    game: rulesengine.Game, opponent: Callable[[int], object], matches: int, iterations: int, samples: int
-) -> dict:
-    wins = losses = draws = 0
-    seconds = 0.0
-    done_iterations = 0
-    for k in range(matches):
-        seat = k % 2
-        searcher = Timed(ISMCTSAgent(iterations, seed=k, samples=samples))
-        agents = [opponent(k * 1_000 + 7), opponent(k * 1_000 + 7)]
-        agents[seat] = searcher
-        final = play_match(game.new_initial_state(seed=k), agents)
-        value = final.returns()[seat]
-        wins += value > 0
-        losses += value < 0
-        draws += value == 0
-        seconds += searcher.seconds
-        done_iterations += searcher.iterations
-    low, high = wilson(wins, matches)
-    rate = done_iterations / seconds if seconds else 0.0
+@functools.cache
+def setting(name: str, options: tuple[tuple[str, str], ...]) -> rulesengine.Game:
+    """The game of a benchmark name, with the options that this game knows."""
+    ruleset, players = GAMES[name]
+    known = {o.name for o in rulesengine.load_ruleset(ruleset).options}  # each game takes its own options
+    return rulesengine.make_game(ruleset, players=players, options={k: v for k, v in options if k in known})
+
+
+def play_one(task: dict) -> dict:
+    """Play match `task["match"]` of one pairing; the record written to the results file."""
+    game = setting(task["game"], tuple(sorted(task["options"].items())))
+    k = task["match"]
+    seat = k % 2
+    searcher = Timed(ISMCTSAgent(task["iterations"], seed=k, samples=task["samples"]))
+    opponent = OPPONENTS[task["opponent"]]
+    agents = [opponent(k * 1_000 + 7), opponent(k * 1_000 + 7)]
+    agents[seat] = searcher
+    final = play_match(game.new_initial_state(seed=k), agents)
     return {
+        **task,
+        "value": final.returns()[seat],
+        "seconds": searcher.seconds,
+        "iterations_done": searcher.iterations,
+    }
+
+
+def settings_key(record: dict) -> tuple:
+    """What makes two records comparable: the pairing and the search settings."""
+    options = record["options"]
+    return (record["game"], record["opponent"], record["iterations"], record["samples"], tuple(sorted(options.items())))
+
+
+def read_results(path: str | None) -> list[dict]:
+    if path is None or not os.path.exists(path):
+        return []
+    records = []
+    with open(path, encoding="utf-8") as lines:
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                records.append(json.loads(line))
+            except json.JSONDecodeError as error:
+                raise SystemExit(
+                    f"{path}:{number}: not a result line ({error.msg}); remove the line to resume"
+                ) from None
+    return records
+
+
+def summary(records: Iterable[dict]) -> dict:
+    records = list(records)
+    matches = len(records)
+    wins = sum(r["value"] > 0 for r in records)
+    losses = sum(r["value"] < 0 for r in records)
+    seconds = sum(r["seconds"] for r in records)
+    iterations = sum(r["iterations_done"] for r in records)
+    low, high = wilson(wins, matches)
+    rate = iterations / seconds if seconds else 0.0
+    return {
+        "matches": matches,
         "wins": wins,
         "losses": losses,
-        "draws": draws,
-        "rate": wins / matches,
+        "draws": matches - wins - losses,
+        "rate": wins / matches if matches else 0.0,
         "low": low,
         "high": high,
         "iterations_per_second": rate,
@@ -86,27 +126,66 @@ def pairing(
     }
 
 
-def strength(names: list[str], matches: int, iterations: int, samples: int, options: dict[str, str]) -> None:
+def strength(
+    names: list[str],
+    matches: int,
+    iterations: int,
+    samples: int,
+    options: dict[str, str],
+    workers: int = 1,
+    results: str | None = None,
+) -> None:
+    tasks = [
+        {"game": name, "opponent": label, "match": k, "iterations": iterations, "samples": samples, "options": options}
+        for k in range(matches)  # match by match, so that a run stopped early covers every pairing
+        for name in names
+        for label in OPPONENTS
+    ]
+    records = read_results(results)
+    done = {(*settings_key(r), r["match"]) for r in records}
+    todo = [task for task in tasks if (*settings_key(task), task["match"]) not in done]
     print(
         f"ISMCTS {iterations} iterations/move ({samples} resampled states a move), {matches} matches a pairing,"
-        " seats alternated"
+        f" seats alternated; {len(tasks) - len(todo)} matches read from {results}, {len(todo)} to play",
+        flush=True,
     )
+    out = open(results, "a", encoding="utf-8") if results else None
+    try:
+        if workers > 1:
+            with ProcessPoolExecutor(workers) as pool:
+                for future in as_completed([pool.submit(play_one, task) for task in todo]):
+                    records.append(_keep(future.result(), out))
+        else:
+            for task in todo:
+                records.append(_keep(play_one(task), out))
+    finally:
+        if out is not None:
+            out.close()
     print(
         f"{'game':<15} {'opponent':<8} {'W':>4} {'L':>4} {'D':>4} {'win rate':>9} {'95% interval':>15}"
         f" {'it/s':>7} {'ms/it':>6}"
     )
     for name in names:
-        ruleset, players = GAMES[name]
-        known = {o.name for o in rulesengine.load_ruleset(ruleset).options}  # each game takes its own options
-        game = rulesengine.make_game(ruleset, players=players, options={k: v for k, v in options.items() if k in known})
-        for label, opponent in (("random", RandomAgent), ("greedy", GreedyAgent)):
-            r = pairing(game, opponent, matches, iterations, samples)
+        for label in OPPONENTS:
+            key = settings_key(
+                {"game": name, "opponent": label, "iterations": iterations, "samples": samples, "options": options}
+            )
+            mine = [r for r in records if settings_key(r) == key and r["match"] < matches]
+            r = summary(mine)
             print(
                 f"{name:<15} {label:<8} {r['wins']:>4} {r['losses']:>4} {r['draws']:>4} {r['rate']:>9.1%}"
                 f"   [{r['low']:.1%}, {r['high']:.1%}] {r['iterations_per_second']:>7.0f}"
                 f" {r['ms_per_iteration']:>6.2f}",
                 flush=True,
             )
+
+
+def _keep(record: dict, out) -> dict:
+    """Append one finished match to the results file at once, so a stopped run loses nothing."""
+    if out is not None:
+        out.write(json.dumps(record, sort_keys=True) + "\n")
+        out.flush()
+    return record
 
 
 def knowledge_cost(seed: int = 1) -> None:
@@ -154,13 +233,15 @@ def main() -> None:
     parser.add_argument("--iterations", type=int, default=1000)
     parser.add_argument("--samples", type=int, default=32, help="resampled states per ISMCTS move")
     parser.add_argument("-o", "--option", action="append", default=[], metavar="NAME=VALUE")
+    parser.add_argument("--workers", type=int, default=1, help="matches played at a time, one process each")
+    parser.add_argument("--results", metavar="FILE", help="append each match to FILE (JSON lines); resume from it")
     parser.add_argument("--knowledge", action="store_true", help="measure the knowledge model instead")
     args = parser.parse_args()
     if args.knowledge:
         knowledge_cost()
         return
     options = dict(pair.split("=", 1) for pair in args.option)
-    strength(args.game or list(GAMES), args.matches, args.iterations, args.samples, options)
+    strength(args.game or list(GAMES), args.matches, args.iterations, args.samples, options, args.workers, args.results)
 
 
 if __name__ == "__main__":
