@@ -45,3 +45,47 @@ def make_session(ruleset: str, players: int, options: dict, seed: int, **setting
 def link(base: str, session, seat: int = 0) -> str:
     """The address of the link that plays `seat`."""
     return base + next(path for path, seats in session.links() if seat in seats)
+
+
+def positions(session) -> dict[int, object]:
+    """Every position of the session's current match so far, by its number of decisions,
+    rebuilt from the seed and the actions (as a replay would)."""
+    state = session.game.new_initial_state(seed=session.seed, record_log=True)
+    out = {state.steps: state.clone()}
+    for action in session.state.actions():
+        state.apply_action(action)
+        out[state.steps] = state.clone()
+    return out
+
+
+def check_wire(message: dict, state, seat: int) -> None:
+    """A message sent to `seat` holds exactly what the seat may see in `state`: its zones are
+    the seat's observation, its log and last move the seat's, and no card lying where the
+    seat cannot see it appears anywhere else in it (cards are matched as whole names)."""
+    import json
+    import re
+
+    from rulesengine.web.views import LOG_LINES
+
+    assert message["seat"] == seat
+    observation = state.observation(seat)
+    for zone in message["zones"]:
+        seen = observation["zones"][zone["name"]]
+        if isinstance(seen, list):
+            assert [card["name"] for card in zone["cards"]] == seen
+        else:
+            assert zone["cards"] is None and zone["count"] == seen
+    # the log and the last move are the seat's own (another's hidden move shows only its name);
+    # they may name a card seen in public before that is hidden now (a cut card shuffled back)
+    assert message["log"] == state.log_for(seat)[-LOG_LINES:]
+    assert message["last_move"] == observation["last_move"]
+    visible = {name for cards in observation["zones"].values() if isinstance(cards, list) for name in cards}
+    visible |= set(observation["shown"])
+    hidden = {name for cards in state.card_locations().values() for name in cards} - visible
+    rest = json.dumps(
+        {key: value for key, value in message.items() if key not in ("log", "last_move")}, ensure_ascii=False
+    )
+    if hidden:
+        names = "|".join(re.escape(name) for name in sorted(hidden, key=len, reverse=True))
+        found = re.search(rf"(?<!\w)(?:{names})(?!\w)", rest)
+        assert found is None, f"hidden card {found.group(0)} sent to P{seat + 1}"
