@@ -47,14 +47,33 @@ def link(base: str, session, seat: int = 0) -> str:
     return base + next(path for path, seats in session.links() if seat in seats)
 
 
-def positions(session) -> dict[int, object]:
+class Snapshot:
+    """What check_wire reads of a position, kept as it was then (a clone keeps no log)."""
+
+    def __init__(self, state):
+        seats = range(state.num_players)
+        self.observations = [state.observation(seat) for seat in seats]
+        self.logs = [state.log_for(seat) for seat in seats]
+        self.locations = state.card_locations()
+
+    def observation(self, seat: int) -> dict:
+        return self.observations[seat]
+
+    def log_for(self, seat: int) -> list[str]:
+        return self.logs[seat]
+
+    def card_locations(self) -> dict[str, list[str]]:
+        return self.locations
+
+
+def positions(session) -> dict[int, Snapshot]:
     """Every position of the session's current match so far, by its number of decisions,
     rebuilt from the seed and the actions (as a replay would)."""
     state = session.game.new_initial_state(seed=session.seed, record_log=True)
-    out = {state.steps: state.clone()}
+    out = {state.steps: Snapshot(state)}
     for action in session.state.actions():
         state.apply_action(action)
-        out[state.steps] = state.clone()
+        out[state.steps] = Snapshot(state)
     return out
 
 

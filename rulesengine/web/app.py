@@ -81,9 +81,8 @@ class Hub:
                 else:  # refresh
                     await self.send(page, session.message(seats))
                     return
-            except Refused as refusal:
+            except Refused as refusal:  # every change is pushed to every page: a stale page has the news already
                 await self.send(page, protocol.error(str(refusal)))
-                await self.send(page, session.message(seats))
                 return
             except RulesEngineError as problem:  # the engine refused: the position is unchanged
                 await self.send(page, protocol.error(str(problem)))

@@ -78,6 +78,8 @@ function statusText(s) {
 
 function showCurtain(message) {
   state = null;
+  document.body.dataset.turn = "handover";
+  document.body.dataset.version = String(message.version);
   $("curtain-text").textContent = `Pass the screen to ${player(message.seat)}.`;
   $("reveal").textContent = `I am ${player(message.seat)}: show my cards`;
   $("curtain").hidden = false;
@@ -185,6 +187,8 @@ function render() {
   const playable = playableNames();
   const mine = s.current === s.seat && !s.result;
   document.title = `${s.game} — ${player(s.seat)}`;
+  document.body.dataset.version = String(s.version);
+  document.body.dataset.turn = s.result ? "over" : mine ? "mine" : "other";
   $("game").textContent = s.game;
   setStatus(statusText(s), mine);
   const facts = [`you are ${player(s.seat)}`, `round ${s.round}`];
