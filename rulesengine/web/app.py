@@ -20,10 +20,12 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from ..agents import Agent, as_view
 from ..diagnostics import RulesEngineError
+from ..engine import State
 from . import protocol
 from .session import Refused, Session
 
@@ -107,7 +109,7 @@ class Hub:
                 await asyncio.sleep(self.bot_delay)
             try:
                 # a search bot may think for seconds: the server answers pages meanwhile
-                action = await asyncio.to_thread(bot.choose, state)
+                action = await asyncio.to_thread(_choose, bot, state)
             except Exception:  # a bot's failure ends the bots' turn, not the server
                 _log.exception("a bot failed to choose a move")
                 async with self.lock:
@@ -141,6 +143,11 @@ class Hub:
             self.pages.pop(page, None)
 
 
+def _choose(bot: Agent, state: State) -> int:
+    """A bot's action, given its view of the state as `play_match` gives it."""
+    return bot.choose(as_view(bot, state, getattr(bot, "rng", None)))
+
+
 class _SecurityHeaders:
     """The same protective headers on every HTTP answer."""
 
@@ -152,7 +159,7 @@ class _SecurityHeaders:
             await self.app(scope, receive, send)
             return
 
-        async def with_headers(message: dict) -> None:
+        async def with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 headers = list(message.get("headers", []))
                 headers += [(k.lower().encode(), v.encode()) for k, v in _HEADERS.items()]

@@ -66,12 +66,12 @@ def zones(program: Program, observation: dict[str, Any], faces: dict[str, dict[s
     out = []
     for slot, name in enumerate(program.zone_names):
         content = observation["zones"][name]
-        family, kind = family_of.get(slot, (name, "pile"))
+        family_name, kind = family_of.get(slot, (name, "pile"))
         seen = isinstance(content, list)
         out.append(
             {
                 "name": name,
-                "family": family,
+                "family": family_name,
                 "kind": kind,
                 "owner": program.zone_owner[slot],
                 "visible": seen,

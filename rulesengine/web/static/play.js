@@ -180,6 +180,14 @@ function drawZone(parent, zone, playable, label) {
   parent.append(box);
 }
 
+function drawZones(parent, zones, playable) {  // a player's zones side by side; empty ones left out
+  const box = el("div", "zones");
+  const filled = zones.filter((z) => z.count > 0);
+  for (const zone of filled) drawZone(box, zone, playable);
+  if (filled.length === 0) box.append(el("span", "empty", "no cards"));
+  parent.append(box);
+}
+
 // ---- the page ---------------------------------------------------------------------------
 
 function render() {
@@ -210,7 +218,7 @@ function render() {
     const name = el("div");
     name.append(el("span", "seat-name", player(p)), el("span", "seat-kind", s.people.includes(p) ? "person" : "bot"));
     box.append(name);
-    for (const zone of s.zones.filter((z) => z.owner === p)) drawZone(box, zone, playable);
+    drawZones(box, s.zones.filter((z) => z.owner === p), playable);
     for (const v of s.variables.per_player) box.append(el("div", "zone-name", `${v.name}: ${show(v.values[p])}`));
     others.append(box);
   }
@@ -228,7 +236,7 @@ function render() {
   const own = $("mine");
   own.replaceChildren(el("h2", null, `Your cards (${player(s.seat)})`));
   own.classList.toggle("current", mine);
-  for (const zone of s.zones.filter((z) => z.owner === s.seat)) drawZone(own, zone, playable);
+  drawZones(own, s.zones.filter((z) => z.owner === s.seat), playable);
   for (const v of s.variables.per_player) own.append(el("div", "zone-name", `${v.name}: ${show(v.values[s.seat])}`));
 
   drawMoves(mine);
