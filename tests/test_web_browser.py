@@ -73,18 +73,23 @@ def _not_blank(png: bytes) -> bool:
     return len(colours) > 20 and common < 0.95 * total
 
 
-def _click_move(page) -> None:
-    """Play the first legal move as a person would: by its card, by selecting its cards and
-    confirming, or by its button."""
-    button = page.locator("#move-buttons button.move").first
-    cards = json.loads(button.get_attribute("data-cards"))
+_PAGE = """() => {
+  const first = document.querySelector("#move-buttons button.move");
+  return {turn: document.body.dataset.turn, version: document.body.dataset.version,
+          cards: first ? JSON.parse(first.dataset.cards) : null};
+}"""
+
+
+def _click_move(page, cards: list[str]) -> None:
+    """Play the first legal move (whose cards are `cards`) as a person would: by its card, by
+    selecting its cards and confirming, or by its button."""
     if not cards:
-        button.click()
+        page.locator("#move-buttons button.move").first.click()
         return
     for name in cards:
         quoted = '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
         page.locator(f".card.playable:not(.selected)[data-name={quoted}]").first.click()
-        if page.evaluate("document.body.dataset.turn") != "mine" or page.locator("#selection-bar").is_hidden():
+        if page.evaluate("document.body.dataset.turn !== 'mine' || document.getElementById('selection-bar').hidden"):
             return  # one card that only one move plays: played at once
     page.locator("#confirm").click()
 
@@ -93,16 +98,15 @@ def _play_to_the_end(page) -> int:
     clicks = 0
     while True:
         _wait(page, "['mine', 'over', 'handover'].includes(document.body.dataset.turn)")
-        turn = page.evaluate("document.body.dataset.turn")
-        if turn == "over":
+        now = page.evaluate(_PAGE)
+        if now["turn"] == "over":
             return clicks
-        version = page.evaluate("document.body.dataset.version")
-        if turn == "handover":
+        if now["turn"] == "handover":
             page.locator("#reveal").click()
             _wait(page, "document.body.dataset.turn !== 'handover'")
             continue
-        _click_move(page)
-        _wait(page, f"document.body.dataset.version !== {json.dumps(version)}")
+        _click_move(page, now["cards"])
+        _wait(page, f"document.body.dataset.version !== {json.dumps(now['version'])}")
         clicks += 1
         assert clicks < MAX_CLICKS
 
@@ -149,7 +153,7 @@ def test_undo_and_a_new_match_from_the_page(browser):
         _wait(page, "document.body.dataset.turn === 'mine'")
         assert page.locator("#undo").is_disabled()
         before = page.locator("#mine").inner_text()
-        _click_move(page)
+        _click_move(page, page.evaluate(_PAGE)["cards"])
         _wait(page, "document.body.dataset.turn === 'mine' && !document.querySelector('#undo').disabled")
         page.locator("#undo").click()
         _wait(page, "document.querySelector('#undo').disabled")

@@ -189,3 +189,23 @@ def test_serve_without_the_extra_says_how_to_install_it(tmp_path):
     )
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == ['Error: serve needs the web extra: pip install "rulesengine[web]"']
+
+
+def test_serve_prints_the_links_and_serves_the_page():
+    environment = {**child_environment(), "PYTHONUNBUFFERED": "1"}
+    command = [sys.executable, "-m", "rulesengine.cli", "serve", "pan", "--port", "0", "--seats", "1,2", "--seed", "4"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=environment)
+    try:
+        lines = [process.stdout.readline() for _ in range(4)]
+        assert "serving on 127.0.0.1:" in lines[0]
+        addresses = [line.split(": ", 1)[1].strip() for line in lines[2:4]]
+        assert [line.split(":")[0].strip() for line in lines[2:4]] == ["P1", "P2"]
+        assert len(set(addresses)) == 2 and all(a.startswith("http://127.0.0.1:") for a in addresses)
+        with urllib.request.urlopen(addresses[1], timeout=10) as page:
+            assert "/static/play.js" in page.read().decode()
+        with _socket(addresses[1]) as ws:
+            message = _receive(ws)
+            assert message["seat"] == 1 and message["seed"] is None and message["mode"] == "several"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
