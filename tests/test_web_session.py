@@ -226,3 +226,22 @@ def test_any_page_message_is_read_or_refused_with_a_reason(text):
 def test_malformed_messages_are_named(text, said):
     with pytest.raises(protocol.BadMessage, match=said):
         protocol.read(text)
+
+
+@pytest.mark.parametrize("ruleset", sorted(SHORT))
+def test_cards_are_drawn_from_the_deck_definition(ruleset):
+    from rulesengine import api
+    from rulesengine.web.views import card_faces
+
+    game = api.make_game(ruleset)
+    faces = card_faces(game.program)
+    assert faces == card_faces(api.make_game(ruleset, optimize=False).program)  # the reference mode too
+    suits = {suit.name: suit.attributes for suit in game.ruleset.suits}
+    for deck in game.ruleset.decks:
+        for suit in deck.suits:
+            for rank in deck.ranks:
+                matching = [face for face in faces.values() if face["suit"] == suit and face["rank"] == rank]
+                assert len(matching) == 1
+                assert matching[0]["symbol"] == suits[suit].get("symbol")
+                if "colour" in suits[suit]:
+                    assert matching[0]["colour"] == suits[suit]["colour"]

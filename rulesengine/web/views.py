@@ -24,10 +24,12 @@ def card_faces(program: Program) -> dict[str, dict[str, Any]]:
     cards the seat sees."""
     faces: dict[str, dict[str, Any]] = {}
     suits, ranks = program.attributes["suit"], program.attributes["rank"]
-    layout = program.layout
+    # the rank numbers index the compiled rank order (the reference mode keeps the ruleset's)
+    rank_names = program.layout.ranks if program.layout is not None else tuple(program.ruleset.ranks)
+    suit_attributes = {suit.name: suit.attributes for suit in program.ruleset.suits}
     for card, name in enumerate(program.card_names):
         suit = program.suit_names[suits[card]]
-        attributes = layout.suit_attributes[suits[card]] if layout is not None else {}
+        attributes = suit_attributes.get(suit, {})
         symbol = attributes.get("symbol")
         colour = attributes.get("colour", attributes.get("color"))
         if colour is None and isinstance(symbol, str) and symbol in _RED_SYMBOLS:
@@ -36,7 +38,7 @@ def card_faces(program: Program) -> dict[str, dict[str, Any]]:
             name,
             {
                 "name": name,
-                "rank": program.ruleset.ranks[ranks[card]],
+                "rank": rank_names[ranks[card]],
                 "suit": suit,
                 "symbol": symbol if isinstance(symbol, str) else None,
                 "colour": colour if isinstance(colour, str) else None,
