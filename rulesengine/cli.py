@@ -393,6 +393,13 @@ def _seat_list(text: str, seats: int) -> list[int]:
     show_default=True,
     help="Seconds between bot moves, so people can follow them.",
 )
+@click.option(
+    "--record",
+    "record_folder",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Write the replay of each finished match into this folder.",
+)
 def serve(
     ruleset: str,
     players: int | None,
@@ -404,6 +411,7 @@ def serve(
     hot_seat: bool,
     opponents: str,
     bot_delay: float,
+    record_folder: str | None,
 ) -> None:
     """Play RULESET in the browser: a local web server with a link per person's seat.
 
@@ -420,6 +428,12 @@ def serve(
 
     game = _load_game(ruleset, players, options)
     people = _seat_list(seats, game.num_players)
+    if record_folder is not None:  # before serving, not when the first match ends
+        try:
+            replay.check_destination(Path(record_folder) / "replay.json")
+            replay.reference(ruleset, Path(record_folder) / "replay.json")
+        except replay.ReplayError as error:
+            raise ChoiceError(f"--record: {error}") from None
     try:
         agent_spec.make_opponents(opponents, game.num_players, people, 0)  # refuse a bad spec before serving
         session = Session(
@@ -429,6 +443,7 @@ def serve(
             people=people,
             opponents=opponents,
             hot_seat=hot_seat,
+            record=None if record_folder is None else Path(record_folder),
         )
     except agent_spec.AgentSpecError as error:
         raise ChoiceError(str(error)) from None

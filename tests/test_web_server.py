@@ -14,6 +14,7 @@ from click.testing import CliRunner
 
 from rulesengine import replay
 from rulesengine.cli import main
+from rulesengine.resources import rulesets_dir
 from tests.conftest import child_environment
 from tests.web_helpers import check_wire, link, make_session, positions, running
 
@@ -209,3 +210,17 @@ def test_serve_prints_the_links_and_serves_the_page():
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+def test_serve_checks_the_record_folder_before_serving(tmp_path):
+    rule_file = tmp_path / "rules" / "mine.yaml"
+    rule_file.parent.mkdir()
+    rule_file.write_text((rulesets_dir() / "pan.yaml").read_text(encoding="utf-8"), encoding="utf-8")
+    (tmp_path / "elsewhere").mkdir()
+    runner = CliRunner()
+    for args, said in (
+        (["serve", "pan", "--record", str(tmp_path / "missing")], "does not exist"),
+        (["serve", str(rule_file), "--record", str(tmp_path / "elsewhere")], "not in the replay's folder"),
+    ):
+        result = runner.invoke(main, args)
+        assert result.exit_code == 2 and "--record:" in result.output and said in result.output, result.output

@@ -245,3 +245,33 @@ def test_cards_are_drawn_from_the_deck_definition(ruleset):
                 assert matching[0]["symbol"] == suits[suit].get("symbol")
                 if "colour" in suits[suit]:
                     assert matching[0]["colour"] == suits[suit]["colour"]
+
+
+def test_finished_matches_are_recorded_in_the_folder_asked_for(tmp_path):
+    session = make_session("padvinderspel", 2, {"target": 1}, 6, people=(0,), opponents="greedy", record=tmp_path)
+    for match in range(2):
+        while not session.state.is_terminal():
+            if session.bot_to_move() is not None:
+                session.bot_act(session.bot_to_move().choose(session.state), session.version)
+            else:
+                session.act((0,), session.state.legal_actions()[0], session.version)
+        if match == 0:
+            session.new_match((0,), 7)
+    assert [path.name for path in session.recorded] == [
+        "padvinderspel-seed6-match1.json",
+        "padvinderspel-seed7-match2.json",
+    ]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [p.name for p in session.recorded]  # no temporary left
+    data = replay.read(session.recorded[1])
+    assert replay.verify(data, session.recorded[1]).returns() == session.state.returns()
+
+
+def test_a_replay_that_cannot_be_written_is_said_and_the_match_goes_on(tmp_path):
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    session = make_session("padan-original", 2, {"target": 1}, 2, people=(0, 1), record=gone)
+    gone.rmdir()
+    while not session.state.is_terminal():
+        session.act((session.state.current_player(),), session.state.legal_actions()[0], session.version)
+    message = session.message((0,))
+    assert message["result"] and "cannot write" in message["notice"]

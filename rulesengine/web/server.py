@@ -68,6 +68,8 @@ def run(session: Session, host: str, port: int, bot_delay: float, say: Callable[
         say(line)
     if host in ("127.0.0.1", "localhost", "::1"):
         say("only this computer can connect; to play from other machines on your network, use --host 0.0.0.0")
+    if session.record is not None:
+        say(f"the replay of each finished match is written to {session.record}")
     say("press Ctrl-C to stop")
     server = uvicorn.Server(config(session, bot_delay))
     server.run(sockets=[sock])

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Collection
+from pathlib import Path
 from typing import Any
 
 from .. import agent_spec, api, replay
@@ -36,6 +37,7 @@ class Session:
         people: Collection[int] = (0,),
         opponents: str = "random",
         hot_seat: bool = False,
+        record: Path | None = None,
     ):
         self.game = game
         self.ruleset = ruleset
@@ -53,6 +55,9 @@ class Session:
         self.version = 0
         self.matches = 0
         self.revealed: int | None = None  # hot seat: the person whose view is on the screen
+        self.record = record  # a folder where each finished match's replay is written
+        self.recorded: list[Path] = []
+        self.record_problem: str | None = None
         self._start(seed)
 
     # ---- the match ---------------------------------------------------------------------
@@ -118,6 +123,18 @@ class Session:
         self.state.apply_action(action)
         self.movers.append(mover)
         self.version += 1
+        if self.record is not None and self.state.is_terminal():
+            self._write_replay(self.record)
+
+    def _write_replay(self, folder: Path) -> None:
+        """Write the finished match's replay into `folder` (atomically, as `run --record` does)."""
+        path = folder / f"{Path(self.ruleset).stem}-seed{self.seed}-match{self.matches}.json"
+        try:
+            replay.write(path, replay.record(self.state, self.ruleset, path))
+        except replay.ReplayError as error:  # the match goes on; the pages say what went wrong
+            self.record_problem = str(error)
+        else:
+            self.recorded.append(path)
 
     def undo(self, seats: tuple[int, ...]) -> None:
         """Take back the person's last move and the bots' moves after it (alone against bots only)."""
@@ -185,6 +202,7 @@ class Session:
             "can_undo": self.solo and self.people[0] in self.movers,
             "can_new_match": self.solo or self.state.is_terminal(),
             "can_download": self.seed_visible(),
+            "notice": self.record_problem,
         }
         if self.hot_seat and self.revealed != seat and not self.state.is_terminal():
             return {"type": "handover", "seat": seat, **header}

@@ -280,6 +280,7 @@ function drawMoves(mine) {
 function drawSide() {
   const s = state;
   $("result").textContent = s.result ? s.result.text : "";
+  if (s.notice) flash(s.notice);
   $("undo").hidden = s.mode !== "solo";
   $("undo").disabled = !s.can_undo;
   $("new").disabled = !s.can_new_match;
