@@ -162,7 +162,11 @@ function drawCards(container, zone, playable) {
       if (playable.has(card.name)) {
         node.classList.add("playable");
         node.setAttribute("role", "button");
+        node.tabIndex = 0;
         node.addEventListener("click", () => clickCard(key, card.name));
+        node.addEventListener("keydown", (event) => {
+          if (event.key === "Enter" || event.key === " ") { event.preventDefault(); clickCard(key, card.name); }
+        });
       }
       if (selection.some((s) => s.key === key)) node.classList.add("selected");
       row.append(node);
