@@ -14,7 +14,7 @@ match with seed s gets the seed s * 1000 + k, so a match is repeatable.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any
 
 from .agents import Agent, CheatingMCTSAgent, GreedyAgent, ISMCTSAgent, MonteCarloAgent, RandomAgent, StateAgent
@@ -110,18 +110,21 @@ def make_agents(spec: str, num_players: int, seed: int) -> list[Agent]:
     return [_KINDS[name][2](seed * 1_000 + seat, **settings) for seat, (name, settings) in enumerate(specs)]
 
 
-def make_opponents(spec: str, num_players: int, person: int, seed: int) -> list[Agent | None]:
-    """Bots for every seat but `person` (None there), the specs read in seat order over the
-    other seats; each seat is seeded as in `make_agents`, so the same spec list gives the same
-    bots whichever seat the person takes."""
+def make_opponents(spec: str, num_players: int, person: int | Collection[int], seed: int) -> list[Agent | None]:
+    """Bots for every seat but `person` (None there; several people may be given as a
+    collection of seats), the specs read in seat order over the other seats; each seat is
+    seeded as in `make_agents`, so the same spec list gives the same bots whichever seat the
+    person takes."""
+    people = {person} if isinstance(person, int) else set(person)
+    others_count = num_players - len(people)
     specs = parse_specs(spec)
-    if len(specs) > num_players - 1:
-        raise AgentSpecError(f"{len(specs)} opponents given for {num_players - 1} other seat(s): '{spec}'")
-    specs += [specs[-1]] * (num_players - 1 - len(specs))
+    if len(specs) > max(others_count, 1):
+        raise AgentSpecError(f"{len(specs)} opponents given for {others_count} other seat(s): '{spec}'")
+    specs += [specs[-1]] * (others_count - len(specs))
     others = iter(specs)
     bots: list[Agent | None] = []
     for seat in range(num_players):
-        if seat == person:
+        if seat in people:
             bots.append(None)
         else:
             name, settings = next(others)

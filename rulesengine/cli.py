@@ -340,6 +340,119 @@ class _Quit(Exception):
     """The person typed q: the match ends there, and that is a normal end (exit 0)."""
 
 
+def _seat_list(text: str, seats: int) -> list[int]:
+    """Seats typed as 1,3 (P1 is seat 1) as 0-based seats; ChoiceError names what is wrong."""
+    parts = [part.strip() for part in text.split(",")]
+    if not all(part.isascii() and part.isdigit() and len(part) <= 3 for part in parts):
+        raise ChoiceError(f"--seats takes seat numbers like 1,2, not '{printable(text)}'")
+    chosen = sorted({int(part) for part in parts})
+    if chosen[0] < 1 or chosen[-1] > seats:
+        raise ChoiceError(f"--seats: a {seats}-player game has seats 1 to {seats}, not {printable(text)}")
+    return [seat - 1 for seat in chosen]
+
+
+@main.command()
+@click.argument("ruleset")
+@_players
+@click.option(
+    "--seed",
+    "-s",
+    type=click.IntRange(0, 2**31 - 1),
+    default=None,
+    help="Seed of the first match [default: a fresh one].",
+)
+@_options
+@click.option(
+    "--port", type=click.IntRange(0, 65535), default=8765, show_default=True, help="Port to serve on (0: any free one)."
+)
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="Address to listen on; 0.0.0.0 opens the server to your local network.",
+)
+@click.option(
+    "--seats",
+    default="1",
+    show_default=True,
+    metavar="LIST",
+    help="The seats people play, e.g. 1,2: a link each (or one link with --hot-seat); bots play the rest.",
+)
+@click.option("--hot-seat", is_flag=True, help="One link, one screen: the people's seats take turns at it.")
+@click.option(
+    "--opponents",
+    default="random",
+    show_default=True,
+    metavar="SPECS",
+    help="The bots in the other seats, in seat order, e.g. ismcts:1000,greedy (see docs/agents.md).",
+)
+@click.option(
+    "--bot-delay",
+    type=click.FloatRange(0, 10),
+    default=0.6,
+    show_default=True,
+    help="Seconds between bot moves, so people can follow them.",
+)
+@click.option(
+    "--record",
+    "record_folder",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Write the replay of each finished match into this folder.",
+)
+def serve(
+    ruleset: str,
+    players: int | None,
+    seed: int | None,
+    options: tuple[str, ...],
+    port: int,
+    host: str,
+    seats: str,
+    hot_seat: bool,
+    opponents: str,
+    bot_delay: float,
+    record_folder: str | None,
+) -> None:
+    """Play RULESET in the browser: a local web server with a link per person's seat.
+
+    One person plays against bots by default (with undo); --seats 1,2 gives each person a
+    link to open in their own browser, --hot-seat one shared screen. The server listens on
+    this computer only unless --host says otherwise. See docs/playtest.md.
+    """
+    try:
+        from .web import server
+        from .web.session import Session
+    except ImportError:
+        raise ChoiceError('serve needs the web extra: pip install "rulesengine[web]"') from None
+    import secrets
+
+    game = _load_game(ruleset, players, options)
+    people = _seat_list(seats, game.num_players)
+    if record_folder is not None:  # before serving, not when the first match ends
+        try:
+            replay.check_destination(Path(record_folder) / "replay.json")
+            replay.reference(ruleset, Path(record_folder) / "replay.json")
+        except replay.ReplayError as error:
+            raise ChoiceError(f"--record: {error}") from None
+    try:
+        agent_spec.make_opponents(opponents, game.num_players, people, 0)  # refuse a bad spec before serving
+        session = Session(
+            game,
+            ruleset,
+            secrets.randbelow(2**31) if seed is None else seed,
+            people=people,
+            opponents=opponents,
+            hot_seat=hot_seat,
+            record=None if record_folder is None else Path(record_folder),
+        )
+    except agent_spec.AgentSpecError as error:
+        raise ChoiceError(str(error)) from None
+    try:
+        server.run(session, host, port, bot_delay, _say)
+    except server.ListenError as error:
+        raise ChoiceError(str(error)) from None
+
+
 @main.command()
 def schema() -> None:
     """Print the JSON Schema (draft-07) of rule files, for editors and other checkers.

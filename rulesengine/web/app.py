@@ -1,0 +1,215 @@
+"""The web application of a playtest session: the seat page, its WebSocket, the replay
+download and the static files (all served from this package; the page loads nothing from
+elsewhere).
+
+Every change to the session is made under one lock and followed by a message to every
+open page, each built for that page's seat alone; bots move in a background task, one
+move at a time, so people see each move arrive.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from importlib import resources
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, PlainTextResponse, Response
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from ..agents import Agent, as_view
+from ..diagnostics import RulesEngineError
+from ..engine import State
+from . import protocol
+from .session import Refused, Session
+
+STATIC = resources.files("rulesengine.web") / "static"
+_log = logging.getLogger("rulesengine.web")
+_HEADERS = {
+    # the page runs only its own script and talks only to this server
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; base-uri 'none'; frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",  # the seat's token is in the address: never pass it on
+    "Cache-Control": "no-store",
+}
+
+
+class Hub:
+    """The open pages of a session and what is sent to them."""
+
+    def __init__(self, session: Session, bot_delay: float = 0.0):
+        self.session = session
+        self.bot_delay = bot_delay
+        self.lock = asyncio.Lock()
+        self.pages: dict[WebSocket, tuple[int, ...]] = {}
+        self._bots: asyncio.Task | None = None
+
+    async def send(self, page: WebSocket, message: dict[str, Any]) -> None:
+        try:
+            await page.send_text(json.dumps(message, ensure_ascii=False))
+        except (RuntimeError, OSError, WebSocketDisconnect):  # the page went away meanwhile
+            self.pages.pop(page, None)
+
+    async def broadcast(self) -> None:
+        for page, seats in list(self.pages.items()):
+            await self.send(page, self.session.message(seats))
+
+    async def handle(self, page: WebSocket, seats: tuple[int, ...], text: str | bytes) -> None:
+        """One message from a page: applied, or answered with an error and nothing changed."""
+        try:
+            message = protocol.read(text)
+        except protocol.BadMessage as problem:
+            async with self.lock:
+                await self.send(page, protocol.error(str(problem)))
+            return
+        session = self.session
+        async with self.lock:
+            try:
+                kind = message["type"]
+                if kind == "act":
+                    session.act(seats, message["action"], message["version"])
+                elif kind == "undo":
+                    session.undo(seats)
+                elif kind == "new":
+                    session.new_match(seats, message.get("seed"))
+                elif kind == "reveal":
+                    session.reveal(seats)
+                else:  # refresh
+                    await self.send(page, session.message(seats))
+                    return
+            except Refused as refusal:  # every change is pushed to every page: a stale page has the news already
+                await self.send(page, protocol.error(str(refusal)))
+                return
+            except RulesEngineError as problem:  # the engine refused: the position is unchanged
+                await self.send(page, protocol.error(str(problem)))
+                return
+            await self.broadcast()
+        self.start_bots()
+
+    def start_bots(self) -> None:
+        if self._bots is None or self._bots.done():
+            self._bots = asyncio.create_task(self._drive_bots())
+
+    async def _drive_bots(self) -> None:
+        """Let bots move until a person is to move or the match is over."""
+        session = self.session
+        while True:
+            async with self.lock:
+                bot = session.bot_to_move()
+                if bot is None:
+                    return
+                version, state = session.version, session.state
+            if self.bot_delay:
+                await asyncio.sleep(self.bot_delay)
+            try:
+                # a search bot may think for seconds: the server answers pages meanwhile
+                action = await asyncio.to_thread(_choose, bot, state)
+            except Exception:  # a bot's failure ends the bots' turn, not the server
+                _log.exception("a bot failed to choose a move")
+                async with self.lock:
+                    for page in list(self.pages):
+                        await self.send(page, protocol.error("a bot failed to choose a move; see the server's log"))
+                return
+            async with self.lock:
+                if session.bot_act(action, version):
+                    await self.broadcast()
+
+    async def connect(self, page: WebSocket) -> None:
+        seats = self.session.seats_of(page.path_params["token"])
+        if seats is None:
+            await page.close(code=4404, reason="unknown link")
+            return
+        await page.accept()
+        async with self.lock:
+            self.pages[page] = seats
+            await self.send(page, self.session.message(seats))
+        self.start_bots()
+        try:
+            while True:
+                event = await page.receive()
+                if event["type"] == "websocket.disconnect":
+                    break
+                text = event.get("text")
+                await self.handle(page, seats, text if text is not None else event.get("bytes") or b"")
+        except WebSocketDisconnect:
+            pass
+        finally:
+            self.pages.pop(page, None)
+
+
+def _choose(bot: Agent, state: State) -> int:
+    """A bot's action, given its view of the state as `play_match` gives it."""
+    return bot.choose(as_view(bot, state, getattr(bot, "rng", None)))
+
+
+class _SecurityHeaders:
+    """The same protective headers on every HTTP answer."""
+
+    def __init__(self, app: ASGIApp):
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", []))
+                headers += [(k.lower().encode(), v.encode()) for k, v in _HEADERS.items()]
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
+
+
+def create_app(session: Session, bot_delay: float = 0.0) -> Starlette:
+    """The application serving `session`."""
+    hub = Hub(session, bot_delay)
+
+    async def home(request: Request) -> Response:
+        return PlainTextResponse(
+            f"{session.game.ruleset.name}: a rulesengine playtest. Open your seat's link, "
+            "as printed where the server was started."
+        )
+
+    async def seat_page(request: Request) -> Response:
+        if session.seats_of(request.path_params["token"]) is None:
+            return PlainTextResponse("unknown link: ask for your seat's link again", status_code=404)
+        return FileResponse(str(STATIC / "play.html"), media_type="text/html; charset=utf-8")
+
+    async def download(request: Request) -> Response:
+        if session.seats_of(request.path_params["token"]) is None:
+            return PlainTextResponse("unknown link", status_code=404)
+        async with hub.lock:
+            try:
+                data = session.replay()
+            except Refused as refusal:
+                return PlainTextResponse(str(refusal), status_code=409)
+            except RulesEngineError as problem:
+                return PlainTextResponse(str(problem), status_code=409)
+        name = f"replay-seed{session.seed}-match{session.matches}.json"
+        return Response(
+            json.dumps(data, indent=1) + "\n",
+            media_type="application/json",
+            headers={"Content-Disposition": f'attachment; filename="{name}"'},
+        )
+
+    app = Starlette(
+        routes=[
+            Route("/", home),
+            Route("/play/{token}", seat_page),
+            Route("/replay/{token}", download),
+            WebSocketRoute("/ws/{token}", hub.connect),
+            Mount("/static", app=StaticFiles(directory=str(STATIC)), name="static"),
+        ]
+    )
+    app.add_middleware(_SecurityHeaders)
+    app.state.hub = hub
+    return app

@@ -1,0 +1,226 @@
+"""The playtest server over real sockets on 127.0.0.1: the WebSocket protocol, malformed and
+stale messages, reconnecting, the replay download, and `rulesengine serve` itself."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+
+import pytest
+from click.testing import CliRunner
+
+from rulesengine import replay
+from rulesengine.cli import main
+from rulesengine.resources import rulesets_dir
+from tests.conftest import child_environment
+from tests.web_helpers import check_wire, link, make_session, positions, running
+
+pytest.importorskip("starlette", reason="the server needs the extra 'web'")
+pytest.importorskip("uvicorn", reason="the server needs the extra 'web'")
+client = pytest.importorskip("websockets.sync.client", reason="the server needs the extra 'web'")
+
+
+def _socket(address: str):
+    return client.connect(address.replace("http://", "ws://").replace("/play/", "/ws/"), open_timeout=5)
+
+
+def _receive(ws) -> dict:
+    return json.loads(ws.recv(timeout=5))
+
+
+def _until_my_turn(ws, message: dict) -> dict:
+    while message["type"] != "state" or (message["current"] != message["seat"] and not message["result"]):
+        message = _receive(ws)
+    return message
+
+
+def test_a_whole_match_over_the_wire_shows_each_seat_only_what_it_may_see():
+    session = make_session("padan", 2, {"target": 1}, 5, people=(0,), opponents="greedy")
+    received = []
+    with running(session) as base, _socket(link(base, session)) as ws:
+        message = _receive(ws)
+        received.append(message)
+        while not message["result"]:
+            if message["current"] == 0 and message["moves"]:
+                ws.send(json.dumps({"type": "act", "action": message["moves"][0]["id"], "version": message["version"]}))
+            message = _receive(ws)
+            received.append(message)
+        with urllib.request.urlopen(base + "/replay/" + link(base, session).rsplit("/", 1)[1]) as answer:
+            data = json.loads(answer.read())
+            assert "attachment" in answer.headers["Content-Disposition"]
+    assert replay.verify(data).returns() == session.state.returns()
+    states = positions(session)
+    assert len(received) > 30
+    for message in received:
+        check_wire(message, states[message["decisions"]], 0)
+
+
+def test_malformed_bad_and_stale_messages_get_an_error_and_change_nothing():
+    session = make_session("pan", 2, {"word": "P"}, 3, people=(0, 1))
+    with running(session) as base, _socket(link(base, session, 0)) as me, _socket(link(base, session, 1)) as other:
+        first = _receive(me)
+        _receive(other)
+        mover = me if first["current"] == 0 else other
+        waiting = other if mover is me else me
+        version = session.version
+        action = session.state.legal_actions()[0]
+        bad = [
+            b"\x00\xff binary",
+            "not json",
+            json.dumps([1, 2]),
+            json.dumps({"type": "act"}),
+            json.dumps({"type": "act", "action": 10**30, "version": version}),
+            json.dumps({"type": "act", "action": action, "version": version - 1}),
+            json.dumps({"type": "act", "action": -1, "version": version}),
+            json.dumps({"type": "undo"}),  # several people: no undo
+            json.dumps({"type": "new", "seed": 4}),  # several people: not while the match runs
+        ]
+        for text in bad:
+            mover.send(text)
+            answer = _receive(mover)
+            assert answer["type"] == "error" and answer["message"], text
+        waiting.send(json.dumps({"type": "act", "action": action, "version": version}))
+        assert "turn" in _receive(waiting)["message"]
+        assert session.version == version and session.state.actions() == []
+        mover.send(json.dumps({"type": "act", "action": action, "version": version}))
+        assert _receive(mover)["version"] == version + 1
+        assert _receive(waiting)["version"] == version + 1  # pushed to the other seat's page too
+
+
+def test_a_frame_too_long_closes_only_that_connection():
+    session = make_session("pan", 2, {}, 1, people=(0,))
+    with running(session) as base:
+        with _socket(link(base, session)) as ws:
+            _receive(ws)
+            ws.send("x" * 100_000)
+            with pytest.raises(Exception):  # noqa: B017  (the server closes the connection)
+                _receive(ws)
+        with _socket(link(base, session)) as again:
+            assert _receive(again)["type"] == "state"
+
+
+def test_a_reconnected_page_gets_the_current_position():
+    session = make_session("padvinderspel", 2, {"target": 1}, 8, people=(0,), opponents="greedy")
+    with running(session) as base:
+        with _socket(link(base, session)) as ws:
+            message = _until_my_turn(ws, _receive(ws))
+            ws.send(json.dumps({"type": "act", "action": message["moves"][0]["id"], "version": message["version"]}))
+            after = _receive(ws)
+        with _socket(link(base, session)) as ws:
+            again = _receive(ws)
+    assert again["match"] == after["match"] and again["decisions"] >= after["decisions"] > message["decisions"]
+    assert again["log"][: len(after["log"])] == after["log"]
+
+
+def test_unknown_links_are_refused():
+    session = make_session("pan", 2, {}, 1, people=(0,))
+    with running(session) as base:
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(base + "/play/not-a-token")
+        assert refused.value.code == 404
+        with pytest.raises(urllib.error.HTTPError):
+            urllib.request.urlopen(base + "/replay/not-a-token")
+        with pytest.raises(Exception):  # noqa: B017  (closed before any message)
+            with client.connect(base.replace("http", "ws") + "/ws/not-a-token", open_timeout=5) as ws:
+                ws.recv(timeout=5)
+        with urllib.request.urlopen(link(base, session)) as page:
+            assert "default-src 'self'" in page.headers["Content-Security-Policy"]
+            assert page.headers["Referrer-Policy"] == "no-referrer"
+
+
+def test_the_replay_is_not_given_to_several_people_before_the_match_ends():
+    session = make_session("pan", 3, {}, 1, people=(0, 1))
+    with running(session) as base:
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(base + "/replay/" + link(base, session).rsplit("/", 1)[1])
+        assert refused.value.code == 409
+
+
+def test_serve_listens_on_this_computer_only_by_default():
+    serve = main.commands["serve"]
+    host = next(param for param in serve.params if param.name == "host")
+    assert host.default == "127.0.0.1"
+    result = CliRunner().invoke(main, ["serve", "--help"])
+    assert "0.0.0.0" in result.output and "docs/playtest.md" in result.output
+
+
+def test_serve_refuses_bad_settings_in_one_line():
+    runner = CliRunner()
+    for args, said in (
+        (["serve", "pan", "--seats", "1,9"], "seats 1 to 3"),
+        (["serve", "pan", "--seats", "one"], "seat numbers"),
+        (["serve", "pan", "--opponents", "wizard"], "unknown agent"),
+        (["serve", "nosuchgame"], "nosuchgame"),
+    ):
+        result = runner.invoke(main, args)
+        assert result.exit_code == 2 and said in result.output, result.output
+
+
+def test_serve_says_when_the_port_is_taken():
+    from rulesengine.web import server
+
+    taken = server.listen("127.0.0.1", 0)
+    try:
+        result = CliRunner().invoke(main, ["serve", "pan", "--port", str(taken.getsockname()[1])])
+    finally:
+        taken.close()
+    assert result.exit_code == 2 and "cannot listen on 127.0.0.1" in result.output
+
+
+def test_serve_without_the_extra_says_how_to_install_it(tmp_path):
+    blocker = tmp_path / "sitecustomize.py"  # makes the extra's packages unimportable in the child
+    blocker.write_text(
+        "import sys\nclass _Block:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.split('.')[0] in ('starlette', 'uvicorn'):\n"
+        "            raise ImportError(name)\n"
+        "sys.meta_path.insert(0, _Block())\n"
+    )
+    environment = child_environment()
+    environment["PYTHONPATH"] = f"{tmp_path}:{environment.get('PYTHONPATH', '')}".rstrip(":")
+    result = subprocess.run(
+        [sys.executable, "-m", "rulesengine.cli", "serve", "pan"],
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=60,
+    )
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == ['Error: serve needs the web extra: pip install "rulesengine[web]"']
+
+
+def test_serve_prints_the_links_and_serves_the_page():
+    environment = {**child_environment(), "PYTHONUNBUFFERED": "1"}
+    command = [sys.executable, "-m", "rulesengine.cli", "serve", "pan", "--port", "0", "--seats", "1,2", "--seed", "4"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=environment)
+    try:
+        lines = [process.stdout.readline() for _ in range(4)]
+        assert "serving on 127.0.0.1:" in lines[0]
+        addresses = [line.split(": ", 1)[1].strip() for line in lines[2:4]]
+        assert [line.split(":")[0].strip() for line in lines[2:4]] == ["P1", "P2"]
+        assert len(set(addresses)) == 2 and all(a.startswith("http://127.0.0.1:") for a in addresses)
+        with urllib.request.urlopen(addresses[1], timeout=10) as page:
+            assert "/static/play.js" in page.read().decode()
+        with _socket(addresses[1]) as ws:
+            message = _receive(ws)
+            assert message["seat"] == 1 and message["seed"] is None and message["mode"] == "several"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def test_serve_checks_the_record_folder_before_serving(tmp_path):
+    rule_file = tmp_path / "rules" / "mine.yaml"
+    rule_file.parent.mkdir()
+    rule_file.write_text((rulesets_dir() / "pan.yaml").read_text(encoding="utf-8"), encoding="utf-8")
+    (tmp_path / "elsewhere").mkdir()
+    runner = CliRunner()
+    for args, said in (
+        (["serve", "pan", "--record", str(tmp_path / "missing")], "does not exist"),
+        (["serve", str(rule_file), "--record", str(tmp_path / "elsewhere")], "not in the replay's folder"),
+    ):
+        result = runner.invoke(main, args)
+        assert result.exit_code == 2 and "--record:" in result.output and said in result.output, result.output

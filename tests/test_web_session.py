@@ -1,0 +1,277 @@
+"""The playtest session without a server: what each seat is sent, refused actions, undo,
+new matches, the replay, and the page's messages read by the protocol (plain Python: no
+extra needed)."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from rulesengine import replay
+from rulesengine.resources import shipped_rulesets
+from rulesengine.web import protocol
+from rulesengine.web.session import Refused, Session
+from tests.web_helpers import check_wire, make_session
+
+SHORT = {  # small settings: a match of each shipped ruleset in a few dozen decisions
+    "pan": (2, {"word": "P"}),
+    "pan-reversed-spades": (2, {"word": "P"}),
+    "padan": (2, {"target": 1}),
+    "padan-original": (2, {"target": 1}),
+    "padvinderspel": (3, {"target": 1}),
+}
+
+
+def test_every_shipped_game_has_short_settings():
+    assert set(SHORT) == set(shipped_rulesets())
+
+
+def _play_people(session: Session, chooser: random.Random, limit: int = 150) -> list[tuple[int, dict]]:
+    """People in every seat move at random; returns each seat's message at every position."""
+    sent = []
+    for _ in range(limit):
+        for seat in range(session.game.num_players):
+            sent.append((seat, session.message((seat,))))
+        if session.state.is_terminal():
+            break
+        mover = session.state.current_player()
+        session.act((mover,), chooser.choice(session.state.legal_actions()), session.version)
+    return sent
+
+
+@pytest.mark.parametrize("ruleset", sorted(SHORT))
+def test_no_seat_is_sent_a_card_it_cannot_see(ruleset):
+    players, options = SHORT[ruleset]
+    session = make_session(ruleset, players, options, 7, people=range(players))
+    chooser = random.Random(7)
+    state = session.game.new_initial_state(seed=7, record_log=True)
+    for seat, message in _play_people(session, chooser):
+        while state.steps < message["decisions"]:
+            state.apply_action(session.state.actions()[state.steps])
+        check_wire(message, state, seat)
+        assert message["seed"] is None or session.state.is_terminal()  # the seed tells the deal
+
+
+@given(seed=st.integers(0, 2**31 - 1), moves=st.integers(0, 40))
+def test_a_seat_sees_its_own_hand_and_only_counts_of_the_others(seed, moves):
+    session = make_session("padvinderspel", 3, {"target": 1}, seed, people=range(3))
+    chooser = random.Random(seed)
+    for _ in range(moves):
+        if session.state.is_terminal():
+            break
+        session.act((session.state.current_player(),), chooser.choice(session.state.legal_actions()), session.version)
+    truth = session.state.card_locations()
+    for seat in range(3):
+        message = session.message((seat,))
+        for zone in message["zones"]:
+            if zone["name"] == f"hand[P{seat + 1}]":
+                assert [c["name"] for c in zone["cards"]] == truth[zone["name"]]
+            elif zone["name"].startswith("hand["):
+                assert zone["cards"] is None and zone["count"] == len(truth[zone["name"]])
+        moving = session.state.current_player() == seat and not session.state.is_terminal()
+        assert bool(message["moves"]) == moving
+
+
+def _unchanged(session: Session):
+    return session.version, session.state.actions(), session.state.steps
+
+
+def test_a_bad_or_stale_action_is_refused_and_changes_nothing():
+    session = make_session("pan", 2, {"word": "P"}, 3, people=(0,), opponents="greedy")
+    state = session.state
+    me = state.current_player()
+    legal = state.legal_actions()
+    illegal = next(a for a in range(session.game.num_distinct_actions) if a not in legal)
+    before = _unchanged(session)
+    other = 1 - me
+    attempts = [
+        ((me,), illegal, session.version, "not a legal move"),
+        ((me,), legal[0], session.version - 1, "earlier position"),
+        ((me,), True, session.version, "not a legal move"),
+        ((me,), "1", session.version, "not a legal move"),
+        ((other,), legal[0], session.version, "turn"),
+    ]
+    for seats, action, version, said in attempts:
+        with pytest.raises(Refused, match=said):
+            session.act(seats, action, version)
+        assert _unchanged(session) == before
+    session.act((me,), legal[0], session.version)
+    assert session.state.actions() == [legal[0]]
+
+
+def test_undo_takes_back_the_persons_last_move_and_the_bots_after_it():
+    session = make_session("padvinderspel", 3, {"target": 1}, 11, people=(0,), opponents="greedy")
+    with pytest.raises(Refused, match="no move of yours"):
+        session.undo((0,))
+    while session.state.current_player() != 0:
+        session.bot_act(session.bot_to_move().choose(session.state), session.version)
+    before = session.message((0,))
+    session.act((0,), session.state.legal_actions()[-1], session.version)
+    while session.bot_to_move() is not None:
+        session.bot_act(session.bot_to_move().choose(session.state), session.version)
+    assert session.message((0,))["can_undo"]
+    session.undo((0,))
+    after = session.message((0,))
+    assert after["version"] > before["version"]
+    assert {k: v for k, v in after.items() if k != "version"} == {k: v for k, v in before.items() if k != "version"}
+
+
+def test_undo_and_a_running_match_are_not_for_several_people():
+    session = make_session("pan", 3, {"word": "P"}, 2, people=(0, 1))
+    with pytest.raises(Refused, match="one person"):
+        session.undo((0,))
+    with pytest.raises(Refused, match="over"):
+        session.new_match((0,), 5)
+    assert session.message((0,))["seed"] is None  # the seed would tell each hand
+
+
+def test_a_new_match_starts_from_the_seed_asked_for_or_a_fresh_one():
+    session = make_session("padan", 2, {"target": 1}, 1, people=(1,))
+    session.new_match((1,), 42)
+    assert session.seed == 42 and session.matches == 2 and session.state.actions() == []
+    fresh = session.game.new_initial_state(seed=42)
+    assert session.state.card_locations() == fresh.card_locations()
+    for bad in (-1, 2**40, "7", 1.5, True):
+        with pytest.raises(Refused, match="seed"):
+            session.new_match((1,), bad)
+    session.new_match((1,), None)
+    assert 0 <= session.seed < 2**31 and session.matches == 3
+
+
+@pytest.mark.parametrize("ruleset", ["padan-original", "padvinderspel"])
+def test_the_replay_of_a_match_verifies(ruleset):
+    players, options = SHORT[ruleset]
+    session = make_session(ruleset, players, options, 9, people=(0,), opponents="greedy")
+    chooser = random.Random(1)
+    while not session.state.is_terminal():
+        if session.bot_to_move() is not None:
+            session.bot_act(session.bot_to_move().choose(session.state), session.version)
+        else:
+            session.act((0,), chooser.choice(session.state.legal_actions()), session.version)
+    data = session.replay()
+    assert data["ruleset"] == ruleset and data["seed"] == 9
+    assert replay.verify(json.loads(json.dumps(data))).returns() == session.state.returns()
+
+
+def test_links_carry_unguessable_tokens():
+    session = make_session("pan", 3, {}, 0, people=(0, 1, 2))
+    tokens = [path.rsplit("/", 1)[1] for path, _seats in session.links()]
+    assert len(set(tokens)) == 3 and all(len(token) >= 24 for token in tokens)
+    for token, seat in zip(tokens, range(3)):
+        assert session.seats_of(token) == (seat,)
+    assert session.seats_of(tokens[0][:-1]) is None and session.seats_of("") is None
+    hot = make_session("pan", 3, {}, 0, people=(0, 2), hot_seat=True)
+    assert [seats for _path, seats in hot.links()] == [(0, 2)]
+
+
+def test_hot_seat_hands_the_screen_over_before_showing_a_hand():
+    session = make_session("padvinderspel", 2, {"target": 1}, 4, people=(0, 1), hot_seat=True)
+    seats = (0, 1)
+    first = session.message(seats)
+    assert first["type"] == "handover" and "zones" not in first
+    mover = first["seat"]
+    with pytest.raises(Refused, match="not on the screen"):
+        session.act(seats, session.state.legal_actions()[0], session.version)
+    session.reveal(seats)
+    shown = session.message(seats)
+    assert shown["type"] == "state" and shown["seat"] == mover
+    session.act(seats, session.state.legal_actions()[0], session.version)
+    assert session.message(seats) == {**session.message(seats), "type": "handover", "seat": 1 - mover}
+
+
+def test_people_must_sit_in_seats_of_the_game():
+    with pytest.raises(ValueError):
+        make_session("pan", 2, {}, 0, people=(2,))
+
+
+@given(
+    st.one_of(
+        st.text(max_size=300),
+        st.binary(max_size=300),
+        st.recursive(
+            st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(max_size=10)),
+            lambda inner: st.one_of(
+                st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=8), inner, max_size=4)
+            ),
+            max_leaves=12,
+        ).map(json.dumps),
+    )
+)
+def test_any_page_message_is_read_or_refused_with_a_reason(text):
+    try:
+        message = protocol.read(text)
+    except protocol.BadMessage as problem:
+        assert str(problem)
+    else:
+        assert message["type"] in ("act", "undo", "new", "reveal", "refresh")
+
+
+@pytest.mark.parametrize(
+    "text, said",
+    [
+        ("x" * 5000, "at most"),
+        ("[1]", "JSON object"),
+        ('{"type": "fly"}', "type"),
+        ('{"type": "act", "action": 1}', "version"),
+        ('{"type": "act", "action": "1", "version": 1}', "whole number"),
+        ('{"type": "act", "action": true, "version": 1}', "whole number"),
+        ('{"type": "undo", "extra": 1}', "no field"),
+        ("[" * 1500 + "]" * 500, "JSON"),
+    ],
+)
+def test_malformed_messages_are_named(text, said):
+    with pytest.raises(protocol.BadMessage, match=said):
+        protocol.read(text)
+
+
+@pytest.mark.parametrize("ruleset", sorted(SHORT))
+def test_cards_are_drawn_from_the_deck_definition(ruleset):
+    from rulesengine import api
+    from rulesengine.web.views import card_faces
+
+    game = api.make_game(ruleset)
+    faces = card_faces(game.program)
+    assert faces == card_faces(api.make_game(ruleset, optimize=False).program)  # the reference mode too
+    suits = {suit.name: suit.attributes for suit in game.ruleset.suits}
+    for deck in game.ruleset.decks:
+        for suit in deck.suits:
+            for rank in deck.ranks:
+                matching = [face for face in faces.values() if face["suit"] == suit and face["rank"] == rank]
+                assert len(matching) == 1
+                assert matching[0]["symbol"] == suits[suit].get("symbol")
+                if "colour" in suits[suit]:
+                    assert matching[0]["colour"] == suits[suit]["colour"]
+
+
+def test_finished_matches_are_recorded_in_the_folder_asked_for(tmp_path):
+    session = make_session("padvinderspel", 2, {"target": 1}, 6, people=(0,), opponents="greedy", record=tmp_path)
+    for match in range(2):
+        while not session.state.is_terminal():
+            if session.bot_to_move() is not None:
+                session.bot_act(session.bot_to_move().choose(session.state), session.version)
+            else:
+                session.act((0,), session.state.legal_actions()[0], session.version)
+        if match == 0:
+            session.new_match((0,), 7)
+    assert [path.name for path in session.recorded] == [
+        "padvinderspel-seed6-match1.json",
+        "padvinderspel-seed7-match2.json",
+    ]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [p.name for p in session.recorded]  # no temporary left
+    data = replay.read(session.recorded[1])
+    assert replay.verify(data, session.recorded[1]).returns() == session.state.returns()
+
+
+def test_a_replay_that_cannot_be_written_is_said_and_the_match_goes_on(tmp_path):
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    session = make_session("padan-original", 2, {"target": 1}, 2, people=(0, 1), record=gone)
+    gone.rmdir()
+    while not session.state.is_terminal():
+        session.act((session.state.current_player(),), session.state.legal_actions()[0], session.version)
+    message = session.message((0,))
+    assert message["result"] and "cannot write" in message["notice"]
