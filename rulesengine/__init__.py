@@ -9,6 +9,7 @@ state.apply_action(state.legal_actions()[0])
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -63,6 +64,10 @@ __version__ = "0.1.0"
 def __getattr__(name: str) -> object:
     home = _HOME.get(name)
     if home is None:
+        # A submodule read as an attribute (`rulesengine.api` after `import rulesengine`),
+        # as when the package imported them all.
+        if not name.startswith("_") and importlib.util.find_spec(f"{__name__}.{name}") is not None:
+            return importlib.import_module(f".{name}", __name__)
         raise AttributeError(f"module 'rulesengine' has no attribute '{name}'")
     value = getattr(importlib.import_module(f".{home}", __name__), name)
     globals()[name] = value  # found once; later reads do not come here

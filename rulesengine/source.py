@@ -377,7 +377,7 @@ def load_yaml(text: str, file: str) -> Node:
 
     The same text of the same file is parsed once: telling a rule file from other YAML,
     checking it, composing it into its variants and resolving its scenario tests all read
-    the one tree (nodes are immutable; the cache holds the last few files).
+    the one tree (nodes are immutable; the cache holds the last 16 texts).
     """
     tree, problems = _load_yaml_once(text, file)
     if tree is None:
@@ -385,7 +385,7 @@ def load_yaml(text: str, file: str) -> Node:
     return tree
 
 
-@functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=16)  # a file, its bases and blocks; few, as an editor's texts can be large
 def _load_yaml_once(text: str, file: str) -> tuple[Node | None, tuple[Diagnostic, ...]]:
     try:
         return _load_yaml(text, file), ()

@@ -33,6 +33,7 @@ def test_public_names_resolve_on_first_use() -> None:
     game = rulesengine.make_game("pan", players=3)
     assert isinstance(game, rulesengine.Game) and issubclass(rulesengine.RuleFileError, rulesengine.RulesEngineError)
     assert "make_game" in dir(rulesengine)
+    assert rulesengine.api.make_game is rulesengine.make_game  # a submodule, as an attribute
     with pytest.raises(AttributeError):
         rulesengine.no_such_name  # noqa: B018
 
