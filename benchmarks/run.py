@@ -3,11 +3,15 @@
     python -m benchmarks.run                 # every game
     python -m benchmarks.run --game pan      # one game
     python -m benchmarks.run --seconds 10    # longer, steadier figures
+    python -m benchmarks.run --instructions  # also machine instructions per decision (valgrind)
 
 Both sides play whole matches choosing uniformly among the legal actions; the figure
 compared is player decisions per second of processor time. The two sides take turns in
 short rounds, so a machine that slows down or speeds up affects both alike; the figures
-printed are the medians over the rounds. Speed targets live here, not in the tests.
+printed are the medians over the rounds. With --instructions, each side also plays a
+fixed set of matches under callgrind, and the instructions per decision are printed
+(start-up and the building of the game are measured apart and taken off): a figure that
+does not depend on how busy the machine is. Speed targets live here, not in the tests.
 """
 
 from __future__ import annotations
@@ -16,7 +20,11 @@ import argparse
 import functools
 import importlib
 import random
+import re
+import shutil
 import statistics
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 
@@ -77,21 +85,78 @@ def compare(engine: Playouts, hand: Playouts, seconds: float, rounds: int) -> tu
     return statistics.median(engine_rates), statistics.median(hand_rates), statistics.median(ratios)
 
 
+# The program run under callgrind: build one side, then play `matches` matches (0: build only).
+_SIDE_PROGRAM = """
+import sys
+from benchmarks import run
+side, name, matches = sys.argv[1], sys.argv[2], int(sys.argv[3])
+play = run.side_playouts(side, name)
+print(sum(play(seed) for seed in range(matches)))
+"""
+
+
+def side_playouts(side: str, name: str) -> Callable[[int], int]:
+    """seed -> decisions, for the engine or the hand-written side of a game."""
+    ruleset, players, options, module = GAMES[name]
+    if side == "engine":
+        return engine_playouts(ruleset, players, options)
+    baseline = importlib.import_module(f"benchmarks.handwritten.{module}").play_match
+    return functools.partial(hand_written, baseline, players, options)
+
+
+def _callgrind(side: str, name: str, matches: int) -> tuple[int, int]:
+    """(instructions, decisions) of one run of the side program under callgrind."""
+    done = subprocess.run(
+        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, "-c", _SIDE_PROGRAM]
+        + [side, name, str(matches)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    found = re.search(r"Collected : (\d+)", done.stderr)
+    if found is None:
+        raise RuntimeError(f"callgrind reported no instruction count: {done.stderr[-500:]}")
+    return int(found.group(1)), int(done.stdout.split()[-1])
+
+
+def instructions_per_decision(side: str, name: str, matches: int) -> float:
+    """Machine instructions per decision of whole matches, start-up and game building taken off."""
+    base, _ = _callgrind(side, name, 0)
+    total, decisions = _callgrind(side, name, matches)
+    return (total - base) / decisions
+
+
+# Matches played under callgrind per game: a few thousand decisions on each side.
+INSTRUCTION_MATCHES = {"pan": 2, "padvinderspel": 12, "padan": 6}
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", choices=sorted(GAMES), action="append", help="benchmark only this game")
     parser.add_argument("--seconds", type=float, default=4.0, help="processor time per side and game (default 4)")
     parser.add_argument("--rounds", type=int, default=8, help="alternating rounds per game (default 8)")
+    parser.add_argument(
+        "--instructions", action="store_true", help="also instructions per decision, under valgrind's callgrind"
+    )
     args = parser.parse_args(argv)
-    print(f"{'game':<16}{'engine dec/s':>14}{'hand-written dec/s':>20}{'ratio':>8}")
+    counting = args.instructions and shutil.which("valgrind") is not None
+    if args.instructions and not counting:
+        print("instructions per decision: valgrind is not installed; showing decisions per second only")
+    extra = f"{'engine instr/dec':>18}{'hand instr/dec':>16}{'ratio':>7}" if counting else ""
+    print(f"{'game':<20}{'engine dec/s':>14}{'hand-written dec/s':>20}{'ratio':>8}{extra}")
     for name in args.game or sorted(GAMES):
         ruleset, players, options, module = GAMES[name]
-        baseline = importlib.import_module(f"benchmarks.handwritten.{module}").play_match
-        engine = Playouts(engine_playouts(ruleset, players, options))
-        hand = Playouts(functools.partial(hand_written, baseline, players, options))
+        engine = Playouts(side_playouts("engine", name))
+        hand = Playouts(side_playouts("hand", name))
         engine_rate, hand_rate, ratio = compare(engine, hand, args.seconds, max(1, args.rounds))
         label = f"{name} ({players}p)"
-        print(f"{label:<16}{engine_rate:>14,.0f}{hand_rate:>20,.0f}{ratio:>8.2f}")
+        line = f"{label:<20}{engine_rate:>14,.0f}{hand_rate:>20,.0f}{ratio:>8.2f}"
+        if counting:
+            matches = INSTRUCTION_MATCHES.get(name, 4)
+            ours = instructions_per_decision("engine", name, matches)
+            theirs = instructions_per_decision("hand", name, matches)
+            line += f"{ours:>18,.0f}{theirs:>16,.0f}{theirs / ours:>7.2f}"
+        print(line, flush=True)
 
 
 if __name__ == "__main__":

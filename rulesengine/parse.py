@@ -16,7 +16,7 @@ from lark import Lark, Token, Tree
 from . import syntax
 from .diagnostics import Diagnostic, Span
 from .limits import MAX_EXPRESSION_LENGTH, MAX_INTEGER, MAX_NESTING, MAX_STATEMENT_DEPTH
-from .resources import grammar_text
+from .resources import grammar_cache_file, grammar_text
 from .source import Map, Node, Scalar, Seq
 
 _SIMPLE_ESCAPES = {"\\": "\\", '"': '"', "'": "'", "n": "\n", "t": "\t"}
@@ -57,6 +57,7 @@ def _parser() -> Lark:
         start=["start_expr", "start_statement", "start_loop", "start_signature"],
         propagate_positions=True,
         maybe_placeholders=False,
+        cache=grammar_cache_file(),
     )
 
 
@@ -280,7 +281,7 @@ def _parse_tree(scalar: Scalar, text: str, start: str, base: int = 0) -> Tree:
             Diagnostic("RE106", f"text longer than {MAX_EXPRESSION_LENGTH} characters", scalar.locate(base))
         )
     try:
-        return _parser().parse(text, start=start)
+        return _parsed(text, start)
     except lark.UnexpectedToken as exc:
         token = exc.token
         if token.type == "$END":
@@ -303,6 +304,14 @@ def _parse_tree(scalar: Scalar, text: str, start: str, base: int = 0) -> Tree:
         raise ParseFailed(
             Diagnostic("RE101", f"the text ends too early; expected {_describe_expected(set(exc.expected))}", span)
         ) from None
+
+
+@functools.lru_cache(maxsize=4096)
+def _parsed(text: str, start: str) -> Tree:
+    # A variant repeats its base's texts and many files share a block's: each distinct text
+    # is parsed once. Trees are only read (positions in them are offsets into `text`);
+    # a text that fails is not kept, its error is raised again with the caller's position.
+    return _parser().parse(text, start=start)
 
 
 def _text_of(scalar: Scalar, what: str) -> str:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import functools
+import hashlib
+import os
 from pathlib import Path
 
 _PACKAGE = Path(__file__).resolve().parent
@@ -17,6 +19,29 @@ def _data_dir(name: str) -> Path:
 @functools.lru_cache(maxsize=1)
 def grammar_text() -> str:
     return (_data_dir("grammar") / "rules.lark").read_text(encoding="utf-8")
+
+
+def grammar_cache_file() -> str | bool:
+    """Where the parser built from the grammar is kept between runs, or False for nowhere.
+
+    Building the LALR tables costs more than checking a small rule file, so they are built
+    once per grammar: the file name carries a hash of the grammar text (two checkouts with
+    different grammars do not overwrite each other), and the file lives in the user's own
+    cache folder ($XDG_CACHE_HOME or ~/.cache; RULESENGINE_CACHE=0 turns it off), never in a
+    folder shared with other users.
+    """
+    if os.environ.get("RULESENGINE_CACHE", "1") == "0":
+        return False
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    folder = Path(base) / "rulesengine"
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError:
+        return False
+    if not os.access(folder, os.W_OK):
+        return False
+    digest = hashlib.sha256(grammar_text().encode("utf-8")).hexdigest()[:16]
+    return str(folder / f"grammar-{digest}.lark-cache")
 
 
 def rulesets_dir() -> Path:

@@ -103,15 +103,19 @@ def default_ruleset(path: str | Path) -> Path:
     return Path(text)
 
 
-def load(path: str | os.PathLike, text: str | None = None) -> tuple[TestFile | None, list[Diagnostic]]:
+def load(
+    path: str | os.PathLike, text: str | None = None, optimize: bool = True
+) -> tuple[TestFile | None, list[Diagnostic]]:
     """The tests of a file (or of `text`, its unsaved contents), resolved, and every problem
-    found; None if it cannot be read."""
+    found; None if it cannot be read. `optimize=False` resolves them against reference-mode
+    games, which are built many times faster: enough for the diagnostics, not for running."""
     path = str(path)
     try:
         root = load_file(path)[0] if text is None else load_yaml(text, path)
     except RuleFileError as error:
         return None, error.diagnostics
     reader = _Reader(path)
+    reader.optimize = optimize
     result = reader.file(root)
     unique = list(dict.fromkeys(reader.problems))  # a default shared by every test is reported once
     return result, sorted(unique, key=lambda d: (d.span.file, d.span.line, d.span.column))
@@ -121,6 +125,7 @@ def load(path: str | os.PathLike, text: str | None = None) -> tuple[TestFile | N
 
 
 class _Reader(Shapes):
+    optimize = True  # the games the tests are resolved against: optimised unless only checked
     # -- the file --
 
     def file(self, root: Node) -> TestFile | None:
@@ -280,7 +285,7 @@ class _Reader(Shapes):
                         raise self.fail("RE500", f"option '{key}' needs a value", value.span)
                     options[key] = value.value
         try:
-            return api.make_game(ruleset, players=players, options=options)
+            return api.make_game(ruleset, players=players, options=options, optimize=self.optimize)
         except RulesEngineError as error:
             where = test.get("options") or defaults.get("options") or players_node or test
             raise self.fail("RE504", str(error), where.span) from None

@@ -8,6 +8,7 @@ expression string points at the true place in the file.
 
 from __future__ import annotations
 
+import functools
 import os
 import stat
 from bisect import bisect_right
@@ -372,7 +373,27 @@ def _yaml_hint(message: str, line: str = "") -> str | None:
 
 
 def load_yaml(text: str, file: str) -> Node:
-    """Parse YAML text into spanned nodes; raises RuleFileError listing every problem."""
+    """Parse YAML text into spanned nodes; raises RuleFileError listing every problem.
+
+    The same text of the same file is parsed once: telling a rule file from other YAML,
+    checking it, composing it into its variants and resolving its scenario tests all read
+    the one tree (nodes are immutable; the cache holds the last 16 texts).
+    """
+    tree, problems = _load_yaml_once(text, file)
+    if tree is None:
+        raise RuleFileError(list(problems))
+    return tree
+
+
+@functools.lru_cache(maxsize=16)  # a file, its bases and blocks; few, as an editor's texts can be large
+def _load_yaml_once(text: str, file: str) -> tuple[Node | None, tuple[Diagnostic, ...]]:
+    try:
+        return _load_yaml(text, file), ()
+    except RuleFileError as error:
+        return None, tuple(error.diagnostics)
+
+
+def _load_yaml(text: str, file: str) -> Node:
     if len(text) > MAX_FILE_BYTES or len(text.encode("utf-8", "surrogatepass")) > MAX_FILE_BYTES:
         raise _too_large(file, MAX_FILE_BYTES)
     try:

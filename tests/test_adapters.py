@@ -156,6 +156,27 @@ def test_openspiel_chance_observations_and_returns(pyspiel):
     assert sorted(returns) == [-1.0, 1.0] or returns == [0.0, 0.0]
 
 
+@pytest.mark.parametrize("name, players", [("pan", 3), ("padan", 2)])
+def test_openspiel_python_shortcuts_answer_as_pyspiel_does(pyspiel, name, players):
+    """legal_actions and is_chance_node answer Python callers directly: the same as the C++ path."""
+    from rulesengine.adapters.openspiel import register
+
+    game = pyspiel.load_game(register(name, players=players))
+    rng = random.Random(3)
+    state = game.new_initial_state()
+    seen = set()
+    while True:
+        assert state.is_chance_node() == pyspiel.State.is_chance_node(state)
+        assert state.legal_actions() == pyspiel.State.legal_actions(state)
+        for player in range(players):
+            assert state.legal_actions(player) == pyspiel.State.legal_actions(state, player)
+        seen.add(state.current_player())
+        if state.is_terminal():
+            break
+        state.apply_action(rng.choice(state.legal_actions()))
+    assert {-1, -4, *range(players)} <= seen  # chance, the end and every seat were compared
+
+
 def test_openspiel_information_states_are_strings_only(pyspiel):
     from rulesengine.adapters.openspiel import register
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import itertools
+import random
+import statistics
 from types import ModuleType
 
 import pytest
@@ -93,21 +95,37 @@ def test_padan_trick_goes_to_the_highest_trump_else_the_led_suit() -> None:
 
 
 def test_padvinderspel_lays_all_only_an_unbroken_reachable_run() -> None:
+    card = padvinderspel.card_of
     rows: list = [(4, 6), None, None, None, None]
-    below_and_above = [(0, 3), (0, 7)]
+    below_and_above = [card(0, 3), card(0, 7)]
     assert padvinderspel.can_lay_all(below_and_above, rows, 5, adjacent=True)
     assert not padvinderspel.can_lay_all(below_and_above, rows, 5, adjacent=False)
-    assert padvinderspel.can_lay_all([(0, 7), (0, 8)], rows, 5, adjacent=False)
-    assert not padvinderspel.can_lay_all([(0, 8)], rows, 5, adjacent=True)
+    assert padvinderspel.can_lay_all([card(0, 7), card(0, 8)], rows, 5, adjacent=False)
+    assert not padvinderspel.can_lay_all([card(0, 8)], rows, 5, adjacent=True)
     # An unopened suit must run through the start number (adjacent) or up from it.
-    assert padvinderspel.can_lay_all([(1, 4), (1, 5), (1, 6)], rows, 5, adjacent=True)
-    assert not padvinderspel.can_lay_all([(1, 4), (1, 5)], rows, 5, adjacent=False)
-    # One attachable card left: both the card and "lay all" are offered.
-    assert padvinderspel.legal_actions([(0, 7)], rows, 5, adjacent=True) == [
-        (0, 7),
-        padvinderspel.LAY_ALL,
-    ]
-    assert padvinderspel.legal_actions([(0, 9)], rows, 5, True) == [padvinderspel.PASS]
+    assert padvinderspel.can_lay_all([card(1, 4), card(1, 5), card(1, 6)], rows, 5, adjacent=True)
+    assert not padvinderspel.can_lay_all([card(1, 4), card(1, 5)], rows, 5, adjacent=False)
+
+
+def test_padvinderspel_offers_the_cards_that_attach_then_lay_all_else_a_pass() -> None:
+    card = padvinderspel.card_of
+    match = padvinderspel.Match(2, random.Random(0), padvinderspel.read_options(2, {}))
+    match.hands = [[card(0, 5)], [card(0, 7), card(1, 5), card(2, 9)]]
+    match.player = 0
+    assert match.legal_actions() == [card(0, 5)]  # the start player opens with any card
+    match.apply(card(0, 5))
+    assert match.over is False and match.totals == [7 + 5 + 9, 0]  # out at once: the others' cards
+    match.hands = [[card(0, 6), card(0, 4), card(3, 5), card(3, 8)], [card(0, 9)]]
+    match.player = 0
+    match.apply(card(0, 6))  # opens a new round with 6: every other patrol now takes a 6
+    assert match.start == 6 and match.rows[0] == (6, 6)
+    match.player = 0
+    match.hands[0] = [card(0, 5), card(0, 7), card(1, 6), card(3, 8)]
+    assert match.legal_actions() == [card(0, 5), card(0, 7), card(1, 6)]
+    match.hands[0] = [card(0, 7), card(0, 8)]
+    assert match.legal_actions() == [card(0, 7), padvinderspel.LAY_ALL]
+    match.hands[0] = [card(0, 9)]
+    assert match.legal_actions() == [padvinderspel.PASS]
 
 
 def test_the_benchmark_compares_both_sides_in_alternating_rounds(capsys) -> None:
@@ -131,3 +149,26 @@ def test_the_benchmark_compares_both_sides_in_alternating_rounds(capsys) -> None
     run.main(["--game", "pan", "--seconds", "0.02", "--rounds", "1"])
     line = capsys.readouterr().out.splitlines()[-1].split()
     assert line[0] == "pan" and float(line[-1]) > 0
+
+
+# Decisions per match of the baseline and of the engine: the same rules give the same
+# distribution. Whole matches (Pan to a one-letter word); a gap beyond 4.5 standard errors
+# means the baseline plays other rules than the ruleset (or the engine does).
+AGREEMENT = [
+    (pan, "pan", 3, {"word": "P"}, 40),
+    (padan, "padan", 2, {}, 60),
+    (padvinderspel, "padvinderspel", 4, {}, 150),
+]
+
+
+@pytest.mark.parametrize("game, ruleset, players, options, matches", AGREEMENT, ids=[a[1] for a in AGREEMENT])
+def test_the_baseline_plays_the_rulesets_rules(
+    game: ModuleType, ruleset: str, players: int, options: dict, matches: int
+):
+    from benchmarks.run import engine_playouts
+
+    engine = engine_playouts(ruleset, players, options)
+    ours = [engine(seed) for seed in range(matches)]
+    theirs = [game.play_match(players, seed, **options) for seed in range(matches)]
+    error = (statistics.variance(ours) / matches + statistics.variance(theirs) / matches) ** 0.5
+    assert abs(statistics.mean(ours) - statistics.mean(theirs)) < 4.5 * error

@@ -105,7 +105,7 @@ def check_choices(state: State, attach: str) -> None:
     # The hand-written baseline must agree too: both play the same game.
     suit = {patrol: index for index, patrol in enumerate(PATROLS)}
     base_rows = [(min(rows[p]), max(rows[p])) if rows[p] else None for p in PATROLS]
-    base_hand = [(suit[p], n) for p, n in hand]
+    base_hand = [baseline.card_of(suit[p], n) for p, n in hand]
     assert lays_all == baseline.can_lay_all(base_hand, base_rows, start, attach == "adjacent")
 
 

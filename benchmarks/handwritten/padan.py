@@ -1,8 +1,10 @@
 """Padan (the revised two-player version), written by hand: a speed baseline.
 
-Every decision is a uniformly random choice among all legal actions (``rng.choice``),
-as the engine's random bot makes it, so the two are compared on the same work.
-A forced decision (a draft packet that can only go one way) still counts as a decision.
+The shape shared by the three baselines: one match object holds the whole state and
+offers `legal_actions()` and `apply(action)`; `play_match` makes every decision a uniformly
+random choice among all legal actions (``rng.choice``), as the engine's random bot does,
+so the two are compared on the same work. A forced decision (a draft packet that can only
+go one way) still counts as a decision.
 """
 
 from __future__ import annotations
@@ -22,30 +24,20 @@ MAX_PACKETS = 4
 PICK_UP_AT = 3  # cards left in each hand when the next packets are taken up
 KEEP, GIVE = "keep", "give"
 
-# A safety net, checked between deals (a deal is always 64 decisions).
+# A safety net (a deal is always 64 decisions).
 MATCH_DECISION_CAP = 200_000
 
 DEFAULTS = {"target": 100}
 
 
 def play_match(num_players: int, seed: int, **options) -> int:
-    """Play one whole match with uniformly random legal decisions.
-
-    Return the number of player decisions made.
-    """
-    target = read_options(num_players, options)["target"]
+    """Play one whole match with uniformly random legal decisions; return the decisions made."""
     rng = random.Random(seed)
-    drafter, leader = draw_for_seats(rng)
-    scores = [0, 0]
+    match = Match(rng, read_options(num_players, options))
     decisions = 0
-    while decisions < MATCH_DECISION_CAP:
-        points, used = play_deal(rng, drafter, leader)
-        decisions += used
-        scores[0] += points[0]
-        scores[1] += points[1]
-        if max(scores) >= target and scores[0] != scores[1]:
-            break
-        drafter, leader = 1 - drafter, 1 - leader  # both roles alternate every deal
+    while not match.over and decisions < MATCH_DECISION_CAP:
+        match.apply(rng.choice(match.legal_actions()))
+        decisions += 1
     return decisions
 
 
@@ -70,39 +62,86 @@ def draw_for_seats(rng: random.Random) -> tuple[int, int]:
     return drafter, 1 - drafter
 
 
-def play_deal(rng: random.Random, drafter: int, leader: int) -> tuple[list[int], int]:
-    """Turn a trump, draft eight packets, play 24 tricks; return (points, decisions)."""
-    twos = list(TRUMP_DECK)
-    rng.shuffle(twos)
-    trump = twos[0]
-    stock = list(DECK)
-    rng.shuffle(stock)
+DRAFT, PICK, LEAD, FOLLOW = range(4)  # what the player to move decides
 
-    packets: list[list[list[Card]]] = [[], []]
-    decisions = 0
-    while stock:
-        packet = stock[-PACKET_SIZE:]
-        del stock[-PACKET_SIZE:]
-        choice = rng.choice(draft_actions(packets, drafter))
-        decisions += 1
-        packets[drafter if choice == KEEP else 1 - drafter].append(packet)
-        drafter = 1 - drafter
 
-    hands: list[list[Card]] = [[], []]
-    decisions += pick_packets(rng, packets, hands, leader)
-    points = [0, 0]
-    while hands[leader]:
-        lead = rng.choice(hands[leader])
-        hands[leader].remove(lead)
-        follower = 1 - leader
-        follow = rng.choice(follow_actions(hands[follower], lead[1]))
-        hands[follower].remove(follow)
-        decisions += 2
-        leader = leader if leader_wins(lead, follow, trump) else follower
-        points[leader] += 1
-        if len(hands[leader]) == PICK_UP_AT and packets[leader]:
-            decisions += pick_packets(rng, packets, hands, leader)
-    return points, decisions
+class Match:
+    """A whole match of deals: turn a trump, draft eight packets, play 24 tricks."""
+
+    def __init__(self, rng: random.Random, rules: dict):
+        self.rng = rng
+        self.target = rules["target"]
+        self.scores = [0, 0]
+        self.first_drafter, self.first_leader = draw_for_seats(rng)
+        self.over = False
+        self.new_deal()
+
+    def new_deal(self) -> None:
+        rng = self.rng
+        twos = list(TRUMP_DECK)
+        rng.shuffle(twos)
+        self.trump = twos[0]
+        self.stock = list(DECK)
+        rng.shuffle(self.stock)
+        self.packets: list[list[list[Card]]] = [[], []]
+        self.hands: list[list[Card]] = [[], []]
+        self.leader = self.first_leader
+        self.player = self.first_drafter
+        self.phase = DRAFT
+        self.picks_left = 0
+        self.lead: Card | None = None
+
+    def legal_actions(self) -> list:
+        phase, player = self.phase, self.player
+        if phase == FOLLOW:
+            return follow_actions(self.hands[player], self.lead[1])  # type: ignore[index]
+        if phase == LEAD:
+            return self.hands[player][:]
+        if phase == DRAFT:
+            return draft_actions(self.packets, player)
+        return list(range(len(self.packets[player])))  # PICK: blind, only the position
+
+    def apply(self, action) -> None:
+        phase, player = self.phase, self.player
+        if phase == LEAD:
+            self.hands[player].remove(action)
+            self.lead = action
+            self.player = 1 - player
+            self.phase = FOLLOW
+        elif phase == FOLLOW:
+            self.hands[player].remove(action)
+            winner = self.leader if leader_wins(self.lead, action, self.trump) else player  # type: ignore[arg-type]
+            self.scores[winner] += 1
+            self.leader = self.player = winner
+            if not self.hands[winner]:
+                self.end_deal()
+            elif len(self.hands[winner]) == PICK_UP_AT and self.packets[winner]:
+                self.phase, self.picks_left = PICK, 2
+            else:
+                self.phase = LEAD
+        elif phase == DRAFT:
+            packet = self.stock[-PACKET_SIZE:]
+            del self.stock[-PACKET_SIZE:]
+            self.packets[player if action == KEEP else 1 - player].append(packet)
+            self.player = 1 - player
+            if not self.stock:
+                self.player, self.phase, self.picks_left = self.leader, PICK, 2
+        else:  # PICK: the leader, then the other, takes up one of their packets
+            self.hands[player].extend(self.packets[player].pop(action))
+            self.picks_left -= 1
+            if self.picks_left:
+                self.player = 1 - player
+            else:
+                self.player, self.phase = self.leader, LEAD
+
+    def end_deal(self) -> None:
+        scores = self.scores
+        if max(scores) >= self.target and scores[0] != scores[1]:
+            self.over = True
+            return
+        # both roles alternate every deal
+        self.first_drafter, self.first_leader = 1 - self.first_drafter, 1 - self.first_leader
+        self.new_deal()
 
 
 def draft_actions(packets: list[list[list[Card]]], drafter: int) -> list[str]:
@@ -112,20 +151,6 @@ def draft_actions(packets: list[list[list[Card]]], drafter: int) -> list[str]:
     if len(packets[1 - drafter]) == MAX_PACKETS:
         return [KEEP]
     return [KEEP, GIVE]
-
-
-def pick_packets(
-    rng: random.Random,
-    packets: list[list[list[Card]]],
-    hands: list[list[Card]],
-    first: int,
-) -> int:
-    """`first`, then the other, takes up one of their packets; return the decisions."""
-    for player in (first, 1 - first):
-        # Blind: only the position of the face-down packet is chosen.
-        index = rng.choice(list(range(len(packets[player]))))
-        hands[player].extend(packets[player].pop(index))
-    return 2
 
 
 def follow_actions(hand: list[Card], led_suit: int) -> list[Card]:

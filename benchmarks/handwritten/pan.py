@@ -1,8 +1,10 @@
 """Pan, written by hand in plain Python: a speed baseline for the rules engine.
 
-Every decision is a uniformly random choice among all legal actions (``rng.choice``),
-as the engine's random bot makes it, so the two are compared on the same work.
-A forced decision (opening with the 9 of hearts alone) still counts as a decision.
+The shape shared by the three baselines: one match object holds the whole state and
+offers `legal_actions()` and `apply(action)`; `play_match` makes every decision a uniformly
+random choice among all legal actions (``rng.choice``), as the engine's random bot does,
+so the two are compared on the same work. A forced decision (opening with the 9 of hearts
+alone) still counts as a decision.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ NINE_OF_HEARTS: Card = (9, HEARTS)
 PICK_UP: Move = ()
 
 DEAL_DECISION_CAP = 2000  # a rule: a deal this long is a draw
-# A safety net, checked between deals (each deal is capped by the rule above).
+# A safety net (each deal is capped by the rule above).
 MATCH_DECISION_CAP = 200_000
 
 DEFAULTS = {
@@ -35,23 +37,13 @@ FOURS = ("higher", "equal_or_higher")
 
 
 def play_match(num_players: int, seed: int, **options) -> int:
-    """Play one whole match with uniformly random legal decisions.
-
-    Return the number of player decisions made.
-    """
-    rules = read_options(num_players, options)
+    """Play one whole match with uniformly random legal decisions; return the decisions made."""
     rng = random.Random(seed)
-    letters = [0] * num_players
-    dealer = 0
+    match = Match(num_players, rng, read_options(num_players, options))
     decisions = 0
-    while decisions < MATCH_DECISION_CAP:
-        loser, used = play_deal(rng, num_players, dealer, rules)
-        decisions += used
-        if loser is not None:
-            letters[loser] += 1
-            if letters[loser] == len(rules["word"]):
-                break
-        dealer = (dealer + 1) % num_players
+    while not match.over and decisions < MATCH_DECISION_CAP:
+        match.apply(rng.choice(match.legal_actions()))
+        decisions += 1
     return decisions
 
 
@@ -72,38 +64,69 @@ def read_options(num_players: int, options: dict) -> dict:
     return rules
 
 
-def play_deal(rng: random.Random, num_players: int, dealer: int, rules: dict) -> tuple[int | None, int]:
-    """Play one deal; return (the seat given a letter or None for a draw, decisions)."""
-    deck = list(DECK)
-    rng.shuffle(deck)
-    hands: list[list[Card]] = [[] for _ in range(num_players)]
-    for i, card in enumerate(deck):
-        hands[(dealer + 1 + i) % num_players].append(card)
+class Match:
+    """A whole match: deals until one player has every letter of the word."""
 
-    player = next(seat for seat, hand in enumerate(hands) if NINE_OF_HEARTS in hand)
-    moves = opening_moves(hands[player])
-    pile: list[Card] = []
-    direction = 1
-    final_turn = False
-    decisions = 0
-    while True:
-        move = rng.choice(moves)
-        decisions += 1
-        apply_move(hands[player], pile, move)
-        if final_turn:
+    def __init__(self, num_players: int, rng: random.Random, rules: dict):
+        self.rng = rng
+        self.num_players = num_players
+        self.word_length = len(rules["word"])
+        self.reversed_spades = rules["reversed_spades"]
+        self.triples = rules["triples"]
+        self.fours = rules["fours"]
+        self.letters = [0] * num_players
+        self.dealer = 0
+        self.over = False
+        self.new_deal()
+
+    def new_deal(self) -> None:
+        deck = list(DECK)
+        self.rng.shuffle(deck)
+        n = self.num_players
+        self.hands: list[list[Card]] = [[] for _ in range(n)]
+        for i, card in enumerate(deck):
+            self.hands[(self.dealer + 1 + i) % n].append(card)
+        self.player = next(seat for seat, hand in enumerate(self.hands) if NINE_OF_HEARTS in hand)
+        self.moves = opening_moves(self.hands[self.player])
+        self.pile: list[Card] = []
+        self.direction = 1
+        self.final_turn = False
+        self.decisions = 0  # in this deal
+
+    def legal_actions(self) -> list[Move]:
+        return self.moves
+
+    def apply(self, move: Move) -> None:
+        hands, player = self.hands, self.player
+        hand = hands[player]
+        apply_move(hand, self.pile, move)
+        self.decisions += 1
+        if self.final_turn:
             # The last holder's extra turn: going out too makes the deal a draw.
-            return (None if not hands[player] else player), decisions
-        if rules["reversed_spades"] and any(suit == SPADES for _, suit in move):
-            direction = -direction
-        if not hands[player]:
-            holders = sum(1 for hand in hands if hand)
+            self.end_deal(player if hand else None)
+            return
+        if self.reversed_spades and any(suit == SPADES for _, suit in move):
+            self.direction = -self.direction
+        if not hand:
+            holders = sum(1 for other in hands if other)
             if holders == 0:
-                return None, decisions
-            final_turn = holders == 1
-        if decisions >= DEAL_DECISION_CAP:
-            return None, decisions
-        player = next_holder(hands, player, direction)
-        moves = legal_moves(hands[player], pile, rules["triples"], rules["fours"])
+                self.end_deal(None)
+                return
+            self.final_turn = holders == 1
+        if self.decisions >= DEAL_DECISION_CAP:
+            self.end_deal(None)
+            return
+        self.player = player = next_holder(hands, player, self.direction)
+        self.moves = legal_moves(hands[player], self.pile, self.triples, self.fours)
+
+    def end_deal(self, loser: int | None) -> None:
+        if loser is not None:
+            self.letters[loser] += 1
+            if self.letters[loser] == self.word_length:
+                self.over = True
+                return
+        self.dealer = (self.dealer + 1) % self.num_players
+        self.new_deal()
 
 
 def opening_moves(hand: list[Card]) -> list[Move]:

@@ -168,17 +168,31 @@ def _classes() -> tuple:
             """The engine's State behind this one."""
             return self.holder.state
 
+        # The methods OpenSpiel calls at every step read the holder directly: pyspiel asks for
+        # the current player several times a step, and a property call there is a third of the
+        # adapter's cost.
         def current_player(self) -> int:
-            return self.inner.current_player()  # -1 chance and -4 terminal, as pyspiel.PlayerId
+            return self.holder.state.current_player()  # -1 chance and -4 terminal, as pyspiel.PlayerId
 
         def _legal_actions(self, player: int) -> list[int]:
-            return self.inner.legal_actions(player)
+            return self.holder.state.legal_actions(player)
+
+        # Answered in Python for Python callers, without the round trip through C++ and back
+        # (OpenSpiel's own C++ code still reaches the methods above); the same answers as
+        # pyspiel.State's: the legal actions or chance outcomes of the player to move.
+        def legal_actions(self, player: int | None = None) -> list[int]:
+            if player is None:
+                return self.holder.state.legal_actions()
+            return SpielState.legal_actions(self, player)  # pyspiel's checks of the seat given
+
+        def is_chance_node(self) -> bool:
+            return self.holder.state.is_chance_node()
 
         def chance_outcomes(self) -> list[tuple[int, float]]:
-            return self.inner.chance_outcomes()
+            return self.holder.state.chance_outcomes()
 
         def _apply_action(self, action: int) -> None:
-            self.inner.apply_action(action)
+            self.holder.state.apply_action(action)
 
         def _action_to_string(self, player: int, action: int) -> str:
             engine = self.inner.game
@@ -187,7 +201,7 @@ def _classes() -> tuple:
             return engine.action_name(action)  # independent of the state, so unique
 
         def is_terminal(self) -> bool:
-            return self.inner.is_terminal()
+            return self.holder.state.is_terminal()
 
         def returns(self) -> list[float]:
             return self.inner.returns()

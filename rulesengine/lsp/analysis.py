@@ -69,7 +69,7 @@ class Analysis:
 
 def analyse(text: str, path: str) -> Analysis:
     if is_test_file(path):
-        return Analysis(path, tuple(load_tests(path, text)[1]), None, ())
+        return Analysis(path, tuple(load_tests(path, text, optimize=False)[1]), None, ())  # diagnostics only
     try:
         own = load_yaml(text, path)
     except RuleFileError as error:

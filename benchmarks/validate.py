@@ -1,0 +1,100 @@
+"""Cold validation latency: `rulesengine validate` against `yamllint` on the same files.
+
+    python -m benchmarks.validate                    # rulesets/ and examples/, 7 rounds
+    python -m benchmarks.validate --rounds 15 FILE_OR_FOLDER ...
+
+Each command runs in a fresh process (cold: imports, parsing, checking), the two taking
+turns so that a machine whose speed drifts affects both alike. The figures are the medians
+of the processor time (user + system) the child process used, and of the wall time.
+What an installed tool keeps on disk is there for both, as after `pip install`: each
+command runs once before the measured rounds, with Python's bytecode cache allowed (a
+PYTHONDONTWRITEBYTECODE in the environment is not passed on), so that the rounds measure
+neither compiling the tools' own Python sources nor building the grammar's parse tables.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_TARGETS = ("rulesets", "examples")
+
+
+def _environment() -> dict[str, str]:
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH", "")]))
+    return env
+
+
+def run_once(command: list[str]) -> tuple[float, float]:
+    """(processor seconds, wall seconds) of one run of `command` in a new process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run(
+        command, cwd=ROOT, env=_environment(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False
+    )
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return cpu, wall
+
+
+def commands(targets: list[str]) -> dict[str, list[str] | None]:
+    """The commands compared; None for a tool that is not installed."""
+    yamllint = shutil.which("yamllint") or _beside_python("yamllint")
+    return {
+        "rulesengine validate": [sys.executable, "-m", "rulesengine.cli", "validate", *targets],
+        "yamllint": [yamllint, *targets] if yamllint else None,
+    }
+
+
+def _beside_python(name: str) -> str | None:
+    candidate = Path(sys.executable).parent / name
+    return str(candidate) if candidate.is_file() and os.access(candidate, os.X_OK) else None
+
+
+def measure(runs: dict[str, list[str] | None], rounds: int) -> dict[str, tuple[float, float]]:
+    """Median (processor, wall) seconds per available command, over alternating rounds."""
+    samples: dict[str, list[tuple[float, float]]] = {name: [] for name, cmd in runs.items() if cmd}
+    for name in samples:  # once unmeasured: the bytecode and grammar caches an installed tool has
+        run_once(runs[name])  # type: ignore[arg-type]
+    for _ in range(rounds):
+        for name in samples:
+            samples[name].append(run_once(runs[name]))  # type: ignore[arg-type]
+    return {
+        name: (statistics.median(c for c, _ in got), statistics.median(w for _, w in got))
+        for name, got in samples.items()
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("targets", nargs="*", default=list(DEFAULT_TARGETS), help="files or folders")
+    parser.add_argument("--rounds", type=int, default=7, help="cold runs of each command (default 7)")
+    args = parser.parse_args(argv)
+    runs = commands(args.targets)
+    results = measure(runs, max(1, args.rounds))
+    print(f"cold runs on {' '.join(args.targets)} (medians of {max(1, args.rounds)})")
+    print(f"{'command':<24}{'process ms':>12}{'wall ms':>10}")
+    for name, cmd in runs.items():
+        if cmd is None:
+            print(f"{name:<24}{'not installed (pip install yamllint)':>34}")
+            continue
+        cpu, wall = results[name]
+        print(f"{name:<24}{cpu * 1000:>12.0f}{wall * 1000:>10.0f}")
+    if len(results) == 2:
+        ratio = results["rulesengine validate"][0] / results["yamllint"][0]
+        print(f"validate / yamllint (process time): {ratio:.2f}")
+
+
+if __name__ == "__main__":
+    main()
