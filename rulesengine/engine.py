@@ -12,7 +12,7 @@ from bisect import bisect_left
 from collections.abc import Sequence
 from typing import Any
 
-from . import flow, ir, knowledge
+from . import flow, ir, knowledge, results
 from .compile import CompiledMove, Program, Segment
 from .diagnostics import EngineError, IllegalActionError
 from .limits import DEFAULT_MAX_STEPS, MAX_TASKS_PER_STEP
@@ -129,6 +129,8 @@ class State:
         env = self._env(0)
         self.agenda = [(_ROUND_START,), (_SEGMENTS, self.program.setup, 0, env)]
         self._run()
+        if self.game_over:
+            self._verify_result()
         self._shuffled = True  # the start is where a resample replays from if no shuffle comes
         if self._track:
             knowledge.end_step(self)
@@ -217,18 +219,7 @@ class State:
         if not self.game_over or self.truncated:
             return [0.0] * n
         program = self.program
-        env = self._env(self.current)
-        if program.winners is not None:
-            winners = set(program.winners(self, env))
-            if not winners or len(winners) == n:
-                return [0.0] * n
-            return [1.0 if p in winners else -1.0 for p in range(n)]
-        if program.losers is not None:
-            losers = set(program.losers(self, env))
-            if not losers or len(losers) == n:
-                return [0.0] * n
-            return [-1.0 if p in losers else 1.0 for p in range(n)]
-        return [0.0] * n
+        return results.match_returns(self, program.results, program.teams, program.ruleset.teams is not None)
 
     # ---- acting ----------------------------------------------------------------------
 
@@ -240,10 +231,18 @@ class State:
             self._apply_chance(action)
             if self._track:
                 knowledge.end_step(self)
-            return
-        self._act(action)
-        if self._track:
-            knowledge.end_step(self, action)
+        else:
+            self._act(action)
+            if self._track:
+                knowledge.end_step(self, action)
+        if self.game_over:
+            self._verify_result()
+
+    def _verify_result(self) -> None:
+        """At the end of a match: the returns keep what the rules declare (sum, bounds)."""
+        rules = self.program.results
+        if not self.truncated and rules is not None and rules.declares_anything:
+            results.verify(self.returns(), rules)
 
     def _act(self, action: int) -> None:
         """A player's action, up to the next decision or chance node."""
