@@ -859,6 +859,11 @@ class Game:
         return self.program.num_actions
 
     @property
+    def utility(self) -> results.Utility:
+        """The range of a player's return and their sum when it is fixed (for adapters)."""
+        return results.utility(self.program)
+
+    @property
     def max_chance_outcomes(self) -> int:
         return self.program.num_cards
 

@@ -14,6 +14,7 @@ import attrs
 
 from . import ir
 from .diagnostics import EngineError, Span
+from .limits import MAX_INTEGER
 from .teams import TeamTable
 
 Fn = Callable[[Any, list], Any]
@@ -65,11 +66,33 @@ def result_rules(
     )
 
 
-def utility_range(rules: ResultRules, default_low: float, default_high: float) -> tuple[float, float]:
-    """The lowest and highest return a player can get: declared, else the given defaults."""
-    low = float(rules.minimum) if rules.minimum is not None else default_low
-    high = float(rules.maximum) if rules.maximum is not None else default_high
-    return low, high
+@attrs.frozen
+class Utility:
+    minimum: float  # the lowest return a player can get
+    maximum: float  # the highest
+    total: float | None  # what the returns always add up to, when that is known
+
+
+def utility(program: Any) -> Utility:
+    """Declared bounds and sum, else what the kind of result implies: winners and losers
+    give -1..+1, zero-sum when two equal teams (or two players) meet and no shared win can
+    happen; numeric returns without bounds are bounded only by the language's integers."""
+    rules = program.results or NO_RULES
+    teams = program.teams
+    if rules.returns is not None:
+        low, high, total = -float(MAX_INTEGER), float(MAX_INTEGER), None
+    else:
+        sizes = {len(team) for team in teams.members} if teams is not None else {1}
+        count = len(teams.members) if teams is not None else program.num_players
+        low, high = -1.0, 1.0
+        total = 0.0 if count == 2 and len(sizes) == 1 and not rules.shared_win else None
+    if rules.minimum is not None:
+        low = float(rules.minimum)
+    if rules.maximum is not None:
+        high = float(rules.maximum)
+    if rules.total is not None:
+        total = float(rules.total)
+    return Utility(low, high, total)
 
 
 def match_returns(state: Any, rules: ResultRules | None, teams: TeamTable | None, has_teams: bool) -> list[float]:
