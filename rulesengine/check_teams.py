@@ -11,6 +11,7 @@ from __future__ import annotations
 from . import ir
 from .check_base import CheckerBase
 from .diagnostics import Span
+from .limits import MAX_PLAYERS
 from .source import Node, Scalar, Seq
 
 
@@ -65,7 +66,7 @@ class TeamReader(CheckerBase):
         members = []
         for item in team.items:
             value = item.value if isinstance(item, Scalar) else None
-            if type(value) is not int or not 0 <= value < 16:
+            if type(value) is not int or not 0 <= value < MAX_PLAYERS:
                 self.error("RE260", "a seat is a whole number from 0 (the first player)", item.span)
                 return None
             if value in seen:
