@@ -143,3 +143,47 @@ def test_openspiel_sees_a_zero_sum_game_with_the_declared_bounds() -> None:
     spiel = pyspiel.load_game(register(FILE, options={"deals": 2}))
     assert spiel.get_type().utility == pyspiel.GameType.Utility.ZERO_SUM
     assert (spiel.min_utility(), spiel.max_utility(), spiel.utility_sum()) == (-780.0, 780.0, 0.0)
+
+
+def test_a_replay_of_a_match_with_numeric_returns_verifies() -> None:
+    from rulesengine import replay
+
+    state = play(game(deals=1).new_initial_state(seed=9), 9)
+    data = replay.record(state, str(FILE))
+    assert data["result"]["returns"] == state.returns() and any(abs(r) > 1 for r in state.returns())
+    assert replay.verify(data).returns() == state.returns()
+
+
+def test_pettingzoo_rewards_are_the_partnership_leads() -> None:
+    pytest.importorskip("pettingzoo")
+    from rulesengine.adapters.pettingzoo import env
+
+    aec = env(FILE, options={"deals": 1})
+    aec.reset(seed=3)
+    rng = random.Random(3)
+    final = {}
+    for agent in aec.agent_iter():
+        observation, reward, termination, truncation, _ = aec.last()
+        if termination or truncation:
+            final[agent] = reward
+            action = None
+        else:
+            mask = observation["action_mask"]
+            action = rng.choice([a for a in range(len(mask)) if mask[a]])
+        aec.step(action)
+    lead = aec.state.returns()[0]
+    assert final == {"player_0": lead, "player_1": -lead, "player_2": lead, "player_3": -lead}
+
+
+def test_a_resampled_state_keeps_the_public_team_values() -> None:
+    state = game(deals=1).new_initial_state(seed=4)
+    play_until = 30
+    rng = random.Random(4)
+    while state.steps < play_until:
+        state.apply_action(rng.choice(state.legal_actions()))
+    for player in range(4):
+        sample = state.resample(player, random.Random(player))
+        assert sample.variables() == state.variables()
+        assert zone(sample, "hand", player) == zone(state, "hand", player)
+        for team in range(2):
+            assert zone(sample, "won", team) == zone(state, "won", team)
