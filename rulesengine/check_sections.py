@@ -221,9 +221,12 @@ class SectionReader(CheckerBase):
                     "RE216",
                     f"unknown visibility '{visibility}'",
                     self.at(spec, "visibility"),
-                    hint=did_you_mean(visibility, VISIBILITIES) or "visibility is all, owner or nobody",
+                    hint=did_you_mean(visibility, VISIBILITIES) or "visibility is all, owner, team or nobody",
                 )
-            if visibility == "owner" and (not dims or dims[0] != "player"):
+            if visibility == "team" and self.teams is None:
+                where = self.at(spec, "visibility")
+                self.error("RE262", f"zone '{name}' is seen by a team, but the game declares no 'teams'", where)
+            if visibility in ("owner", "team") and (not dims or dims[0] != "player"):
                 self.error(
                     "RE217",
                     f"zone '{name}' is seen by its owner but belongs to no player",

@@ -18,7 +18,12 @@ from .source import plain
 
 WIDTH = 88
 _ONE = {ir.INT: "a number", ir.STR: "a text"}
-_SEEN_BY = {"all": "seen by everyone", "owner": "seen by its owner only", "nobody": "seen by nobody"}
+_SEEN_BY = {
+    "all": "seen by everyone",
+    "owner": "seen by its owner only",
+    "team": "seen by its owner's team",
+    "nobody": "seen by nobody",
+}
 
 
 def _document(file: str) -> dict:

@@ -17,6 +17,7 @@ from .compile import CompiledMove, Program, Segment
 from .diagnostics import EngineError, IllegalActionError
 from .limits import DEFAULT_MAX_STEPS, MAX_TASKS_PER_STEP
 from .runtime import combination_unrank, insert_sorted
+from .teams import may_see
 
 # agenda task kinds
 _SEGMENTS, _ROUND_START, _PHASE_START, _FIRST, _CHECK, _ROUND_END, _MATCH_CHECK, _TRIGGERS, _ADVANCE = range(9)
@@ -690,7 +691,7 @@ class State:
         zones: dict[str, list[str] | int] = {}
         for index, cards in enumerate(self.zones):
             visibility = program.zone_visibility[index]
-            if visibility == "all" or (visibility == "owner" and program.zone_owner[index] == player):
+            if may_see(visibility, program.zone_owner[index], player, program.teams):
                 zones[program.zone_names[index]] = [names[c] for c in cards]
             else:
                 zones[program.zone_names[index]] = len(cards)

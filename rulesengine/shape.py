@@ -17,7 +17,7 @@ import attrs
 from . import ir
 from .limits import MAX_PLAYERS, MAX_SET_SIZE, MAX_ZONE_DIMENSION
 
-VISIBILITIES = ("all", "owner", "nobody")
+VISIBILITIES = ("all", "owner", "team", "nobody")
 VARIABLE_TYPES = (ir.INT, ir.BOOL, ir.STR, ir.PLAYER, ir.SUIT, ir.CARD)
 OPTION_TYPES = (ir.INT, ir.BOOL, ir.STR)
 NULLABLE_TEXT = {"type": ["string", "null"]}
@@ -253,7 +253,9 @@ SECTIONS: dict[str, Section] = {
                 },
             ),
             "visibility": _enum(
-                "Who sees the cards: all (everyone), owner (only the player it belongs to) or nobody.", VISIBILITIES
+                "Who sees the cards: all (everyone), owner (only the player it belongs to), team (its owner and"
+                " the owner's teammates) or nobody.",
+                VISIBILITIES,
             ),
             "sorted_by": _text("A card attribute by which the zone keeps its cards sorted."),
             "description": _text("What the zone is for."),

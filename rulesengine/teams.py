@@ -44,6 +44,18 @@ class TeamTable:
         return [q for q in self.members[self.team_of[player]] if q != player]
 
 
+def may_see(visibility: str, owner: int, player: int, teams: TeamTable | None) -> bool:
+    """Whether `player` may look into a zone: everyone, its owner, or (`team`) its owner's
+    team. The engine's observation, the knowledge model and the adapters all ask this."""
+    if visibility == "all":
+        return True
+    if visibility == "owner":
+        return owner == player
+    if visibility == "team":
+        return owner >= 0 and teams is not None and teams.team(owner) == teams.team(player)
+    return False
+
+
 def team_table(teams: ir.Teams | None, num_players: int) -> TeamTable:
     """The teams of a game setting; the checker has made sure the seats fit the player count."""
     members: tuple[tuple[int, ...], ...]
