@@ -833,6 +833,8 @@ class GameGenerator:
                     f"log \"{{me}} {{team(me)}} {{partner(me)}} {{teammates(me)}} {{{team_var}[me]}}\"",
                 ],
             }
+            if rng.random() < 0.5:  # partners see each other's hands
+                doc["zones"][self.hand]["visibility"] = "team"
             gather = {"for": f"{p} in players", "do": [f"move {team_zone}[{p}] to {self.stock}"]}
             doc["round"]["setup"].insert(0, gather)
         kind = rng.random()
