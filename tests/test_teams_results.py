@@ -154,6 +154,15 @@ def test_everybody_winning_is_a_draw_or_a_shared_win(tmp_path: Path, optimize: b
     assert state.returns() == [expected] * 4
 
 
+@pytest.mark.parametrize("optimize", [True, False])
+@pytest.mark.parametrize(("tie", "expected"), [("tie: draw", 0.0), ("tie: win", 1.0)])
+def test_nobody_losing_is_a_draw_or_a_shared_win(tmp_path: Path, optimize: bool, tie: str, expected: float) -> None:
+    path = write(tmp_path, 4, "teams: alternate", f"until: true\nlosers: players.filter(p, taken[p] > 99)\n{tie}")
+    state = rulesengine.make_game(path, optimize=optimize).new_initial_state(seed=4)
+    play_random(state, 4)
+    assert state.returns() == [expected] * 4
+
+
 def test_a_shared_win_is_not_zero_sum(tmp_path: Path) -> None:
     draw = rulesengine.make_game(write(tmp_path, 4, "teams: alternate", "until: true\nwinners: players"))
     assert draw.utility.total == 0.0 and (draw.utility.minimum, draw.utility.maximum) == (-1.0, 1.0)
