@@ -16,7 +16,9 @@ from . import ir
 from .check_base import BUILTINS, RESERVED, Failed, Scope
 from .check_expressions import FUNCTIONS, MACROS, ExpressionChecker
 from .check_lints import FileLints
+from .check_results import ResultsReader
 from .check_sections import SectionReader
+from .check_teams import TeamReader
 from .diagnostics import WARNING, Diagnostic, RuleFileError, did_you_mean
 from .parse import ParseFailed, parse_expression, parse_loop, parse_signature, parse_statements
 from .shape import OPTION_TYPES, SECTION_KEYS, TOP_KEYS, VARIABLE_TYPES, VISIBILITIES
@@ -42,7 +44,7 @@ __all__ = [
 ]
 
 
-class Checker(SectionReader, ExpressionChecker, FileLints):
+class Checker(SectionReader, ExpressionChecker, FileLints, TeamReader, ResultsReader):
     """Checks one composed document: `run()` returns the ruleset or raises RuleFileError."""
 
     def run(self) -> ir.Ruleset:
@@ -70,6 +72,7 @@ class Checker(SectionReader, ExpressionChecker, FileLints):
             self.error("RE205", "'name' must be a text that is not empty", self.at(doc, "name"))
         description = self.scalar(doc.get("description"), (str,), "'description'") or ""
         min_p, max_p, default_p = self.read_players()
+        self.read_teams(min_p, max_p)
         self.read_options()
         self.read_decks()
         self.check_card_count()
@@ -122,6 +125,8 @@ class Checker(SectionReader, ExpressionChecker, FileLints):
             winners=winners,
             losers=losers,
             evaluation=getattr(self, "evaluation", None),
+            results=getattr(self, "results", None),
+            teams=self.teams,
             slots=self.slots,
         )
         if not any(p.severity != WARNING for p in self.problems):
@@ -140,7 +145,7 @@ def _unique(problems: list[Diagnostic]) -> list[Diagnostic]:
 
 # ---- blocks: partial files meant for `include` ------------------------------------------
 
-_BLOCK_EXPRESSIONS = {"legal", "first", "until", "when", "winners", "losers"}
+_BLOCK_EXPRESSIONS = {"legal", "first", "until", "when", "winners", "losers", "returns"}
 _BLOCK_EFFECTS = {"effects", "setup", "enter", "exit", "end", "stuck"}
 
 

@@ -94,6 +94,8 @@ class CheckerBase:
         self.expansions = 0
         self._moved_into: set[str] | None = None  # zones some effect moves cards into, once every effect is read
         self.parsed_definitions: dict[str, syntax.Expr] = {}
+        self.teams: ir.Teams | None = None  # the `teams` section (check_teams.py)
+        self.team_dims: dict[str, frozenset[int]] = {}  # zone -> positions of its `per: team` dimensions
 
     # ---- reporting and reading scalars -----------------------------------------------
 
@@ -199,6 +201,23 @@ class CheckerBase:
         raise NotImplementedError
 
     def coerce(self, expr: ir.Expr, type_: str, span: Span) -> ir.Expr:
+        raise NotImplementedError
+
+    # ---- provided by the teams mixin (check_teams.py) --------------------------------------
+
+    def team_dimension(self, zone: str, position: int, span: Span) -> int:
+        raise NotImplementedError
+
+    def check_team_variable(self, name: str, span: Span) -> None:
+        raise NotImplementedError
+
+    def team_index(self, zone: str, position: int, index: ir.Expr, span: Span) -> ir.Expr:
+        raise NotImplementedError
+
+    def team_assignment(self, assign: ir.Assign) -> ir.Stmt:
+        raise NotImplementedError
+
+    def read_results(self, spec: Map, winners: ir.Expr | None, losers: ir.Expr | None) -> ir.Results | None:
         raise NotImplementedError
 
 

@@ -96,7 +96,7 @@ class Costs:
             return game.suits
         if isinstance(expr, ir.Call) and expr.function == "range":
             return self.range_length(expr)
-        if isinstance(expr, ir.Call) and expr.function == "others":
+        if isinstance(expr, ir.Call) and expr.function in ("others", "teammates"):
             return max(game.players - 1, 0)
         if isinstance(expr, ir.Local) and expr.slot in self.set_sizes:
             return self.set_sizes[expr.slot]
@@ -140,7 +140,7 @@ class Costs:
         if isinstance(expr, ir.Call):
             if expr.function == "can_move":
                 return add(own, self.can_move_cost)
-            if expr.function in ("range", "others", "top", "bottom") and ir.element_of(expr.type) is not None:
+            if expr.function in ("range", "others", "teammates", "top", "bottom") and ir.element_of(expr.type):
                 return add(own, self.length(expr))  # builds a list
         if isinstance(expr, ir.Builtin) and expr.name in ("players", "active", "suits"):
             return add(own, self.length(expr))

@@ -40,6 +40,9 @@ FUNCTIONS: dict[str, tuple[tuple[tuple[str, ...], ...], str | Callable[[list[str
     "letter": (((ir.STR, ir.INT),), ir.STR),
     "text": (((ir.INT,), (ir.PLAYER,), (ir.CARD,), (ir.SUIT,), (ir.RANK,), (ir.BOOL,), (ir.STR,)), ir.STR),
     "card": (((ir.RANK, ir.SUIT),), ir.CARD),
+    "team": (((ir.PLAYER,),), ir.INT),
+    "partner": (((ir.PLAYER,),), ir.PLAYER),
+    "teammates": (((ir.PLAYER,),), ir.list_of(ir.PLAYER)),
 }
 MACROS = {
     "any": ir.BOOL,
@@ -169,7 +172,8 @@ class ExpressionChecker(CheckerBase):
         value = self.coerce(self.expr(s.value, scope), variable.type, s.value.span)
         if s.op != "=" and variable.type != ir.INT:
             self.fail("RE307", f"'{s.op}' needs a number variable; '{s.name}' is {variable.type}", s.name_span)
-        return ir.Assign(s.span, s.name, indices, s.op, value)
+        assign = ir.Assign(s.span, s.name, indices, s.op, value)
+        return self.team_assignment(assign) if variable.per_team else assign
 
     def optional_expr(self, node: Node | None, scope: Scope, type_: str) -> ir.Expr | None:
         if node is None:
@@ -424,7 +428,8 @@ class ExpressionChecker(CheckerBase):
             if len(indices) != len(dims):
                 self.fail("RE311", f"zone '{ident}' takes {len(dims)} index(es), given {len(indices)}", e.span)
             checked = []
-            for dim, index, node in zip(dims, indices, e.indices):
+            for position, (dim, index, node) in enumerate(zip(dims, indices, e.indices)):
+                index = self.team_index(ident, position, index, node.span)
                 expected = ir.PLAYER if dim == "player" else ir.SUIT if dim == "suit" else ir.INT
                 checked.append(self.expect(index, expected, node.span))
             return ir.ZoneRef(ir.ZONE, e.span, ident, tuple(checked))

@@ -373,6 +373,10 @@ class FileLints(CheckerBase):
         for what, expr in ends.items():
             if expr is not None:
                 self.report_cost(costs, [Part(costs.cost(expr), expr.span, what, expr)], what)
+        returns = ruleset.results.returns if ruleset.results is not None else None
+        if returns is not None:  # evaluated once for each player
+            cost = mul(costs.game.players, costs.cost(returns))
+            self.report_cost(costs, [Part(cost, returns.span, "match.returns", returns)], "match.returns")
 
     def report_cost(self, costs: Costs, parts: list[Part], what: str) -> None:
         total = add(0, *(p.cost for p in parts))

@@ -202,14 +202,17 @@ class SectionReader(CheckerBase):
             items = per_node.items if isinstance(per_node, Seq) else ((per_node,) if per_node is not None else ())
             for item in items:
                 value = item.value if isinstance(item, Scalar) else None
-                if value in ("player", "suit") or (
+                if value == "team":
+                    dims.append(self.team_dimension(name, len(dims), item.span))
+                elif value in ("player", "suit") or (
                     isinstance(value, int) and not isinstance(value, bool) and 0 < value <= MAX_ZONE_DIMENSION
                 ):
                     dims.append(value)
                 else:
                     self.error(
                         "RE215",
-                        f"'per' takes 'player', 'suit' or a count (1 to {MAX_ZONE_DIMENSION}), or a list of them",
+                        f"'per' takes 'player', 'suit', 'team' or a count (1 to {MAX_ZONE_DIMENSION}),"
+                        " or a list of them",
                         item.span,
                     )
             visibility = self.value_or(spec.get("visibility"), (str,), "visibility", "all")
@@ -218,9 +221,12 @@ class SectionReader(CheckerBase):
                     "RE216",
                     f"unknown visibility '{visibility}'",
                     self.at(spec, "visibility"),
-                    hint=did_you_mean(visibility, VISIBILITIES) or "visibility is all, owner or nobody",
+                    hint=did_you_mean(visibility, VISIBILITIES) or "visibility is all, owner, team or nobody",
                 )
-            if visibility == "owner" and (not dims or dims[0] != "player"):
+            if visibility == "team" and self.teams is None:
+                where = self.at(spec, "visibility")
+                self.error("RE262", f"zone '{name}' is seen by a team, but the game declares no 'teams'", where)
+            if visibility in ("owner", "team") and (not dims or dims[0] != "player"):
                 self.error(
                     "RE217",
                     f"zone '{name}' is seen by its owner but belongs to no player",
@@ -277,8 +283,10 @@ class SectionReader(CheckerBase):
             return
         for name, span, spec in self.entries(section, "variable", new_names=True):
             per = self.scalar(spec.get("per"), (str,), "per")
-            if per not in (None, "player"):
-                self.error("RE215", "a variable's 'per' can only be 'player'", self.at(spec, "per"))
+            if per not in (None, "player", "team"):
+                self.error("RE215", "a variable's 'per' can only be 'player' or 'team'", self.at(spec, "per"))
+            elif per == "team":
+                self.check_team_variable(name, self.at(spec, "per"))
             declared = self.scalar(spec.get("type"), (str,), "type")
             if declared is not None and declared not in VARIABLE_TYPES:
                 self.error(
@@ -291,7 +299,9 @@ class SectionReader(CheckerBase):
             default = self.default_of(name, declared, spec, span)
             if default is None:
                 if declared is not None:  # still known by its type: no follow-on errors at its uses
-                    self.variables[name] = ir.Variable(name, declared, per == "player", ir.Const(declared, span, 0))
+                    self.variables[name] = ir.Variable(
+                        name, declared, per in ("player", "team"), ir.Const(declared, span, 0), per == "team"
+                    )
                     self.used.add(name)
                 continue
             type_ = declared or default.type
@@ -303,7 +313,7 @@ class SectionReader(CheckerBase):
                     hint=f"variables hold one of: {', '.join(VARIABLE_TYPES)}",
                 )
                 continue
-            self.variables[name] = ir.Variable(name, type_, per == "player", default)
+            self.variables[name] = ir.Variable(name, type_, per in ("player", "team"), default, per == "team")
 
     def default_of(self, name: str, declared: str | None, spec: Map, span: Span) -> ir.Expr | None:
         node = spec.get("default")
@@ -644,6 +654,7 @@ class SectionReader(CheckerBase):
         if winners is not None and losers is not None:
             self.error("RE234", "give either 'winners' or 'losers', not both", spec.span)
         self.evaluation = self.optional_expr(spec.get("evaluation"), Scope(), ir.INT)  # for agents: how `me` fares
+        self.results = self.read_results(spec, winners, losers)
         return until, winners, losers
 
     def check_not_keyword(self, name: str, span: Span, what: str) -> bool:

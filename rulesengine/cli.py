@@ -280,8 +280,13 @@ def _print_result(state) -> None:
         click.echo("result: the match is not over")
     elif state.truncated:
         click.echo("result: stopped at the engine's decision limit, a draw")
+    elif state.program.results is not None and state.program.results.returns is not None:
+        shown = ", ".join(f"P{p + 1} {r:+g}" for p, r in enumerate(returns))
+        click.echo(f"result: returns {shown}")
     elif all(r == 0 for r in returns):
         click.echo("result: a draw")
+    elif all(r > 0 for r in returns):
+        click.echo("result: a shared win")
     else:
         winners = [f"P{p + 1}" for p, r in enumerate(returns) if r > 0]
         losers = [f"P{p + 1}" for p, r in enumerate(returns) if r < 0]

@@ -686,6 +686,8 @@ class CodeGenerator:
             return call(self.helper(runtime.letter, "letter"), args[0], args[1])
         if function == "text":
             return self.text(e.args[0], args[0])
+        if function in ("team", "partner", "teammates") and layout.teams is not None:
+            return call(self.helper(getattr(layout.teams, function), function), args[0])  # total: nobody allowed
         raise EngineError(f"{position(e.span)}: no code for function '{function}'")
 
     def _player_function(self, function: str, e: ir.Expr, arg: ast.expr) -> ast.expr:

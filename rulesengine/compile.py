@@ -22,6 +22,8 @@ from .codegen_moves import MoveCodeGenerator
 from .layout import Layout, ZoneFamily
 from .lower import lower, seat_slots
 from .names import NameAllocator
+from .results import ResultRules, result_rules
+from .teams import TeamTable, team_table
 
 Fn = Callable[[Any, list], Any]
 Effect = Callable[[Any, list], None]
@@ -140,6 +142,8 @@ class Program:
     source: tuple[GeneratedSource, ...] = ()
     layout: Layout | None = None
     evaluation: Fn | None = None  # match.evaluation: how well `me` fares, for agents
+    results: ResultRules | None = None  # numeric returns, a declared sum and bounds, a shared win
+    teams: TeamTable | None = None  # the seats of each team (one team per player without `teams`)
 
     @property
     def num_cards(self) -> int:
@@ -163,6 +167,7 @@ class Compiler:
             ranks=tuple(r.ranks),
             phase_names=tuple(p.name for p in r.phases),
             seat_slots=seat_slots(r),
+            teams=team_table(r.teams, num_players),
         )
         self.codegen = MoveCodeGenerator(self.layout, self.names)
         self.build_cards()
@@ -346,6 +351,11 @@ class Compiler:
         winners = self.expr(r.winners, "match winners") if r.winners is not None else None
         losers = self.expr(r.losers, "match losers") if r.losers is not None else None
         evaluation = self.expr(r.evaluation, "match evaluation") if r.evaluation is not None else None
+        results = result_rules(
+            r.results,
+            lambda e: self.expr(e, "match returns"),
+            lambda e: self.expr(e, "match result declaration")(None, [None] * 2),
+        )
         return Program(
             ruleset=self.original,
             options=dict(self.options),
@@ -375,6 +385,8 @@ class Compiler:
             winners=winners,
             losers=losers,
             evaluation=evaluation,
+            results=results,
+            teams=self.layout.teams,
             slots=r.slots,
             num_actions=offset,
             source=tuple(self.codegen.sources),

@@ -18,7 +18,12 @@ from .source import plain
 
 WIDTH = 88
 _ONE = {ir.INT: "a number", ir.STR: "a text"}
-_SEEN_BY = {"all": "seen by everyone", "owner": "seen by its owner only", "nobody": "seen by nobody"}
+_SEEN_BY = {
+    "all": "seen by everyone",
+    "owner": "seen by its owner only",
+    "team": "seen by its owner's team",
+    "nobody": "seen by nobody",
+}
 
 
 def _document(file: str) -> dict:
@@ -133,6 +138,9 @@ def describe(ruleset: ir.Ruleset) -> str:
         if ruleset.min_players != ruleset.max_players
         else f"players: {ruleset.min_players}"
     )
+    if ruleset.teams is not None:
+        seats = " against ".join(", ".join(f"P{p + 1}" for p in team) for team in ruleset.teams.seats)
+        out.append(f"teams: {seats or 'alternate seats'}")
 
     out += ["", "options (set with -o NAME=VALUE):"]
     out += _options(ruleset.options)
@@ -184,7 +192,12 @@ def describe(ruleset: ir.Ruleset) -> str:
             out += _wrapped(f"{trigger.name}: " + (f"for {each}, " if each else "") + f"when {when}", "  ")
 
     out += ["", "match:"]
-    for key, text in (("until", "ends after a round when"), ("winners", "winners:"), ("losers", "losers:")):
+    for key, text in (
+        ("until", "ends after a round when"),
+        ("winners", "winners:"),
+        ("losers", "losers:"),
+        ("returns", "each player's return:"),
+    ):
         written = _written(document, "match", key)
         if written is not None:
             out += _wrapped(f"{text} {written}", "  ")

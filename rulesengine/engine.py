@@ -12,11 +12,12 @@ from bisect import bisect_left
 from collections.abc import Sequence
 from typing import Any
 
-from . import flow, ir, knowledge
+from . import flow, ir, knowledge, results
 from .compile import CompiledMove, Program, Segment
 from .diagnostics import EngineError, IllegalActionError
 from .limits import DEFAULT_MAX_STEPS, MAX_TASKS_PER_STEP
 from .runtime import combination_unrank, insert_sorted
+from .teams import may_see
 
 # agenda task kinds
 _SEGMENTS, _ROUND_START, _PHASE_START, _FIRST, _CHECK, _ROUND_END, _MATCH_CHECK, _TRIGGERS, _ADVANCE = range(9)
@@ -129,6 +130,8 @@ class State:
         env = self._env(0)
         self.agenda = [(_ROUND_START,), (_SEGMENTS, self.program.setup, 0, env)]
         self._run()
+        if self.game_over:
+            self._verify_result()
         self._shuffled = True  # the start is where a resample replays from if no shuffle comes
         if self._track:
             knowledge.end_step(self)
@@ -217,18 +220,7 @@ class State:
         if not self.game_over or self.truncated:
             return [0.0] * n
         program = self.program
-        env = self._env(self.current)
-        if program.winners is not None:
-            winners = set(program.winners(self, env))
-            if not winners or len(winners) == n:
-                return [0.0] * n
-            return [1.0 if p in winners else -1.0 for p in range(n)]
-        if program.losers is not None:
-            losers = set(program.losers(self, env))
-            if not losers or len(losers) == n:
-                return [0.0] * n
-            return [-1.0 if p in losers else 1.0 for p in range(n)]
-        return [0.0] * n
+        return results.match_returns(self, program.results, program.teams, program.ruleset.teams is not None)
 
     # ---- acting ----------------------------------------------------------------------
 
@@ -240,10 +232,18 @@ class State:
             self._apply_chance(action)
             if self._track:
                 knowledge.end_step(self)
-            return
-        self._act(action)
-        if self._track:
-            knowledge.end_step(self, action)
+        else:
+            self._act(action)
+            if self._track:
+                knowledge.end_step(self, action)
+        if self.game_over:
+            self._verify_result()
+
+    def _verify_result(self) -> None:
+        """At the end of a match: the returns keep what the rules declare (sum, bounds)."""
+        rules = self.program.results
+        if not self.truncated and rules is not None and rules.declares_anything:
+            results.verify(self.returns(), rules)
 
     def _act(self, action: int) -> None:
         """A player's action, up to the next decision or chance node."""
@@ -691,7 +691,7 @@ class State:
         zones: dict[str, list[str] | int] = {}
         for index, cards in enumerate(self.zones):
             visibility = program.zone_visibility[index]
-            if visibility == "all" or (visibility == "owner" and program.zone_owner[index] == player):
+            if may_see(visibility, program.zone_owner[index], player, program.teams):
                 zones[program.zone_names[index]] = [names[c] for c in cards]
             else:
                 zones[program.zone_names[index]] = len(cards)
@@ -858,6 +858,11 @@ class Game:
     @property
     def num_distinct_actions(self) -> int:
         return self.program.num_actions
+
+    @property
+    def utility(self) -> results.Utility:
+        """The range of a player's return and their sum when it is fixed (for adapters)."""
+        return results.utility(self.program)
 
     @property
     def max_chance_outcomes(self) -> int:

@@ -294,6 +294,8 @@ class Variable:
     type: str
     per_player: bool
     default: Expr
+    # `per: team`: laid out per player, every member of a team holding the team's value
+    per_team: bool = False
 
 
 @attrs.frozen
@@ -338,6 +340,28 @@ class Phase:
     next: str | None  # None: the round ends after this phase
 
 
+@attrs.frozen
+class Teams:
+    """Fixed partnerships: `alternate` (seats 0, 2, ... against 1, 3, ...) or listed seats."""
+
+    alternate: bool
+    seats: tuple[tuple[int, ...], ...]  # the listed teams (empty for alternate)
+    span: Span
+
+
+@attrs.frozen
+class Results:
+    """How a match's result becomes numbers (the `match` section beyond winners and losers)."""
+
+    returns: Expr | None  # each player's return, with `me` the player
+    total: Expr | None  # declared constant sum of the returns (zero_sum: the constant 0)
+    zero_sum: bool
+    minimum: Expr | None
+    maximum: Expr | None
+    shared_win: bool  # `tie: win`: everybody winning is a shared win (+1 each), not a draw
+    span: Span  # the match section: where a broken declaration is reported
+
+
 @attrs.frozen(eq=False)
 class Ruleset:
     name: str
@@ -368,3 +392,5 @@ class Ruleset:
     losers: Expr | None
     slots: int  # how many local slots an environment needs
     evaluation: Expr | None = None  # how well `me` fares, for agents (match.evaluation)
+    results: Results | None = None  # numeric returns, their sum and bounds, a shared win (match section)
+    teams: Teams | None = None  # the `teams` section; None: every player is a team of one

@@ -29,6 +29,7 @@ from typing import Any
 
 from . import ir
 from .diagnostics import EngineError
+from .teams import may_see
 
 
 class Sight:
@@ -40,7 +41,7 @@ class Sight:
         self.num_cards = program.num_cards
         zones = range(len(program.zone_names))
         self.sees = [
-            [v == "all" or (v == "owner" and program.zone_owner[z] == p) for z, v in enumerate(program.zone_visibility)]
+            [may_see(v, program.zone_owner[z], p, program.teams) for z, v in enumerate(program.zone_visibility)]
             for p in range(n)
         ]
         # players who see zone a or zone b (they follow a card moving between them), and the others

@@ -12,6 +12,8 @@ from types import MappingProxyType
 
 import attrs
 
+from .teams import TeamTable
+
 
 @attrs.frozen
 class ZoneFamily:
@@ -53,6 +55,7 @@ class Layout:
     sorted_tables: Mapping[int, list] = attrs.field(default=MappingProxyType({}), converter=_frozen)
     # local slots that always hold a seat, never nobody (lower.seat_slots): indexing by them needs no check
     seat_slots: frozenset[int] = frozenset({0})
+    teams: TeamTable | None = None  # team membership, read by team(p), partner(p), teammates(p)
 
     def card_id(self, deck: int, suit: str, rank: str) -> int:
         """The id of the card of `deck` with this suit and rank (its first copy)."""

@@ -31,6 +31,8 @@ from .reference_layout import (
     suit_attribute_value,
     zone_slots,
 )
+from .results import result_rules
+from .teams import team_table
 
 
 def compile_reference(ruleset: ir.Ruleset, options: dict[str, object], num_players: int) -> Program:
@@ -44,6 +46,7 @@ class ReferenceCompiler:
         self.ruleset = ruleset
         self.options = dict(options)
         self.num_players = num_players
+        self.teams = team_table(ruleset.teams, num_players)
         self.suit_names = tuple(s.name for s in ruleset.suits)
         self.card_attribute = {a.name: a for a in ruleset.card_attributes}
         self.evaluator = Evaluator(self)
@@ -326,6 +329,8 @@ class ReferenceCompiler:
             winners=self.optional(r.winners),
             losers=self.optional(r.losers),
             evaluation=self.optional(r.evaluation),
+            results=result_rules(r.results, ev.expr, lambda e: ev.expr(e)(None, [None] * max(1, r.slots))),
+            teams=self.teams,
             slots=r.slots,
             num_actions=offset,
         )

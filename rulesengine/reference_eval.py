@@ -309,6 +309,9 @@ class Evaluator:
             return lambda st, env: (lambda p: [(p + k) % n for k in range(1, n)] if 0 <= p < n else list(range(n)))(
                 args[0](st, env)
             )
+        if name in ("team", "partner", "teammates"):
+            member = getattr(s.teams, name)  # total: nobody has no team, no partner, no teammates
+            return lambda st, env: member(args[0](st, env))
         if name == "is_active":
             return lambda st, env: (lambda p: 0 <= p < n and st.active[p])(args[0](st, env))
         if name == "can_move":

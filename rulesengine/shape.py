@@ -17,7 +17,7 @@ import attrs
 from . import ir
 from .limits import MAX_PLAYERS, MAX_SET_SIZE, MAX_ZONE_DIMENSION
 
-VISIBILITIES = ("all", "owner", "nobody")
+VISIBILITIES = ("all", "owner", "team", "nobody")
 VARIABLE_TYPES = (ir.INT, ir.BOOL, ir.STR, ir.PLAYER, ir.SUIT, ir.CARD)
 OPTION_TYPES = (ir.INT, ir.BOOL, ir.STR)
 NULLABLE_TEXT = {"type": ["string", "null"]}
@@ -132,6 +132,20 @@ TOP: dict[str, Key] = {
         entries("trigger"),
         entries_of="trigger",
     ),
+    "teams": Key(
+        "Fixed partnerships: 'alternate' (seats 1, 3, ... against 2, 4, ...) or a list of teams, each a list of"
+        " seat numbers counted from 0, e.g. [[0, 2], [1, 3]]. A team wins or loses together.",
+        {
+            "anyOf": [
+                {"enum": ["alternate"]},
+                {
+                    "type": "array",
+                    "minItems": 1,
+                    "items": {"type": "array", "minItems": 1, "items": {"type": "integer", "minimum": 0}},
+                },
+            ]
+        },
+    ),
     "match": Key("When the match ends and who wins it.", ref("match"), required=True),
     "block": Key(
         "true marks a partial file meant for 'include' (such as blocks/tricks), not a game by itself: it need not"
@@ -239,7 +253,9 @@ SECTIONS: dict[str, Section] = {
                 },
             ),
             "visibility": _enum(
-                "Who sees the cards: all (everyone), owner (only the player it belongs to) or nobody.", VISIBILITIES
+                "Who sees the cards: all (everyone), owner (only the player it belongs to), team (its owner and"
+                " the owner's teammates) or nobody.",
+                VISIBILITIES,
             ),
             "sorted_by": _text("A card attribute by which the zone keeps its cards sorted."),
             "description": _text("What the zone is for."),
@@ -249,7 +265,11 @@ SECTIONS: dict[str, Section] = {
         "A named value the rules read and change: a score, the dealer, the trump suit...",
         {
             "type": _enum("The variable's type.", VARIABLE_TYPES),
-            "per": _enum("'player' gives every player a value of their own, written name[p].", ("player",)),
+            "per": _enum(
+                "'player' gives every player a value of their own, written name[p]; 'team' one value per team,"
+                " read and written through any member p as name[p].",
+                ("player", "team"),
+            ),
             "default": Key(
                 "The value at the start of a match, an expression (default: 0, false, '' or the first player).",
                 ref("expression"),
@@ -343,6 +363,27 @@ SECTIONS: dict[str, Section] = {
             "evaluation": Key(
                 "How well `me` fares, a number expression that agents read (higher is better).", ref("expression")
             ),
+            "returns": Key(
+                "Each player's result as a number, an expression with `me` the player (scores, chips, a rank);"
+                " instead of winners or losers.",
+                ref("expression"),
+            ),
+            "zero_sum": Key(
+                "true: the returns always add up to 0 (checked at the end of every match).",
+                {"type": ["boolean", "null"]},
+            ),
+            "constant_sum": Key(
+                "The number the returns always add up to, an expression over options (checked at the end of every"
+                " match).",
+                ref("expression"),
+            ),
+            "min": Key("The lowest return a player can get, an expression over options.", ref("expression")),
+            "max": Key("The highest return a player can get, an expression over options.", ref("expression")),
+            "tie": _enum(
+                "What it is when every player wins (or nobody loses): a draw (0 each, the default) or a shared win"
+                " (+1 each).",
+                ("draw", "win"),
+            ),
         },
         extra={
             "not": {
@@ -427,8 +468,11 @@ _LANGUAGE: dict[str, dict[str, Any]] = {
         "items": {"type": ["string", "integer"]},
     },
     "dimension": {
-        "description": f"What a zone is kept per: 'player', 'suit', or a count from 1 to {MAX_ZONE_DIMENSION}.",
-        "anyOf": [{"enum": ["player", "suit"]}, {"type": "integer", "minimum": 1, "maximum": MAX_ZONE_DIMENSION}],
+        "description": f"What a zone is kept per: 'player', 'suit', 'team', or a count from 1 to {MAX_ZONE_DIMENSION}.",
+        "anyOf": [
+            {"enum": ["player", "suit", "team"]},
+            {"type": "integer", "minimum": 1, "maximum": MAX_ZONE_DIMENSION},
+        ],
     },
 }
 

@@ -811,7 +811,40 @@ class GameGenerator:
             "until": f"round >= {rng.randint(1, 3)}" + (f" or {self.v_flag}" if self.chance(0.3) else ""),
             self.pick(["winners", "losers"]): f"players.filter({p}, {score}[{p}] == players.max({q}, {score}[{q}]))",
         }
+        self.teams_and_results(doc)
         return doc
+
+    def teams_and_results(self, doc: dict) -> None:
+        """Teams, team variables and zones, numeric returns with a sum that holds, shared wins:
+        drawn from a generator of their own, so the rest of a generated game does not change."""
+        rng = random.Random(self.rng.random())
+        score, p = self.v_score, self.local({})
+        if self.min_players >= 2 and rng.random() < 0.4:
+            doc["teams"] = "alternate"
+            team_var, team_zone, trigger = self.take(), self.take(), self.take()
+            doc["variables"][team_var] = {"type": "int", "per": "team"}
+            doc["zones"][team_zone] = {"per": "team", "visibility": rng.choice(["all", "nobody"])}
+            doc["triggers"][trigger] = {
+                "when": rng.choice(["true", "turn % 2 == 0", f"size({self.pile}) > 0"]),
+                "effects": [
+                    f"{team_var}[me] += team(me) + size(teammates(me)) + 1",
+                    f"move top({self.pile}) to {team_zone}[me]",
+                    {"if": "partner(me) == left(left(me))", "then": [f"{score}[partner(me)] += 1"]},
+                    f"log \"{{me}} {{team(me)}} {{partner(me)}} {{teammates(me)}} {{{team_var}[me]}}\"",
+                ],
+            }
+            if rng.random() < 0.5:  # partners see each other's hands
+                doc["zones"][self.hand]["visibility"] = "team"
+            gather = {"for": f"{p} in players", "do": [f"move {team_zone}[{p}] to {self.stock}"]}
+            doc["round"]["setup"].insert(0, gather)
+        kind = rng.random()
+        if kind < 0.3:  # numbers that add up to 0 whatever happens
+            doc["match"].pop("winners", None)
+            doc["match"].pop("losers", None)
+            doc["match"]["returns"] = f"{score}[me] * num_players - players.sum({p}, {score}[{p}])"
+            doc["match"]["zero_sum"] = True
+        elif kind < 0.5:
+            doc["match"]["tie"] = rng.choice(["draw", "win"])
 
 
 def generate(seed: int, nobody: bool = False) -> str:

@@ -32,7 +32,10 @@ EXAMPLES = sorted(EXAMPLES_DIR.glob("*.yaml"))
 
 # Random bots need tens of thousands of decisions per letter of Pan's word; a one-letter
 # word keeps each match of a Pan variant to one deal.
-QUICK_OPTIONS: dict[str, dict[str, object]] = {"pan-house-rules.yaml": {"word": "P"}}
+QUICK_OPTIONS: dict[str, dict[str, object]] = {
+    "pan-house-rules.yaml": {"word": "P"},
+    "partnership-spades.yaml": {"deals": 2},
+}
 MAX_STEPS = 200_000  # far above what any example needs: reaching it means a match that never ends
 
 
@@ -79,7 +82,12 @@ def test_random_matches_end_at_every_table_size(path: Path) -> None:
         assert state.is_terminal()
         assert not state.truncated, f"{path.name} with {players} players reached {MAX_STEPS} decisions"
         assert_cards_conserved(state)
-        assert set(state.returns()) <= {-1.0, 0.0, 1.0}
+        utility = game.utility
+        assert all(utility.minimum <= r <= utility.maximum for r in state.returns())
+        if ruleset.results is None or ruleset.results.returns is None:
+            assert set(state.returns()) <= {-1.0, 0.0, 1.0}
+        if utility.total is not None:
+            assert sum(state.returns()) == utility.total
 
 
 @pytest.mark.parametrize("path", GAMES, ids=lambda p: p.name)

@@ -48,6 +48,7 @@ SETTINGS = [
     (str(EXAMPLES / "knock-out-whist.yaml"), 4, {}),
     (str(EXAMPLES / "knock-out-whist.yaml"), 5, {}),
     (str(EXAMPLES / "pan-house-rules.yaml"), 3, {}),
+    (str(EXAMPLES / "partnership-spades.yaml"), 4, {"deals": 2}),
 ]
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from .. import ir
 from ..engine import Game, State
+from ..teams import may_see
 
 # Variable types encoded as a number; the others (str, card, rank) are left out.
 _NUMERIC_TYPES = (ir.INT, ir.BOOL, ir.PLAYER, ir.SUIT)
@@ -50,7 +51,7 @@ class ObservationEncoder:
         """Whether `player` may look into zone slot `zone` (as State.observation decides)."""
         program = self.game.program
         visibility = program.zone_visibility[zone]
-        return visibility == "all" or (visibility == "owner" and program.zone_owner[zone] == player)
+        return may_see(visibility, program.zone_owner[zone], player, program.teams)
 
     def encode(self, state: State, player: int) -> list[float]:
         """The observation of `player` as `self.size` floats, in the order of `self.layout`."""

@@ -105,15 +105,17 @@ def register(
 
 def game_type(pyspiel: Any, game: Game | None, name: str = GENERIC) -> Any:
     """The pyspiel.GameType of an engine game (or of the generic game, for any number of players)."""
-    two = game is not None and game.num_players == 2
+    total = game.utility.total if game is not None else None
+    Utility = pyspiel.GameType.Utility
     return pyspiel.GameType(
         short_name=name,
         long_name=f"{game.ruleset.name} ({game.num_players} players, rulesengine)" if game else "rulesengine",
         dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
         chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
         information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-        # +1 to the winners and -1 to the others: zero-sum exactly when two play (one wins or both draw)
-        utility=pyspiel.GameType.Utility.ZERO_SUM if two else pyspiel.GameType.Utility.GENERAL_SUM,
+        # declared by the rules (match.zero_sum, constant_sum), or implied: winners +1 and losers -1
+        # is zero-sum exactly when two sides of equal size meet (see results.utility)
+        utility=Utility.GENERAL_SUM if total is None else Utility.ZERO_SUM if total == 0 else Utility.CONSTANT_SUM,
         reward_model=pyspiel.GameType.RewardModel.TERMINAL,
         max_num_players=game.num_players if game else _MAX_PLAYERS,
         min_num_players=game.num_players if game else 1,
@@ -137,9 +139,9 @@ def game_info(pyspiel: Any, game: Game) -> Any:
         num_distinct_actions=game.num_distinct_actions,
         max_chance_outcomes=game.max_chance_outcomes,
         num_players=game.num_players,
-        min_utility=-1.0,  # State.returns gives +1 / -1 / 0 to each player
-        max_utility=1.0,
-        utility_sum=0.0 if game.num_players == 2 else None,
+        min_utility=game.utility.minimum,  # match.min/max, else -1 and +1 of winners and losers
+        max_utility=game.utility.maximum,
+        utility_sum=game.utility.total,
         max_game_length=game.max_steps,  # the engine stops a match (a draw) after max_steps decisions
     )
 

@@ -57,6 +57,9 @@ FUNCTION_DOCS = {
     "letter": 'character i of a text, counted from 0; "" outside it',
     "text": "a value as logs show it: cards by name, P2, suit and rank names, yes/no",
     "card": "a literal card: card(rank, suit), both literals",
+    "team": "the number of p's team, from 0 (without `teams`, the seat number; -1 for nobody)",
+    "partner": "the other member of p's team if it has two members, else nobody",
+    "teammates": "the other members of p's team, in seat order",
 }
 MACRO_DOCS = {
     "any": "xs.any(v, cond): whether some element satisfies cond",
