@@ -104,7 +104,8 @@ class Hub:
                 bot = session.bot_to_move()
                 if bot is None:
                     return
-                version, state = session.version, session.state
+                # the bot thinks on its own copy: pages keep reading the match meanwhile
+                version, state = session.version, session.state.clone()
             if self.bot_delay:
                 await asyncio.sleep(self.bot_delay)
             try:
