@@ -521,6 +521,9 @@ class State:
         zones, where = self.zones, self.where
         target = zones[destination]
         table = sorted_tables.get(destination) if sorted_tables else None
+        # one statement moves its cards at once: the players learn of the move as a whole,
+        # as for `move_top` (a player who knew a whole zone's cards still knows them after)
+        sources: dict[int, list[int]] | None = {} if self._track else None
         for card in cards:
             if card < 0:
                 continue
@@ -537,10 +540,13 @@ class State:
                 target.append(card)
             where[card] = destination
             if start != destination:
-                if self._track:
-                    knowledge.moved(self, (card,), start, destination)
+                if sources is not None:
+                    sources.setdefault(start, []).append(card)
             else:
                 self._touched.add(start)
+        if sources:
+            for start, moved in sources.items():
+                knowledge.moved(self, moved, start, destination)
 
     def put_on_top(self, card: int, destination: int) -> None:
         """`move_cards` for one card onto a zone that is not kept sorted."""

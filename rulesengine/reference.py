@@ -19,7 +19,7 @@ from collections.abc import Callable
 from math import comb
 from typing import Any
 
-from . import ir, runtime
+from . import ir, knowledge, runtime
 from .compile import CompiledMove, CompiledParam, CompiledPhase, CompiledTrigger, Program, Segment, ZoneFamily
 from .reference_eval import Evaluator, Fn
 from .reference_layout import (
@@ -121,7 +121,20 @@ class ReferenceCompiler:
 
     # ---- what effects and built-ins do to a state --------------------------------------
 
-    def put(self, st: Any, card: int, target: int, at_bottom: bool) -> None:
+    def put_all(self, st: Any, cards: list[int], target: int, at_bottom: bool) -> None:
+        """Move the cards of one statement onto zone slot `target`, one after the other; the
+        players learn of the move once, per zone the cards came from."""
+        sources: dict[int, list[int]] = {}
+        for card in cards:
+            if card >= 0:
+                sources.setdefault(st.where[card], []).append(card)
+            self.put(st, card, target, at_bottom, tell=False)
+        if st._track:
+            for source, moved in sources.items():
+                if source != target:
+                    knowledge.moved(st, moved, source, target)
+
+    def put(self, st: Any, card: int, target: int, at_bottom: bool, tell: bool = True) -> None:
         """Move one card onto zone slot `target` (its sorted place, the bottom or the top)."""
         if card < 0:
             return  # no card: nothing to move
@@ -138,6 +151,11 @@ class ReferenceCompiler:
         else:
             cards.append(card)
         st.where[card] = target
+        # what the players saw of the move: the knowledge model is the engine's, not the compiler's
+        if source == target:
+            st._touched.add(source)
+        elif tell and st._track:
+            knowledge.moved(st, (card,), source, target)
 
     def can_move(self, st: Any, player: int) -> bool:
         """Whether `player` has a legal action of a non-pass move of the current phase."""

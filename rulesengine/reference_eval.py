@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from . import ir, runtime
+from . import ir, knowledge, runtime
 from .diagnostics import EngineError, Span
 from .limits import MAX_INTEGER, MAX_TEXT_LENGTH
 from .reference_layout import NEUTRAL
@@ -356,9 +356,7 @@ class Evaluator:
         setting = self.s
 
         def run(st, env):
-            target = destination(st, env)
-            for card in cards(st, env):
-                setting.put(st, card, target, at_bottom)
+            setting.put_all(st, cards(st, env), destination(st, env), at_bottom)
 
         return run
 
@@ -387,10 +385,12 @@ class Evaluator:
         cards, player = self.cards(s.cards), self.player_index_at(s.player, s.span, "'reveal'")
 
         def run(st, env):
-            shown = cards(st, env)
+            shown = [c for c in cards(st, env) if c >= 0]
             to = player(st, env)
-            st.shown[to].extend(c for c in shown if c >= 0)
+            st.shown[to].extend(shown)
             st.shown_any = True
+            if st._track:
+                knowledge.revealed(st, to, shown)
 
         return run
 

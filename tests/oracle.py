@@ -95,6 +95,13 @@ def compare_states(step: int, a: State, b: State) -> None:
     _agree(step, "chance outcomes", a.chance_outcomes(), b.chance_outcomes())
     for player in range(a.num_players):
         _agree(step, f"observation of P{player + 1}", a.observation(player), b.observation(player))
+        _agree(step, f"knowledge of P{player + 1}", a.knowledge(player), b.knowledge(player))
+        _agree(
+            step,
+            f"information state of P{player + 1}",
+            a.information_state_key(player),
+            b.information_state_key(player),
+        )
 
 
 def play_both(fast: Game, reference: Game, seed: int | None, choice_seed: int, max_steps: int = 200) -> int:
