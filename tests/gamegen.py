@@ -830,7 +830,7 @@ class GameGenerator:
                     f"{team_var}[me] += team(me) + size(teammates(me)) + 1",
                     f"move top({self.pile}) to {team_zone}[me]",
                     {"if": "partner(me) == left(left(me))", "then": [f"{score}[partner(me)] += 1"]},
-                    f"log \"{{me}} {{team(me)}} {{partner(me)}} {{teammates(me)}} {{{team_var}[me]}}\"",
+                    f'log "{{me}} {{team(me)}} {{partner(me)}} {{teammates(me)}} {{{team_var}[me]}}"',
                 ],
             }
             if rng.random() < 0.5:  # partners see each other's hands
