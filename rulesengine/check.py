@@ -14,8 +14,10 @@ from __future__ import annotations
 
 from . import ir
 from .check_base import BUILTINS, RESERVED, Failed, Scope
+from .check_chance import ChanceChecker
 from .check_expressions import FUNCTIONS, MACROS, ExpressionChecker
 from .check_lints import FileLints
+from .check_procedures import ProcedureChecker
 from .check_sections import SectionReader
 from .diagnostics import WARNING, Diagnostic, RuleFileError, did_you_mean
 from .parse import ParseFailed, parse_expression, parse_loop, parse_signature, parse_statements
@@ -42,7 +44,7 @@ __all__ = [
 ]
 
 
-class Checker(SectionReader, ExpressionChecker, FileLints):
+class Checker(SectionReader, ExpressionChecker, ChanceChecker, ProcedureChecker, FileLints):
     """Checks one composed document: `run()` returns the ruleset or raises RuleFileError."""
 
     def run(self) -> ir.Ruleset:
@@ -82,6 +84,8 @@ class Checker(SectionReader, ExpressionChecker, FileLints):
         self.check_sorted_by()
         self.phase_names = dict.fromkeys((self.mapping("phases") or Map({}, {}, doc.span)).entries)
         self.move_names = dict.fromkeys((self.mapping("moves") or Map({}, {}, doc.span)).entries)
+        self.read_procedures()
+        self.check_procedure_bodies()
         setup = self.effects(doc.get("setup"), Scope())
         round_setup, round_end, limit, limit_effects, stuck = self.read_round()
         phases = self.read_phases()

@@ -160,6 +160,11 @@ class Costs:
             return add(inside, 1 if cards.type == ir.CARD else self.length(cards))
         if isinstance(s, (ir.Deal, ir.Shuffle)):
             return add(inside, self.game.cards)
+        if isinstance(s, ir.Repeat):  # each pass: the body and `until`, at most `most` passes
+            until = self.cost(s.until) if s.until is not None else 0
+            return add(inside, mul(s.most, add(1, until, self.statements(s.body))))
+        if isinstance(s, ir.Random):
+            return add(inside, self.length(s.candidates))  # the candidates are copied
         return inside
 
     # ---- moves ---------------------------------------------------------------------------

@@ -72,13 +72,23 @@ class ExpressionChecker(CheckerBase):
         out = []
         for statement in statements:
             try:
-                out.append(self.statement(statement, scope))
+                checked = self.statement(statement, scope)
             except Failed:
                 continue
+            # a random choice or a procedure call stands for several statements
+            out.extend(checked) if isinstance(checked, list) else out.append(checked)
         self.statements_seen.extend(out)
         return out
 
-    def statement(self, s: syntax.Stmt, scope: Scope) -> ir.Stmt:
+    def statement(self, s: syntax.Stmt, scope: Scope) -> ir.Stmt | list[ir.Stmt]:
+        if isinstance(s, syntax.Move) and isinstance(s.cards, syntax.RandomPick):
+            return self.random_statement(s, scope)
+        if isinstance(s, syntax.Assign) and isinstance(s.value, syntax.RandomPick):
+            return self.random_statement(s, scope)
+        if isinstance(s, syntax.Repeat):
+            return self.repeat(s, scope)
+        if isinstance(s, syntax.CallProcedure):
+            return self.call_procedure(s, scope)
         if isinstance(s, syntax.Move):
             cards = self.expr(s.cards, scope)
             if cards.type not in (ir.CARD, ir.ZONE, ir.list_of(ir.CARD)):
@@ -122,15 +132,6 @@ class ExpressionChecker(CheckerBase):
             return ir.Goto(s.span, s.phase)
         if isinstance(s, syntax.Log):
             return ir.Log(s.span, tuple(p if isinstance(p, str) else self.expr(p, scope) for p in s.parts))
-        if isinstance(s, (syntax.If, syntax.For)):
-            for inner in (*getattr(s, "then", ()), *getattr(s, "otherwise", ()), *getattr(s, "body", ())):
-                if isinstance(inner, syntax.Shuffle):
-                    self.error(
-                        "RE320",
-                        "'shuffle' must stand at the top level of an effect list, not inside if or for",
-                        inner.span,
-                        hint="a shuffle is a chance event; move it out of the block",
-                    )
         if isinstance(s, syntax.If):
             condition = self.expect(self.expr(s.condition, scope), ir.BOOL, s.condition.span)
             return ir.If(
@@ -265,6 +266,13 @@ class ExpressionChecker(CheckerBase):
             return ir.Unary(ir.BOOL, span, "not", self.expect(operand, ir.BOOL, e.operand.span))
         if isinstance(e, syntax.Binary):
             return self.binary(e, scope)
+        if isinstance(e, syntax.RandomPick):
+            self.fail(
+                "RE255",
+                "'random' is a chance event, not a value: it stands only after '=' or after 'move'",
+                e.span,
+                hint="write 'x = random xs' or 'move random xs to z', then use x",
+            )
         if isinstance(e, syntax.Conditional):
             condition = self.expect(self.expr(e.condition, scope), ir.BOOL, e.condition.span)
             then = self.expr(e.then, scope)

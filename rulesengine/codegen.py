@@ -274,6 +274,8 @@ class CodeGenerator:
             if is_const(condition):  # decided by the options: only one branch is compiled
                 return self.statements(s.then if condition.value else s.otherwise)  # type: ignore[attr-defined]
             return [pyast.if_(condition, self.statements(s.then), self.statements(s.otherwise))]
+        if isinstance(s, ir.Let):
+            return [pyast.assign(self.slot(s.slot), self.gen(s.value))]
         if isinstance(s, ir.For):
             # A copy of the collection: the body may move the cards it goes over.
             return [pyast.for_(self.slot(s.slot), call("list", self.collection(s.collection)), self.statements(s.body))]

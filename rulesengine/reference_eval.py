@@ -478,6 +478,14 @@ class Evaluator:
 
         return run
 
+    def s_Let(self, s: ir.Let) -> Run:
+        value, slot = self.expr(s.value), s.slot
+
+        def run(st, env):
+            env[slot] = value(st, env)
+
+        return run
+
     def s_For(self, s: ir.For) -> Run:
         items, body, slot = self.items(s.collection), self.block(s.body), s.slot
 
