@@ -102,6 +102,8 @@ class Costs:
             return self.set_sizes[expr.slot]
         if isinstance(expr, ir.Macro) and expr.kind == "filter":
             return self.length(expr.collection)
+        if isinstance(expr, ir.Call) and expr.function == "concat":
+            return add(self.length(expr.args[0]), self.length(expr.args[1]))
         if isinstance(expr, ir.Conditional):
             return max(self.length(expr.then), self.length(expr.otherwise))
         return self._by_element(ir.element_of(expr.type))
@@ -140,7 +142,7 @@ class Costs:
         if isinstance(expr, ir.Call):
             if expr.function == "can_move":
                 return add(own, self.can_move_cost)
-            if expr.function in ("range", "others", "top", "bottom") and ir.element_of(expr.type) is not None:
+            if expr.function in ("range", "others", "top", "bottom", "concat") and ir.element_of(expr.type) is not None:
                 return add(own, self.length(expr))  # builds a list
         if isinstance(expr, ir.Builtin) and expr.name in ("players", "active", "suits"):
             return add(own, self.length(expr))

@@ -20,8 +20,14 @@ from .source import Node, Scalar
 FUNCTIONS: dict[str, tuple[tuple[tuple[str, ...], ...], str | Callable[[list[str]], str]]] = {
     "size": (((ir.ZONE,), ("list",)), ir.INT),
     "empty": (((ir.ZONE,), ("list",)), ir.BOOL),
-    "top": (((ir.ZONE,), (ir.ZONE, ir.INT)), lambda a: ir.CARD if len(a) == 1 else ir.list_of(ir.CARD)),
-    "bottom": (((ir.ZONE,), (ir.ZONE, ir.INT)), lambda a: ir.CARD if len(a) == 1 else ir.list_of(ir.CARD)),
+    "top": (
+        ((ir.ZONE,), (ir.ZONE, ir.INT), (ir.list_of(ir.CARD),), (ir.list_of(ir.CARD), ir.INT)),
+        lambda a: ir.CARD if len(a) == 1 else ir.list_of(ir.CARD),
+    ),
+    "bottom": (
+        ((ir.ZONE,), (ir.ZONE, ir.INT), (ir.list_of(ir.CARD),), (ir.list_of(ir.CARD), ir.INT)),
+        lambda a: ir.CARD if len(a) == 1 else ir.list_of(ir.CARD),
+    ),
     "holder": (((ir.CARD,),), ir.PLAYER),
     "seat": (((ir.INT,),), ir.PLAYER),
     "left": (((ir.PLAYER,),), ir.PLAYER),
@@ -543,6 +549,18 @@ class ExpressionChecker(CheckerBase):
         body = self.expr(e.args[1], scope.bind(variable, ir.Local(value.type, e.args[0].span, variable, slot)))
         return ir.Macro(body.type, e.span, "bind", value, slot, body)
 
+    def union(self, e: syntax.Binary, left: ir.Expr, right: ir.Expr) -> ir.Expr:
+        """`xs + ys`: the elements of both lists or zones, those of `xs` first (e.g. the
+        candidates `hand[me] + table`)."""
+        type_ = _union_type(left, right)
+        if type_ is None:
+            self.fail(
+                "RE301",
+                f"'+' joins two lists of one type, not {ir.type_name(left.type)} and {ir.type_name(right.type)}",
+                e.span,
+            )
+        return ir.Call(type_, e.span, "concat", (left, right))
+
     def folds_within_bound(self, expr: ir.Expr) -> ir.Expr:
         """`expr`, unless constants alone make it an integer beyond limits.MAX_INTEGER."""
         try:
@@ -563,6 +581,8 @@ class ExpressionChecker(CheckerBase):
         if op in ("+", "-", "*", "//", "%"):
             if op == "+" and left.type == ir.STR and right.type == ir.STR:
                 return ir.Binary(ir.STR, e.span, op, left, right)
+            if op == "+" and (ir.element_of(left.type) or ir.element_of(right.type)):
+                return self.union(e, left, right)
             arithmetic = ir.Binary(
                 ir.INT, e.span, op, self.expect(left, ir.INT, e.left.span), self.expect(right, ir.INT, e.right.span)
             )
@@ -590,6 +610,20 @@ class ExpressionChecker(CheckerBase):
         if left.type not in ir.SCALARS:
             self.fail("RE301", f"'{op}' compares single values, not {ir.type_name(left.type)}", e.span)
         return ir.Binary(ir.BOOL, e.span, op, left, right)
+
+
+def _union_type(left: ir.Expr, right: ir.Expr) -> str | None:
+    """The list type of `left + right` when both are lists (or zones) of one element type."""
+    a, b = ir.element_of(left.type), ir.element_of(right.type)
+    if a is None or b is None:
+        return None
+    if a == b:
+        return ir.list_of(a)
+    if isinstance(right, ir.ListExpr) and not right.items:
+        return ir.list_of(a)
+    if isinstance(left, ir.ListExpr) and not left.items:
+        return ir.list_of(b)
+    return None
 
 
 def attrs_evolve_span(expr: ir.Expr, span: Span) -> ir.Expr:

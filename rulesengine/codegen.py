@@ -199,6 +199,7 @@ class CodeGenerator:
                 and isinstance(cards, ir.Call)
                 and cards.function == "top"
                 and len(cards.args) == 2
+                and cards.args[0].type == ir.ZONE
             ):
                 zone, count = (self.gen(a) for a in cards.args)
                 return [pyast.expr(pyast.method(name("st"), "move_top", zone, count, destination, sorted_tables))]
@@ -656,16 +657,18 @@ class CodeGenerator:
         if function in ("size", "empty"):
             measured = sub(pyast.st("zones"), args[0]) if e.args[0].type == ir.ZONE else args[0]
             return call("len", measured) if function == "size" else pyast.not_(measured)
-        if function == "top":
+        if function in ("top", "bottom"):
+            cards = self.collection(e.args[0], args[0])  # a zone's cards, or a list of cards
             if len(args) == 1:
                 no_card = name(self.derived(("no_card",), lambda: (runtime.NO_CARD,), "no_card"))
-                return sub(pyast.or_(sub(pyast.st("zones"), args[0]), no_card), const(-1))
-            return call(self.helper(runtime.top, "top"), sub(pyast.st("zones"), args[0]), args[1])
-        if function == "bottom":
-            if len(args) == 1:
-                no_card = name(self.derived(("no_card",), lambda: (runtime.NO_CARD,), "no_card"))
-                return sub(pyast.or_(sub(pyast.st("zones"), args[0]), no_card), const(0))
-            return pyast.slice_(sub(pyast.st("zones"), args[0]), None, call("max", const(0), args[1]))
+                return sub(pyast.or_(cards, no_card), const(-1 if function == "top" else 0))
+            if function == "top":
+                return call(self.helper(runtime.top, "top"), cards, args[1])
+            return pyast.slice_(cards, None, call("max", const(0), args[1]))
+        if function == "concat":  # xs + ys of lists or zones: a new list
+            return pyast.binop(
+                call("list", self.collection(e.args[0], args[0])), "+", call("list", self.collection(e.args[1], args[1]))
+            )
         if function == "holder":
             return pyast.method(name("st"), "holder", args[0])
         if function == "seat":
