@@ -666,9 +666,8 @@ class CodeGenerator:
                 return call(self.helper(runtime.top, "top"), cards, args[1])
             return pyast.slice_(cards, None, call("max", const(0), args[1]))
         if function == "concat":  # xs + ys of lists or zones: a new list
-            return pyast.binop(
-                call("list", self.collection(e.args[0], args[0])), "+", call("list", self.collection(e.args[1], args[1]))
-            )
+            first, second = (call("list", self.collection(a, node)) for a, node in zip(e.args, args))
+            return pyast.binop(first, "+", second)
         if function == "holder":
             return pyast.method(name("st"), "holder", args[0])
         if function == "seat":
