@@ -30,6 +30,7 @@ SHORT = [
     ("examples/pan-house-rules.yaml", 4, "word:P"),
     ("examples/tutorial-game.yaml", 2, "target:1;hand_size:3"),
     ("examples/knock-out-whist.yaml", 3, ""),
+    ("examples/in-between.yaml", 3, "hands:2"),
 ]
 
 

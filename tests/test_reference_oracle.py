@@ -48,6 +48,8 @@ SETTINGS = [
     (str(EXAMPLES / "knock-out-whist.yaml"), 4, {}),
     (str(EXAMPLES / "knock-out-whist.yaml"), 5, {}),
     (str(EXAMPLES / "pan-house-rules.yaml"), 3, {}),
+    (str(EXAMPLES / "in-between.yaml"), 2, {}),
+    (str(EXAMPLES / "in-between.yaml"), 6, {"hands": 12, "redeals": 1}),
 ]
 
 
@@ -147,6 +149,10 @@ def test_generated_games_use_the_constructs_of_the_language() -> None:
         "end ",
         " at bottom",
         "log ",
+        "= random ",
+        "move random ",
+        "repeat:",
+        "procedures:",
     ):
         assert construct in texts, construct
 
