@@ -92,6 +92,7 @@ class Checker(SectionReader, ExpressionChecker, ChanceChecker, ProcedureChecker,
         moves = self.read_moves()
         triggers = self.read_triggers()
         until, winners, losers = self.read_match()
+        self.report_unused_procedures()
         self.check_reachable(phases)  # after moves and triggers: their 'goto's count too
         self.check_deals((setup, round_setup), min_p, max_p)
         self.check_never_legal(moves)

@@ -91,6 +91,11 @@ class ProcedureChecker(CheckerBase):
             finally:
                 self.calling.pop()
 
+    def report_unused_procedures(self) -> None:
+        for procedure in self.procedures.values():
+            if procedure.name not in self.used and procedure.name not in self.unusable:
+                self.warn("RE240", f"procedure '{procedure.name}' is defined but never used", procedure.span)
+
     def report_procedure_cycles(self) -> None:
         """A procedure that calls itself, directly or through others, is refused (RE250)."""
         state: dict[str, int] = {}  # 1: being visited, 2: done

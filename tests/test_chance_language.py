@@ -311,3 +311,10 @@ match:
     while not state.is_terminal():
         state.apply_action(rng.choice(state.legal_actions()))
     assert sum(state.variables()["tricks"]) == 8  # the last deal's tricks, won on rank and suit alone
+
+
+def test_an_unused_procedure_is_a_warning(tmp_path: Path) -> None:
+    _, found = validate_file(Path(write(tmp_path, "procedures:\n  idle:\n    effects: [reverse]\n")))
+    assert [d.message for d in found if d.code == "RE240" and "procedure" in d.message] == [
+        "procedure 'idle' is defined but never used"
+    ]
