@@ -8,16 +8,26 @@ so the rest of the pipeline sees an ordinary assignment or move.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
 import attrs
 
 from . import ir, syntax
 from .check_base import CheckerBase, Scope
+from .diagnostics import Span
 from .limits import MAX_REPEAT
 
 _DRAWN = " drawn"  # the local holding a drawn element: a space, so no rule-file name can be it
 
 
 class ChanceChecker(CheckerBase):
+    if TYPE_CHECKING:  # from the expression mixin (check_expressions.py)
+
+        def statement(self, s: syntax.Stmt, scope: Scope) -> ir.Stmt | list[ir.Stmt]: ...
+        def expect(self, expr: ir.Expr, type_: str, span: Span) -> ir.Expr: ...
+        def checked_statements(self, statements: Iterable[syntax.Stmt], scope: Scope) -> list[ir.Stmt]: ...
+
     def random_statement(self, s: syntax.Move | syntax.Assign, scope: Scope) -> list[ir.Stmt]:
         picked = s.cards if isinstance(s, syntax.Move) else s.value
         assert isinstance(picked, syntax.RandomPick)  # the caller asks for a random choice only

@@ -5,6 +5,7 @@ spelt out (within the expansion limits), every value given its type.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
 
 import attrs
 
@@ -66,6 +67,12 @@ class _Mismatch(Exception):
 
 class ExpressionChecker(CheckerBase):
     """Types expressions and effects against the file's names."""
+
+    if TYPE_CHECKING:  # the chance and procedure mixins (check_chance.py, check_procedures.py)
+
+        def random_statement(self, s: syntax.Move | syntax.Assign, scope: Scope) -> list[ir.Stmt]: ...
+        def repeat(self, s: syntax.Repeat, scope: Scope) -> ir.Stmt: ...
+        def call_procedure(self, s: syntax.CallProcedure, scope: Scope) -> list[ir.Stmt]: ...
 
     def effects(self, node: Node | None, scope: Scope) -> tuple[ir.Stmt, ...]:
         if node is None:

@@ -9,7 +9,8 @@ body. Procedures may call each other but not themselves, directly or through oth
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING
 
 import attrs
 
@@ -37,6 +38,12 @@ class ProcedureChecker(CheckerBase):
     unusable: set[str] = set()
     calling: list[str] = []
     spelt_out = 0
+
+    if TYPE_CHECKING:  # from the section and expression mixins
+
+        def entries(self, section: Map, kind: str, new_names: bool = False) -> Iterator[tuple[str, Span, Map]]: ...
+        def check_not_keyword(self, name: str, span: Span, what: str) -> bool: ...
+        def checked_statements(self, statements: Iterable[syntax.Stmt], scope: Scope) -> list[ir.Stmt]: ...
 
     def read_procedures(self) -> None:
         self.procedures, self.calling, self.spelt_out = {}, [], 0

@@ -204,10 +204,10 @@ def _length(e: ir.Expr, options: dict[str, object], players: int, cards: int, su
     if isinstance(e, ir.ListExpr):
         return len(e.items)
     if isinstance(e, ir.Call) and e.function == "range":
-        bounds = [_constant(a, options) for a in e.args]
-        if all(isinstance(b, int) for b in bounds):
-            low, high = (0, bounds[0]) if len(bounds) == 1 else bounds
-            return max(0, min(int(high) - int(low), MAX_RANGE))  # type: ignore[arg-type]
+        bounds = [b for b in (_constant(a, options) for a in e.args) if isinstance(b, int)]
+        if len(bounds) == len(e.args):
+            low, high = (0, bounds[0]) if len(bounds) == 1 else (bounds[0], bounds[1])
+            return max(0, min(high - low, MAX_RANGE))
     element = ir.element_of(e.type)
     return {ir.CARD: cards, ir.PLAYER: players, ir.SUIT: suits, ir.RANK: ranks}.get(element or "", MAX_RANGE)
 
