@@ -23,9 +23,6 @@ from . import ir
 from .compile import Effect, Fn, Segment
 from .limits import MAX_RANGE, MAX_REPEAT
 
-# the value of a draw from an empty list, by type (as absent values elsewhere)
-NEUTRAL: dict[str, Any] = {ir.INT: 0, ir.STR: "", ir.BOOL: False}
-
 
 def needs_flow(statements: tuple[ir.Stmt, ...]) -> bool:
     """Whether a list must be cut into segments with jumps (chance inside a block, a random

@@ -7,6 +7,7 @@ cloned cheaply there. The agenda is empty at every decision node.
 
 from __future__ import annotations
 
+import functools
 import random
 from bisect import bisect_left
 from collections.abc import Sequence
@@ -446,7 +447,7 @@ class State:
                     if index + 1 < len(segments):
                         agenda.append((_SEGMENTS, segments, index + 1, env))
                     self._begin_shuffle(segment.shuffle(self, env))
-                elif not self.game_over and (segment.choose is not None or index + 1 < len(segments)):
+                elif not self.game_over and (index + 1 < len(segments) or _jumps(segment)):
                     self._go_on(segments, index, segment, env)
                 if self.game_over:
                     agenda.clear()
@@ -874,6 +875,11 @@ class _HiddenMoveLine(str):
         return f"P{self.mover + 1}: {self.move_name.replace('_', ' ')}"
 
 
+def _jumps(segment: Segment) -> bool:
+    """Whether a segment does more than end its list: a random choice, a test or a jump."""
+    return segment.choose is not None or segment.test is not None or segment.next >= 0
+
+
 def _restore_state(game: Game, seed: int | None, values: list[int], track: bool) -> State:
     state = game.new_initial_state(seed, track=track)
     for value in values:
@@ -931,7 +937,7 @@ class Game:
     def num_distinct_actions(self) -> int:
         return self.program.num_actions
 
-    @property
+    @functools.cached_property
     def max_chance_outcomes(self) -> int:
         """The most outcomes of one chance node: a shuffle's cards, or a random choice's values."""
         return most_outcomes(self.ruleset, self.options, self.num_players, self.program.num_cards)
