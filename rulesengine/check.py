@@ -14,8 +14,10 @@ from __future__ import annotations
 
 from . import ir
 from .check_base import BUILTINS, RESERVED, Failed, Scope
+from .check_chance import ChanceChecker
 from .check_expressions import FUNCTIONS, MACROS, ExpressionChecker
 from .check_lints import FileLints
+from .check_procedures import ProcedureChecker
 from .check_results import ResultsReader
 from .check_sections import SectionReader
 from .check_teams import TeamReader
@@ -44,7 +46,7 @@ __all__ = [
 ]
 
 
-class Checker(SectionReader, ExpressionChecker, FileLints, TeamReader, ResultsReader):
+class Checker(SectionReader, ExpressionChecker, ChanceChecker, ProcedureChecker, FileLints, TeamReader, ResultsReader):
     """Checks one composed document: `run()` returns the ruleset or raises RuleFileError."""
 
     def run(self) -> ir.Ruleset:
@@ -85,12 +87,15 @@ class Checker(SectionReader, ExpressionChecker, FileLints, TeamReader, ResultsRe
         self.check_sorted_by()
         self.phase_names = dict.fromkeys((self.mapping("phases") or Map({}, {}, doc.span)).entries)
         self.move_names = dict.fromkeys((self.mapping("moves") or Map({}, {}, doc.span)).entries)
+        self.read_procedures()
+        self.check_procedure_bodies()
         setup = self.effects(doc.get("setup"), Scope())
         round_setup, round_end, limit, limit_effects, stuck = self.read_round()
         phases = self.read_phases()
         moves = self.read_moves()
         triggers = self.read_triggers()
         until, winners, losers = self.read_match()
+        self.report_unused_procedures()
         self.check_reachable(phases)  # after moves and triggers: their 'goto's count too
         self.check_deals((setup, round_setup), min_p, max_p)
         self.check_never_legal(moves)

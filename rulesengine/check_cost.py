@@ -102,6 +102,8 @@ class Costs:
             return self.set_sizes[expr.slot]
         if isinstance(expr, ir.Macro) and expr.kind == "filter":
             return self.length(expr.collection)
+        if isinstance(expr, ir.Call) and expr.function == "concat":
+            return add(self.length(expr.args[0]), self.length(expr.args[1]))
         if isinstance(expr, ir.Conditional):
             return max(self.length(expr.then), self.length(expr.otherwise))
         return self._by_element(ir.element_of(expr.type))
@@ -140,7 +142,10 @@ class Costs:
         if isinstance(expr, ir.Call):
             if expr.function == "can_move":
                 return add(own, self.can_move_cost)
-            if expr.function in ("range", "others", "teammates", "top", "bottom") and ir.element_of(expr.type):
+            if (
+                expr.function in ("range", "others", "teammates", "top", "bottom", "concat")
+                and ir.element_of(expr.type) is not None
+            ):
                 return add(own, self.length(expr))  # builds a list
         if isinstance(expr, ir.Builtin) and expr.name in ("players", "active", "suits"):
             return add(own, self.length(expr))
@@ -160,6 +165,11 @@ class Costs:
             return add(inside, 1 if cards.type == ir.CARD else self.length(cards))
         if isinstance(s, (ir.Deal, ir.Shuffle)):
             return add(inside, self.game.cards)
+        if isinstance(s, ir.Repeat):  # each pass: the body and `until`, at most `most` passes
+            until = self.cost(s.until) if s.until is not None else 0
+            return add(inside, mul(s.most, add(1, until, self.statements(s.body))))
+        if isinstance(s, ir.Random):
+            return add(inside, self.length(s.candidates))  # the candidates are copied
         return inside
 
     # ---- moves ---------------------------------------------------------------------------

@@ -5,6 +5,7 @@ spelt out (within the expansion limits), every value given its type.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
 
 import attrs
 
@@ -20,8 +21,14 @@ from .source import Node, Scalar
 FUNCTIONS: dict[str, tuple[tuple[tuple[str, ...], ...], str | Callable[[list[str]], str]]] = {
     "size": (((ir.ZONE,), ("list",)), ir.INT),
     "empty": (((ir.ZONE,), ("list",)), ir.BOOL),
-    "top": (((ir.ZONE,), (ir.ZONE, ir.INT)), lambda a: ir.CARD if len(a) == 1 else ir.list_of(ir.CARD)),
-    "bottom": (((ir.ZONE,), (ir.ZONE, ir.INT)), lambda a: ir.CARD if len(a) == 1 else ir.list_of(ir.CARD)),
+    "top": (
+        ((ir.ZONE,), (ir.ZONE, ir.INT), (ir.list_of(ir.CARD),), (ir.list_of(ir.CARD), ir.INT)),
+        lambda a: ir.CARD if len(a) == 1 else ir.list_of(ir.CARD),
+    ),
+    "bottom": (
+        ((ir.ZONE,), (ir.ZONE, ir.INT), (ir.list_of(ir.CARD),), (ir.list_of(ir.CARD), ir.INT)),
+        lambda a: ir.CARD if len(a) == 1 else ir.list_of(ir.CARD),
+    ),
     "holder": (((ir.CARD,),), ir.PLAYER),
     "seat": (((ir.INT,),), ir.PLAYER),
     "left": (((ir.PLAYER,),), ir.PLAYER),
@@ -64,6 +71,12 @@ class _Mismatch(Exception):
 class ExpressionChecker(CheckerBase):
     """Types expressions and effects against the file's names."""
 
+    if TYPE_CHECKING:  # the chance and procedure mixins (check_chance.py, check_procedures.py)
+
+        def random_statement(self, s: syntax.Move | syntax.Assign, scope: Scope) -> list[ir.Stmt]: ...
+        def repeat(self, s: syntax.Repeat, scope: Scope) -> ir.Stmt: ...
+        def call_procedure(self, s: syntax.CallProcedure, scope: Scope) -> list[ir.Stmt]: ...
+
     def effects(self, node: Node | None, scope: Scope) -> tuple[ir.Stmt, ...]:
         if node is None:
             return ()
@@ -75,13 +88,23 @@ class ExpressionChecker(CheckerBase):
         out = []
         for statement in statements:
             try:
-                out.append(self.statement(statement, scope))
+                checked = self.statement(statement, scope)
             except Failed:
                 continue
+            # a random choice or a procedure call stands for several statements
+            out.extend(checked) if isinstance(checked, list) else out.append(checked)
         self.statements_seen.extend(out)
         return out
 
-    def statement(self, s: syntax.Stmt, scope: Scope) -> ir.Stmt:
+    def statement(self, s: syntax.Stmt, scope: Scope) -> ir.Stmt | list[ir.Stmt]:
+        if isinstance(s, syntax.Move) and isinstance(s.cards, syntax.RandomPick):
+            return self.random_statement(s, scope)
+        if isinstance(s, syntax.Assign) and isinstance(s.value, syntax.RandomPick):
+            return self.random_statement(s, scope)
+        if isinstance(s, syntax.Repeat):
+            return self.repeat(s, scope)
+        if isinstance(s, syntax.CallProcedure):
+            return self.call_procedure(s, scope)
         if isinstance(s, syntax.Move):
             cards = self.expr(s.cards, scope)
             if cards.type not in (ir.CARD, ir.ZONE, ir.list_of(ir.CARD)):
@@ -125,15 +148,6 @@ class ExpressionChecker(CheckerBase):
             return ir.Goto(s.span, s.phase)
         if isinstance(s, syntax.Log):
             return ir.Log(s.span, tuple(p if isinstance(p, str) else self.expr(p, scope) for p in s.parts))
-        if isinstance(s, (syntax.If, syntax.For)):
-            for inner in (*getattr(s, "then", ()), *getattr(s, "otherwise", ()), *getattr(s, "body", ())):
-                if isinstance(inner, syntax.Shuffle):
-                    self.error(
-                        "RE320",
-                        "'shuffle' must stand at the top level of an effect list, not inside if or for",
-                        inner.span,
-                        hint="a shuffle is a chance event; move it out of the block",
-                    )
         if isinstance(s, syntax.If):
             condition = self.expect(self.expr(s.condition, scope), ir.BOOL, s.condition.span)
             return ir.If(
@@ -269,6 +283,13 @@ class ExpressionChecker(CheckerBase):
             return ir.Unary(ir.BOOL, span, "not", self.expect(operand, ir.BOOL, e.operand.span))
         if isinstance(e, syntax.Binary):
             return self.binary(e, scope)
+        if isinstance(e, syntax.RandomPick):
+            self.fail(
+                "RE255",
+                "'random' is a chance event, not a value: it stands only after '=' or after 'move'",
+                e.span,
+                hint="write 'x = random xs' or 'move random xs to z', then use x",
+            )
         if isinstance(e, syntax.Conditional):
             condition = self.expect(self.expr(e.condition, scope), ir.BOOL, e.condition.span)
             then = self.expr(e.then, scope)
@@ -540,6 +561,18 @@ class ExpressionChecker(CheckerBase):
         body = self.expr(e.args[1], scope.bind(variable, ir.Local(value.type, e.args[0].span, variable, slot)))
         return ir.Macro(body.type, e.span, "bind", value, slot, body)
 
+    def union(self, e: syntax.Binary, left: ir.Expr, right: ir.Expr) -> ir.Expr:
+        """`xs + ys`: the elements of both lists or zones, those of `xs` first (e.g. the
+        candidates `hand[me] + table`)."""
+        type_ = _union_type(left, right)
+        if type_ is None:
+            self.fail(
+                "RE301",
+                f"'+' joins two lists of one type, not {ir.type_name(left.type)} and {ir.type_name(right.type)}",
+                e.span,
+            )
+        return ir.Call(type_, e.span, "concat", (left, right))
+
     def folds_within_bound(self, expr: ir.Expr) -> ir.Expr:
         """`expr`, unless constants alone make it an integer beyond limits.MAX_INTEGER."""
         try:
@@ -560,6 +593,8 @@ class ExpressionChecker(CheckerBase):
         if op in ("+", "-", "*", "//", "%"):
             if op == "+" and left.type == ir.STR and right.type == ir.STR:
                 return ir.Binary(ir.STR, e.span, op, left, right)
+            if op == "+" and (ir.element_of(left.type) or ir.element_of(right.type)):
+                return self.union(e, left, right)
             arithmetic = ir.Binary(
                 ir.INT, e.span, op, self.expect(left, ir.INT, e.left.span), self.expect(right, ir.INT, e.right.span)
             )
@@ -587,6 +622,20 @@ class ExpressionChecker(CheckerBase):
         if left.type not in ir.SCALARS:
             self.fail("RE301", f"'{op}' compares single values, not {ir.type_name(left.type)}", e.span)
         return ir.Binary(ir.BOOL, e.span, op, left, right)
+
+
+def _union_type(left: ir.Expr, right: ir.Expr) -> str | None:
+    """The list type of `left + right` when both are lists (or zones) of one element type."""
+    a, b = ir.element_of(left.type), ir.element_of(right.type)
+    if a is None or b is None:
+        return None
+    if a == b:
+        return ir.list_of(a)
+    if isinstance(right, ir.ListExpr) and not right.items:
+        return ir.list_of(a)
+    if isinstance(left, ir.ListExpr) and not left.items:
+        return ir.list_of(b)
+    return None
 
 
 def attrs_evolve_span(expr: ir.Expr, span: Span) -> ir.Expr:

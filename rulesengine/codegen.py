@@ -199,6 +199,7 @@ class CodeGenerator:
                 and isinstance(cards, ir.Call)
                 and cards.function == "top"
                 and len(cards.args) == 2
+                and cards.args[0].type == ir.ZONE
             ):
                 zone, count = (self.gen(a) for a in cards.args)
                 return [pyast.expr(pyast.method(name("st"), "move_top", zone, count, destination, sorted_tables))]
@@ -274,6 +275,8 @@ class CodeGenerator:
             if is_const(condition):  # decided by the options: only one branch is compiled
                 return self.statements(s.then if condition.value else s.otherwise)  # type: ignore[attr-defined]
             return [pyast.if_(condition, self.statements(s.then), self.statements(s.otherwise))]
+        if isinstance(s, ir.Let):
+            return [pyast.assign(self.slot(s.slot), self.gen(s.value))]
         if isinstance(s, ir.For):
             # A copy of the collection: the body may move the cards it goes over.
             return [pyast.for_(self.slot(s.slot), call("list", self.collection(s.collection)), self.statements(s.body))]
@@ -654,16 +657,17 @@ class CodeGenerator:
         if function in ("size", "empty"):
             measured = sub(pyast.st("zones"), args[0]) if e.args[0].type == ir.ZONE else args[0]
             return call("len", measured) if function == "size" else pyast.not_(measured)
-        if function == "top":
+        if function in ("top", "bottom"):
+            cards = self.collection(e.args[0], args[0])  # a zone's cards, or a list of cards
             if len(args) == 1:
                 no_card = name(self.derived(("no_card",), lambda: (runtime.NO_CARD,), "no_card"))
-                return sub(pyast.or_(sub(pyast.st("zones"), args[0]), no_card), const(-1))
-            return call(self.helper(runtime.top, "top"), sub(pyast.st("zones"), args[0]), args[1])
-        if function == "bottom":
-            if len(args) == 1:
-                no_card = name(self.derived(("no_card",), lambda: (runtime.NO_CARD,), "no_card"))
-                return sub(pyast.or_(sub(pyast.st("zones"), args[0]), no_card), const(0))
-            return pyast.slice_(sub(pyast.st("zones"), args[0]), None, call("max", const(0), args[1]))
+                return sub(pyast.or_(cards, no_card), const(-1 if function == "top" else 0))
+            if function == "top":
+                return call(self.helper(runtime.top, "top"), cards, args[1])
+            return pyast.slice_(cards, None, call("max", const(0), args[1]))
+        if function == "concat":  # xs + ys of lists or zones: a new list
+            first, second = (call("list", self.collection(a, node)) for a, node in zip(e.args, args))
+            return pyast.binop(first, "+", second)
         if function == "holder":
             return pyast.method(name("st"), "holder", args[0])
         if function == "seat":

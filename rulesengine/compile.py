@@ -46,10 +46,21 @@ __all__ = [
 
 @attrs.frozen
 class Segment:
-    """Effects to run in one go, then (optionally) a zone to shuffle as chance."""
+    """Effects to run in one go, then (optionally) a zone to shuffle as chance.
+
+    An effect list with chance inside if/for/repeat is a sequence of segments with jumps
+    (effect_flow.py): after `run`, a random choice draws one of `choose`'s values into
+    `env[slot]`; or, when `test` gives false, the list goes on at segment `otherwise`;
+    else at `next` (-1: the following segment)."""
 
     run: Effect
     shuffle: Fn | None
+    choose: Fn | None = None
+    slot: int = 0
+    kind: str = ""  # the type of the drawn value, to name the outcomes
+    test: Fn | None = None
+    otherwise: int = 0
+    next: int = -1
 
 
 @attrs.frozen
@@ -175,6 +186,7 @@ class Compiler:
         self.build_variables()
         self.move_index = {m.name: i for i, m in enumerate(r.moves)}
         self.phase_index = {p.name: i for i, p in enumerate(r.phases)}
+        self.flow_slots = 0  # locals the loops of effect lists with jumps need beyond the checker's
 
     def _extend_layout(self, **changes: Any) -> None:
         """A new frozen layout with more of the game known; the generator sees only layouts."""
@@ -295,9 +307,9 @@ class Compiler:
         moves = []
         offset = 0
         # Steps run as one function unless a shuffle in a trigger can interrupt them.
-        triggers_plain = not any(isinstance(s, ir.Shuffle) for t in r.triggers for s in t.effects)
+        triggers_plain = not any(ir.has_chance(t.effects) for t in r.triggers)
         for index, move in enumerate(r.moves):
-            plain = triggers_plain and not any(isinstance(s, ir.Shuffle) for s in move.effects)
+            plain = triggers_plain and not ir.has_chance(move.effects)
             params = tuple(self.param(p) for p in move.params)
             width = 1
             for p in params:
@@ -387,7 +399,7 @@ class Compiler:
             evaluation=evaluation,
             results=results,
             teams=self.layout.teams,
-            slots=r.slots,
+            slots=r.slots + self.flow_slots,
             num_actions=offset,
             source=tuple(self.codegen.sources),
             layout=self.layout,
@@ -414,7 +426,20 @@ class Compiler:
     # ---- statements ------------------------------------------------------------------
 
     def segments(self, statements: tuple[ir.Stmt, ...], what: str = "effects") -> tuple[Segment, ...]:
-        """Split an effect list at its top-level shuffles (each shuffle is a chance node)."""
+        """Split an effect list at its top-level shuffles (each shuffle is a chance node); a
+        list with chance inside blocks, random choices or repeats becomes segments with jumps."""
+        from .effect_flow import Flattener, needs_flow  # it builds this module's Segments
+
+        if needs_flow(statements):
+            flow = Flattener(
+                lambda plain: self.effects(plain, what),
+                lambda e: self.expr(e, f"{what}"),
+                lambda e: self.card_list(e, f"{what}"),
+                self.r.slots,
+            )
+            made = flow.segments(statements)
+            self.flow_slots = max(self.flow_slots, flow.extra)
+            return made
         out: list[Segment] = []
         pending: list[ir.Stmt] = []
         for statement in statements:

@@ -7,6 +7,7 @@ cloned cheaply there. The agenda is empty at every decision node.
 
 from __future__ import annotations
 
+import functools
 import random
 from bisect import bisect_left
 from collections.abc import Sequence
@@ -15,12 +16,14 @@ from typing import Any
 from . import flow, ir, knowledge, results
 from .compile import CompiledMove, Program, Segment
 from .diagnostics import EngineError, IllegalActionError
+from .effect_flow import most_outcomes
 from .limits import DEFAULT_MAX_STEPS, MAX_TASKS_PER_STEP
 from .runtime import combination_unrank, insert_sorted
 from .teams import may_see
 
 # agenda task kinds
 _SEGMENTS, _ROUND_START, _PHASE_START, _FIRST, _CHECK, _ROUND_END, _MATCH_CHECK, _TRIGGERS, _ADVANCE = range(9)
+_NEUTRAL = {ir.INT: 0, ir.STR: "", ir.BOOL: False}  # a draw from an empty list (else -1: no card, nobody)
 # how a round ended
 _NORMAL, _LIMIT, _STUCK = flow.NORMAL, flow.LIMIT, flow.STUCK
 
@@ -106,7 +109,8 @@ class State:
         self.turn_set = False
         self.mover = 0
         self.agenda: list[tuple] = []
-        self.chance: list[int] | None = None  # [zone, next position] while a shuffle is pending
+        # [zone, next position] while a shuffle is pending; [-1, slot, type, values] while a random choice is
+        self.chance: list | None = None
         self.chance_count = 0
         self.seed = seed
         self.history: tuple | None = None  # (previous, value, is_chance) cells, shared by clones
@@ -192,6 +196,9 @@ class State:
         """At a chance node: the card that comes next in the shuffle, each equally likely."""
         if self.chance is None:
             return []
+        if self.chance[0] == -1:  # a random choice: each of its values, by place
+            count = len(self.chance[3])
+            return [(i, 1.0 / count) for i in range(count)]
         zone, position = self.chance
         cards = self.zones[zone][position:]
         p = 1.0 / len(cards)
@@ -208,12 +215,27 @@ class State:
         return self._legal_ids()[:]
 
     def action_to_string(self, action: int) -> str:
+        if self.chance is not None and self.chance[0] == -1:
+            values = self.chance[3]
+            return f"chance: {self._show_drawn(values[action])}" if 0 <= action < len(values) else str(action)
         if self.chance is not None:
             return f"chance: {self.program.card_names[action]}" if 0 <= action < self.program.num_cards else str(action)
         if not self.game_over and self._is_legal(action):
             move, values = self.game.decode(action)
             return self._label(move, self.current, values)
         return self.game.action_name(action)
+
+    def _show_drawn(self, value: Any) -> str:
+        kind = self.chance[2] if self.chance is not None else ""
+        if kind == ir.CARD:
+            return self.program.card_names[value] if value >= 0 else "nothing"
+        if kind == ir.PLAYER:
+            return f"P{value + 1}"
+        if kind == ir.SUIT:
+            return self.program.suit_names[value]
+        if kind == ir.RANK:
+            return self.program.ruleset.ranks[value]
+        return str(value)
 
     def returns(self) -> list[float]:
         n = self.num_players
@@ -319,6 +341,9 @@ class State:
     def _apply_chance(self, card: int) -> None:
         chance = self.chance
         assert chance is not None  # called only while a shuffle is pending
+        if chance[0] == -1:
+            self._apply_choice(card)
+            return
         zone, position = chance
         cards = self.zones[zone]
         try:
@@ -332,6 +357,50 @@ class State:
         if chance[1] >= len(cards) - 1:
             self.chance = None
             self._run()
+
+    def _go_on(self, segments: tuple[Segment, ...], index: int, segment: Segment, env: list) -> None:
+        """After a segment of a list with jumps: a random choice, or the segment that follows."""
+        follow = segment.next if segment.next >= 0 else index + 1
+        if segment.choose is not None:
+            self.agenda.append((_SEGMENTS, segments, follow, env))  # also carries `env` to the outcome
+            self._begin_choice(segment, env)
+            return
+        if segment.test is not None and not segment.test(self, env):
+            follow = segment.otherwise
+        if follow < len(segments):
+            self.agenda.append((_SEGMENTS, segments, follow, env))
+
+    def _begin_choice(self, segment: Segment, env: list) -> None:
+        """A random choice: one of the values, each equally likely, goes to `env[segment.slot]`."""
+        assert segment.choose is not None  # called for a segment that draws
+        values = segment.choose(self, env)
+        self.chance_count += 1
+        if len(values) <= 1:
+            env[segment.slot] = values[0] if values else _NEUTRAL.get(segment.kind, -1)
+            self._chosen()
+        elif self.seed is not None:
+            draw = random.Random(self.seed * 1_000_003 + self.chance_count).randrange(len(values))
+            env[segment.slot] = values[draw]
+            self._chosen()
+        else:
+            self.chance = [-1, segment.slot, segment.kind, tuple(values)]
+
+    def _chosen(self) -> None:
+        if self._track:
+            knowledge.chosen(self)
+
+    def _apply_choice(self, outcome: int) -> None:
+        chance = self.chance
+        assert chance is not None and chance[0] == -1  # called only while a random choice is pending
+        values = chance[3]
+        if not (isinstance(outcome, int) and 0 <= outcome < len(values)):
+            raise IllegalActionError(f"chance outcome {outcome} is not possible now (0 to {len(values) - 1})")
+        self.history = (self.history, outcome, True)
+        env = self.agenda[-1][3]  # the list's continuation carries its environment
+        env[chance[1]] = values[outcome]
+        self.chance = None
+        self._chosen()
+        self._run()
 
     def _begin_shuffle(self, zone: int) -> None:
         self.chance_count += 1
@@ -370,12 +439,16 @@ class State:
             kind = task[0]
             if kind == _SEGMENTS:
                 segments, index, env = task[1], task[2], task[3]
+                if index >= len(segments):
+                    continue  # past a random choice at the end of its list
                 segment: Segment = segments[index]
                 segment.run(self, env)
                 if segment.shuffle is not None:
                     if index + 1 < len(segments):
                         agenda.append((_SEGMENTS, segments, index + 1, env))
                     self._begin_shuffle(segment.shuffle(self, env))
+                elif not self.game_over and (index + 1 < len(segments) or _jumps(segment)):
+                    self._go_on(segments, index, segment, env)
                 if self.game_over:
                     agenda.clear()
             elif kind == _CHECK:
@@ -808,6 +881,11 @@ class _HiddenMoveLine(str):
         return f"P{self.mover + 1}: {self.move_name.replace('_', ' ')}"
 
 
+def _jumps(segment: Segment) -> bool:
+    """Whether a segment does more than end its list: a random choice, a test or a jump."""
+    return segment.choose is not None or segment.test is not None or segment.next >= 0
+
+
 def _restore_state(game: Game, seed: int | None, values: list[int], track: bool) -> State:
     state = game.new_initial_state(seed, track=track)
     for value in values:
@@ -870,9 +948,10 @@ class Game:
         """The range of a player's return and their sum when it is fixed (for adapters)."""
         return results.utility(self.program)
 
-    @property
+    @functools.cached_property
     def max_chance_outcomes(self) -> int:
-        return self.program.num_cards
+        """The most outcomes of one chance node: a shuffle's cards, or a random choice's values."""
+        return most_outcomes(self.ruleset, self.options, self.num_players, self.program.num_cards)
 
     def move_of(self, action: int) -> CompiledMove:
         for move in self.program.moves:

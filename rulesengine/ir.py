@@ -240,6 +240,46 @@ class For(Stmt):
     body: tuple[Stmt, ...]
 
 
+@attrs.frozen
+class Let(Stmt):
+    """Local `slot` is `value` from here on (a procedure's parameter bound to its argument)."""
+
+    slot: int
+    value: Expr
+
+
+@attrs.frozen
+class Random(Stmt):
+    """A chance event: one element of `candidates` (a list or zone), each equally likely,
+    goes to local `slot` (an empty list gives the neutral value: no card, nobody, 0, "")."""
+
+    slot: int
+    candidates: Expr
+
+
+@attrs.frozen
+class Repeat(Stmt):
+    """The body at most `count` times (checked at most limits.MAX_REPEAT), stopping after a
+    pass once `until` holds."""
+
+    count: Expr
+    body: tuple[Stmt, ...]
+    until: Expr | None
+    most: int  # the largest count the checker sees (a number or an option's bound)
+
+
+def has_chance(statements: tuple[Stmt, ...]) -> bool:
+    """Whether an effect list holds a chance event or a repeat anywhere (so the engine's
+    agenda, not one generated function, runs it)."""
+    for s in statements:
+        if isinstance(s, (Shuffle, Random, Repeat)):
+            return True
+        for inner in (getattr(s, "then", ()), getattr(s, "otherwise", ()), getattr(s, "body", ())):
+            if has_chance(inner):
+                return True
+    return False
+
+
 # ---- the ruleset -----------------------------------------------------------------------
 
 

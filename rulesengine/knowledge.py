@@ -136,6 +136,12 @@ def shuffled(state: Any, zone: int) -> None:
                 state.ident[base + card] = -1
 
 
+def chosen(state: Any) -> None:
+    """A random choice was drawn: resampling replays from after it (its outcome is a place in
+    a list, which relabelling cards would not carry over)."""
+    state._shuffled = True
+
+
 def revealed(state: Any, player: int, cards: Any) -> None:
     base = player * state.game.sight.num_cards
     for card in cards:

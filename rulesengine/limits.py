@@ -27,6 +27,9 @@ MAX_DEFINITION_DEPTH = 8  # definitions used inside definitions inside ...
 MAX_EXPANDED_SIZE = 20_000  # nodes of one expression once its definitions are spelt out
 MAX_EXPANDED_DEPTH = 80  # nesting of one expression once its definitions are spelt out
 MAX_EXPANSIONS = 10_000  # uses of definitions in a whole file, counting uses inside definitions
+MAX_REPEAT = 1_000  # passes of one repeat-block (its count: a number or an option's bound)
+MAX_PROCEDURE_DEPTH = 8  # procedures called inside procedures inside ...
+MAX_PROCEDURE_STATEMENTS = 20_000  # statements of a whole file once its procedure calls are spelt out
 
 # ---- the game's size -----------------------------------------------------------------
 MAX_PLAYERS = 16

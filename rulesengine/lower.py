@@ -78,6 +78,8 @@ def _bindings(value: Any, out: list[tuple[int, ir.Expr, str]]) -> None:
         out.append((value.slot, value.collection, "value" if value.kind == "bind" else "element"))
     elif isinstance(value, ir.For):
         out.append((value.slot, value.collection, "element"))
+    elif isinstance(value, ir.Let):  # a procedure's parameter: its argument
+        out.append((value.slot, value.value, "value"))
     elif isinstance(value, ir.Trigger) and value.each is not None and value.slot is not None:
         out.append((value.slot, value.each, "element"))
     elif isinstance(value, ir.Param) and value.type == ir.PLAYER and value.size is None:

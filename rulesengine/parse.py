@@ -147,6 +147,19 @@ class _ToAst:
         if kind == "move":
             at_bottom = len(kids) > 2 and str(kids[2].children[0]) == "bottom"
             return syntax.Move(span, self.expr(kids[0]), self.expr(kids[1]), at_bottom)
+        if kind == "move_random":
+            at_bottom = len(kids) > 2 and str(kids[2].children[0]) == "bottom"
+            picked = syntax.RandomPick(self.span_of(kids[0]), self.expr(kids[0]))
+            return syntax.Move(span, picked, self.expr(kids[1]), at_bottom)
+        if kind == "assign_random":
+            target = kids[0]
+            name = target.children[0]
+            indices = tuple(self.expr(k) for k in target.children[1:])
+            picked = syntax.RandomPick(self.span_of(kids[2]), self.expr(kids[2]))
+            return syntax.Assign(span, str(name), self.span_of(name), indices, str(kids[1]), picked)
+        if kind == "call_procedure":
+            args = tuple(self.expr(k) for k in kids[1:])
+            return syntax.CallProcedure(span, str(kids[0]), self.span_of(kids[0]), args)
         if kind == "deal":
             amount = kids[0]
             count = self.expr(amount.children[0]) if amount.data == "deal_each" else None
@@ -436,6 +449,8 @@ def _parse_block(item: Map, depth: int) -> tuple[syntax.Stmt | None, list[Diagno
             return None, problems + [Diagnostic("RE202", "a for-block needs 'do'", item.key_spans["for"])]
         body, inner = parse_statements(item.entries["do"], depth + 1)
         return syntax.For(item.span, name, name_span, collection, tuple(body)), problems + inner
+    if "repeat" in keys:
+        return _parse_repeat(item, depth)
     first = next(iter(item.key_spans.values()), item.span)
     hint = "write an effect as a text, e.g. 'move card to pile'"
     if _looks_like_text(item):
@@ -443,4 +458,24 @@ def _parse_block(item: Map, depth: int) -> tuple[syntax.Stmt | None, list[Diagno
             "YAML read this text as 'key: value' because it contains ': '; quote the whole effect, "
             "e.g. - 'log \"score: {n}\"'"
         )
-    return None, [Diagnostic("RE203", "expected an effect, or a mapping with 'if' or 'for'", first, hint=hint)]
+    expected = "expected an effect, or a mapping with 'if', 'for' or 'repeat'"
+    return None, [Diagnostic("RE203", expected, first, hint=hint)]
+
+
+def _parse_repeat(item: Map, depth: int) -> tuple[syntax.Stmt | None, list[Diagnostic]]:
+    """`repeat: N`, `do: [...]`, optionally `until: COND` (checked after each pass)."""
+    problems = [
+        Diagnostic(
+            "RE201",
+            f"unknown key '{extra}' in a repeat-block",
+            item.key_spans[extra],
+            hint="a repeat-block has 'repeat', 'do' and optionally 'until'",
+        )
+        for extra in set(item.entries) - {"repeat", "do", "until"}
+    ]
+    count = parse_expression(item.entries["repeat"])
+    until = parse_expression(item.entries["until"]) if "until" in item else None
+    if "do" not in item:
+        return None, problems + [Diagnostic("RE202", "a repeat-block needs 'do'", item.key_spans["repeat"])]
+    body, inner = parse_statements(item.entries["do"], depth + 1)
+    return syntax.Repeat(item.span, count, tuple(body), until), problems + inner

@@ -21,6 +21,7 @@ from typing import Any
 
 from . import ir, knowledge, runtime
 from .compile import CompiledMove, CompiledParam, CompiledPhase, CompiledTrigger, Program, Segment, ZoneFamily
+from .effect_flow import Flattener, needs_flow
 from .reference_eval import Evaluator, Fn
 from .reference_layout import (
     attribute_tables,
@@ -44,6 +45,7 @@ class ReferenceCompiler:
 
     def __init__(self, ruleset: ir.Ruleset, options: dict[str, object], num_players: int):
         self.ruleset = ruleset
+        self.flow_slots = 0  # locals the loops of effect lists with jumps need beyond the checker's
         self.options = dict(options)
         self.num_players = num_players
         self.teams = team_table(ruleset.teams, num_players)
@@ -247,7 +249,13 @@ class ReferenceCompiler:
     # ---- effects -----------------------------------------------------------------------
 
     def segments(self, statements: tuple[ir.Stmt, ...]) -> tuple[Segment, ...]:
-        """An effect list cut after each top-level shuffle (the shuffle is a chance event)."""
+        """An effect list cut after each top-level shuffle (the shuffle is a chance event); with
+        chance inside blocks, random choices or repeats, segments with jumps (effect_flow.py)."""
+        if needs_flow(statements):
+            flow = Flattener(self.evaluator.block, self.evaluator.expr, self.evaluator.items, self.ruleset.slots)
+            made = flow.segments(statements)
+            self.flow_slots = max(self.flow_slots, flow.extra)
+            return made
         out: list[Segment] = []
         pending: list[ir.Stmt] = []
         for statement in statements:
@@ -349,7 +357,7 @@ class ReferenceCompiler:
             evaluation=self.optional(r.evaluation),
             results=result_rules(r.results, ev.expr, lambda e: ev.expr(e)(None, [None] * max(1, r.slots))),
             teams=self.teams,
-            slots=r.slots,
+            slots=r.slots + self.flow_slots,
             num_actions=offset,
         )
 

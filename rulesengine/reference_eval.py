@@ -287,14 +287,17 @@ class Evaluator:
                 return lambda st, env: len(items(st, env))
             return lambda st, env: len(items(st, env)) == 0
         if name in ("top", "bottom"):
-            zone = args[0]
+            cards = self.items(e.args[0])  # a zone's cards or a list of cards, bottom first
             if len(args) == 1:
                 end = -1 if name == "top" else 0
-                return lambda st, env: (lambda cards: cards[end] if cards else NO_CARD)(st.zones[zone(st, env)])
+                return lambda st, env: (lambda found: found[end] if found else NO_CARD)(cards(st, env))
             count = args[1]
             if name == "top":
-                return lambda st, env: runtime.top(st.zones[zone(st, env)], count(st, env))
-            return lambda st, env: st.zones[zone(st, env)][: max(0, count(st, env))]
+                return lambda st, env: runtime.top(cards(st, env), count(st, env))
+            return lambda st, env: cards(st, env)[: max(0, count(st, env))]
+        if name == "concat":
+            first, second = self.items(e.args[0]), self.items(e.args[1])
+            return lambda st, env: first(st, env) + second(st, env)
         if name == "holder":
             card = args[0]
             return lambda st, env: (lambda c: s.zone_owner[st.where[c]] if c >= 0 else NOBODY)(card(st, env))
@@ -478,6 +481,14 @@ class Evaluator:
                 then(st, env)
             else:
                 otherwise(st, env)
+
+        return run
+
+    def s_Let(self, s: ir.Let) -> Run:
+        value, slot = self.expr(s.value), s.slot
+
+        def run(st, env):
+            env[slot] = value(st, env)
 
         return run
 

@@ -113,6 +113,11 @@ TOP: dict[str, Key] = {
         "Named helper expressions: 'name' or 'name(a, b)' mapped to an expression, usable everywhere.",
         {"type": ["object", "null"], "additionalProperties": {"$ref": "#/definitions/expression"}},
     ),
+    "procedures": Key(
+        "Named effect lists with typed parameters, each under its name, called from effects as 'name(arguments)'.",
+        entries("procedure"),
+        entries_of="procedure",
+    ),
     "setup": Key("Effects run once when a match starts.", ref("effects")),
     "round": Key("Effects when a round starts and ends, and a limit on its turns.", ref("round")),
     "phases": Key(
@@ -345,6 +350,21 @@ SECTIONS: dict[str, Section] = {
             "same": _text("A card attribute all chosen cards share, e.g. rank or suit."),
         },
     ),
+    "procedure": Section(
+        "A named effect list, called from effects as 'name(arguments)'; it may call other procedures, not itself.",
+        {
+            "params": Key(
+                "The parameters in order, each under its name with its type: int, bool, str, player, suit, rank or"
+                " card.",
+                {
+                    "type": ["object", "null"],
+                    "additionalProperties": {"enum": ["int", "bool", "str", "player", "suit", "rank", "card"]},
+                },
+            ),
+            "effects": Key("What a call does, with the parameters bound to the arguments.", ref("effects")),
+            "description": _text("What the procedure does."),
+        },
+    ),
     "trigger": Section(
         "Effects that fire after a move whenever a condition holds.",
         {
@@ -428,7 +448,11 @@ _LANGUAGE: dict[str, dict[str, Any]] = {
         "then": {
             "if": {"required": ["for"]},
             "then": {"$ref": "#/definitions/forBlock"},
-            "else": {"$ref": "#/definitions/ifBlock"},
+            "else": {
+                "if": {"required": ["repeat"]},
+                "then": {"$ref": "#/definitions/repeatBlock"},
+                "else": {"$ref": "#/definitions/ifBlock"},
+            },
         },
         "else": {"type": "string"},
     },
@@ -461,6 +485,20 @@ _LANGUAGE: dict[str, dict[str, Any]] = {
             },
         },
         "required": ["for", "do"],
+    },
+    "repeatBlock": {
+        "description": "Effects repeated at most a number of times, until a condition holds after a pass.",
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            "repeat": {
+                "description": "The most passes: a number, or an option with 'max' or 'choices' (at most 1000).",
+                **ref("expression"),
+            },
+            "do": {"description": "Effects of one pass.", **ref("effects")},
+            "until": {"description": "Checked after each pass: the repeat stops once it holds.", **ref("expression")},
+        },
+        "required": ["repeat", "do"],
     },
     "names": {
         "description": "A list of names (plain numbers are read as names too).",

@@ -87,6 +87,14 @@ class Conditional(Expr):
     otherwise: Expr
 
 
+@attrs.frozen
+class RandomPick(Expr):
+    """`random xs`: one element of a list or zone drawn by chance; only the value of an
+    assignment or the cards of a `move` (a chance event, not an expression)."""
+
+    candidates: Expr
+
+
 # ---- statements ------------------------------------------------------------------------
 
 
@@ -176,3 +184,19 @@ class For(Stmt):
     variable_span: Span
     collection: Expr
     body: tuple[Stmt, ...]
+
+
+@attrs.frozen
+class Repeat(Stmt):
+    """`repeat: N` with `do` and an optional `until`: the body at most N times."""
+
+    count: Expr
+    body: tuple[Stmt, ...]
+    until: Expr | None
+
+
+@attrs.frozen
+class CallProcedure(Stmt):
+    name: str
+    name_span: Span
+    args: tuple[Expr, ...]

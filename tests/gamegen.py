@@ -121,6 +121,9 @@ class GameGenerator:
         self.take, self.reserve = names.take, names.reserve
         self.locals = [n for n in LOCAL_NAMES]
         self.definitions_ready = False  # definitions are not used inside definitions (no recursion)
+        self.procedures_ready = False  # procedure bodies call no procedure
+        self.more_chance = self.rng.random() < 0.5
+        self.procedure_names: list[str] = []
         self.forward_only = False
 
     # ---- helpers ---------------------------------------------------------------------
@@ -492,6 +495,7 @@ class GameGenerator:
                     ),
                 ),
                 (1, lambda: self.bind(CARD, scope, depth)),
+                (1, lambda: f"{self.pick(['top', 'bottom'])}({sub(CARDS)})"),  # of a list, e.g. a filtered one
                 conditional,
             ]
         if t == PLAYER:
@@ -516,6 +520,7 @@ class GameGenerator:
                 (2, lambda: self.macro(CARDS, self.zone(scope, depth - 1), "filter", BOOL, scope, depth)),
                 (1, lambda: f"{self.pick(['top', 'bottom'])}({self.zone(scope, depth - 1)}, {sub(INT)})"),
                 (1, lambda: f"[{sub(CARD)}, {sub(CARD)}]"),
+                (1, lambda: f"({self.zone(scope, depth - 1)} + {sub(CARDS)})"),  # a union
             ]
         if t == PLAYERS:
             return [(1, lambda: self.macro(PLAYERS, "players", "filter", BOOL, scope, depth))]
@@ -585,12 +590,50 @@ class GameGenerator:
             (0 if self.forward_only else 0.5, lambda: f"goto {self.pick(self.phase_names)}"),
             (2, lambda: f'log "{self.template(scope)}"'),
         ]
+        # chance: at the top of a list; in half of the games (so that the other half keeps the
+        # compiler's fast steps) also inside blocks, random choices and repeats
         if top:
             options.append((1.5, lambda: f"shuffle {self.zone(scope, 1)}"))
+        if self.more_chance:
+            players = lambda: self.pick(["players", "active", f"others({self.seat(scope, 1)})"])  # noqa: E731
+            options += [
+                (0.4, lambda: f"shuffle {self.zone(scope, 1)}"),
+                (0.5, lambda: f"{self.v_lead} = random {players()}"),
+                (0.5, lambda: f"{self.v_count} {self.pick(['=', '+='])} random {sub(INTS)}"),
+                (0.3, lambda: f"{self.v_trump} = random suits"),
+                (0.5, lambda: f"{self.v_last} = random {self.pick([self.zone(scope, 1), sub(CARDS)])}"),
+                (0.5, lambda: f"move random {self.zone(scope, 1)} to {self.zone(scope, 1)}"),
+            ]
+        if self.procedures_ready and self.procedure_names:
+            options.append((1, lambda: self.call(scope)))
         if depth > 0:
             options.append((1.5, lambda: self.if_block(scope, depth)))
             options.append((1.5, lambda: self.for_block(scope, depth)))
+            if self.more_chance:
+                options.append((0.7, lambda: self.repeat_block(scope, depth)))
         return self.weighted(options)
+
+    def repeat_block(self, scope: dict[str, str], depth: int) -> dict:
+        block: dict = {
+            "repeat": self.pick([0, 1, 2, 3, self.opt_int]),
+            "do": self.statements(scope, self.rng.randint(1, 2), depth - 1),
+        }
+        if self.chance(0.7):
+            block["until"] = self.expr(BOOL, scope, 2)
+        return block
+
+    def call(self, scope: dict[str, str]) -> str:
+        return f"{self.pick(self.procedure_names)}({self.seat(scope, 1)}, {self.small(scope)})"
+
+    def procedures(self) -> dict[str, dict]:
+        """Procedures with a player and a number parameter; they call no procedure (no cycles)."""
+        out = {}
+        for name in self.procedure_names:
+            player, count = self.local({"me": PLAYER}), "n9"
+            scope = {"me": PLAYER, player: PLAYER, count: INT}
+            out[name] = {"params": {player: "player", count: "int"}, "effects": self.statements(scope, 2, 1)}
+        self.procedures_ready = True
+        return out
 
     def if_block(self, scope: dict[str, str], depth: int) -> dict:
         then = self.statements(scope, self.rng.randint(1, 2), depth - 1)
@@ -773,6 +816,8 @@ class GameGenerator:
             f"{self.d_fits}({fits_param})": self.expr(BOOL, {"me": PLAYER, fits_param: CARD}, 2),
         }
         self.definitions_ready = True
+        self.procedure_names = [self.take() for _ in range(rng.randint(0, 2))]
+        procedures = self.procedures()
         moves = self.moves()
         deal = max(1, min(rng.randint(1, 5), self.card_count // self.max_players))
         round_: dict[str, object] = {
@@ -797,6 +842,8 @@ class GameGenerator:
             "variables": variables,
             "define": define,
         }
+        if procedures:
+            doc["procedures"] = procedures
         if self.chance(0.3):
             doc["cards"]["label"] = f"{{rank}}/{{suit}}/{{{self.attr_int}}}"
         if self.chance(0.4):

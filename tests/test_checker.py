@@ -116,6 +116,7 @@ PLACES = {
     "option": ("zones:\n", "options: {o: {default: 1, zz: 1}}\nzones:\n"),
     "limit": ("round:\n", "round:\n  limit: {turns: 5, zz: 1}\n"),
     "param": ('params: {card: "hand[me]"}', 'params: {card: {from: "hand[me]", size: 1, zz: 1}}'),
+    "procedure": ("zones:\n", "procedures: {p: {effects: [reverse], zz: 1}}\nzones:\n"),
 }
 
 

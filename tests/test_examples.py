@@ -58,7 +58,7 @@ def _example(name: str) -> Path:
 
 def test_examples_are_found() -> None:
     names = {path.name for path in EXAMPLES}
-    assert {"tutorial-game.yaml", "pan-house-rules.yaml", "ladder.yaml", "fishing.yaml"} <= names
+    assert {"tutorial-game.yaml", "pan-house-rules.yaml", "ladder.yaml", "fishing.yaml", "in-between.yaml"} <= names
 
 
 # ---- every example ---------------------------------------------------------------------

@@ -161,7 +161,10 @@ async def test_completion_of_keys_names_and_functions(client):
     items = {item.label: item for item in result.items}
     assert {"pile", "hand", "letters", "top_rank", "word", "single", "play", "size", "holder", "players"} <= set(items)
     assert items["size"].detail == "size(zone) -> int; size(list) -> int"
-    assert items["top"].detail == "top(zone) -> card; top(zone, int) -> list of card"
+    assert items["top"].detail == (
+        "top(zone) -> card; top(zone, int) -> list of card; top(list of card) -> card; "
+        "top(list of card, int) -> list of card"
+    )
     assert items["pile"].kind == types.CompletionItemKind.Field and "seen by all" in items["pile"].detail
     # list macros after a dot
     result = await client.text_document_completion_async(

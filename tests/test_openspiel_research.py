@@ -31,6 +31,7 @@ SHORT = [
     ("examples/tutorial-game.yaml", 2, "target:1;hand_size:3"),
     ("examples/knock-out-whist.yaml", 3, ""),
     ("examples/partnership-spades.yaml", 4, "deals:1"),
+    ("examples/in-between.yaml", 3, "hands:2"),
 ]
 
 

@@ -49,6 +49,8 @@ SETTINGS = [
     (str(EXAMPLES / "knock-out-whist.yaml"), 5, {}),
     (str(EXAMPLES / "pan-house-rules.yaml"), 3, {}),
     (str(EXAMPLES / "partnership-spades.yaml"), 4, {"deals": 2}),
+    (str(EXAMPLES / "in-between.yaml"), 2, {}),
+    (str(EXAMPLES / "in-between.yaml"), 6, {"hands": 12, "redeals": 1}),
 ]
 
 
@@ -148,6 +150,10 @@ def test_generated_games_use_the_constructs_of_the_language() -> None:
         "end ",
         " at bottom",
         "log ",
+        "= random ",
+        "move random ",
+        "repeat:",
+        "procedures:",
     ):
         assert construct in texts, construct
 

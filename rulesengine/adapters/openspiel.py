@@ -199,7 +199,10 @@ def _classes() -> tuple:
         def _action_to_string(self, player: int, action: int) -> str:
             engine = self.inner.game
             if player == pyspiel.PlayerId.CHANCE:
-                return f"chance: {engine.program.card_names[action]}"
+                if self.inner.is_chance_node():  # a card of a shuffle, or a value of a random choice
+                    return self.inner.action_to_string(action)
+                names = engine.program.card_names
+                return f"chance: {names[action]}" if 0 <= action < len(names) else f"chance: {action}"
             return engine.action_name(action)  # independent of the state, so unique
 
         def is_terminal(self) -> bool:
