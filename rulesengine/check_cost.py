@@ -171,10 +171,12 @@ class Costs:
                 return self.length(param.candidates)
             return value_choices(param)
         cards = self.length(param.candidates)
+        sizes = range(param.size, param.size + 1) if param.at_least is None else range(param.at_least, param.size + 1)
         groups = {"rank": self.game.cards_by_rank, "suit": self.game.cards_by_suit}.get(param.same or "")
+        every = add(*(math.comb(cards, k) for k in sizes))
         if groups is None:
-            return math.comb(cards, param.size)
-        return min(add(*(math.comb(min(group, cards), param.size) for group in groups)), math.comb(cards, param.size))
+            return every
+        return min(add(*(math.comb(min(group, cards), k) for group in groups for k in sizes)), every)
 
     def enumeration(self, move: ir.MoveDef, counts: list[int]) -> int:
         """Listing a move's actions: each parameter's candidates once per combination of the

@@ -57,7 +57,8 @@ class CompiledParam:
     same: list | None  # attribute table for grouping sets
     domain: tuple | None  # static values (ints, texts, players, suits); None for cards
     domain_size: int
-    kind: str  # card, set, player, suit or value (a number or text from a fixed list)
+    kind: str  # card, set, subset (a set of variable size), player, suit or value (a number or text from a fixed list)
+    at_least: int | None = None  # a subset's fewest cards (its most: `size`)
 
 
 @attrs.frozen
@@ -387,6 +388,8 @@ class Compiler:
     def param(self, p: ir.Param) -> CompiledParam:
         if p.size is not None:
             same = self.attributes[p.same] if p.same else None
+            if p.at_least is not None:  # any number of cards: keyed by a bit per card
+                return CompiledParam(p.slot, p.size, same, None, 2 ** len(self.card_names), "subset", p.at_least)
             return CompiledParam(p.slot, p.size, same, None, comb(len(self.card_names), p.size), "set")
         if p.type == ir.CARD:
             return CompiledParam(p.slot, None, None, None, len(self.card_names), "card")

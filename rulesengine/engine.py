@@ -13,10 +13,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import flow, ir, knowledge
+from .actions import Encoding
 from .compile import CompiledMove, Program, Segment
 from .diagnostics import EngineError, IllegalActionError
 from .limits import DEFAULT_MAX_STEPS, MAX_TASKS_PER_STEP
-from .runtime import combination_unrank, insert_sorted
+from .runtime import combination_unrank, insert_sorted, mask_cards
 
 # agenda task kinds
 _SEGMENTS, _ROUND_START, _PHASE_START, _FIRST, _CHECK, _ROUND_END, _MATCH_CHECK, _TRIGGERS, _ADVANCE = range(9)
@@ -57,6 +58,7 @@ class State:
         "_checkpoint",
         "_shuffled",
         "_track",
+        "_pending",
     )
     _COPIED = (
         "zones",
@@ -121,6 +123,7 @@ class State:
         # replaced, never changed in place, so clones share it
         self._seen: dict[int, tuple] = {}
         self._track = track
+        self._pending: tuple[int, ...] = ()  # the ids picked so far of a choice made in steps (actions.py)
         knowledge.initial(self)  # what each player knows, and the trail of steps
 
     # ---- start and clone -------------------------------------------------------------
@@ -195,6 +198,8 @@ class State:
         return sorted((card, p) for card in cards)
 
     def legal_actions(self, player: int | None = None) -> list[int]:
+        if self.game.stepwise and self.chance is None and not self.game_over:
+            return self._step_ids() if player is None or player == self.current else []
         legal = self._legal  # kept only at decision nodes (and [] at the end)
         if legal is not None and (player is None or player == self.current):
             return legal[:]
@@ -207,6 +212,8 @@ class State:
     def action_to_string(self, action: int) -> str:
         if self.chance is not None:
             return f"chance: {self.program.card_names[action]}" if 0 <= action < self.program.num_cards else str(action)
+        if self.game.stepwise:
+            return self._step_name(action)
         if not self.game_over and self._is_legal(action):
             move, values = self.game.decode(action)
             return self._label(move, self.current, values)
@@ -241,11 +248,78 @@ class State:
             if self._track:
                 knowledge.end_step(self)
             return
+        if self.game.stepwise:
+            key = self._pick(action)
+            if key is None:  # one more step of a choice
+                if self._track:
+                    knowledge.picked(self)
+                return
+            self._act(key, action)
+            if self._track:
+                knowledge.end_step(self, key)
+            return
         self._act(action)
         if self._track:
             knowledge.end_step(self, action)
 
-    def _act(self, action: int) -> None:
+    # ---- choices made in steps (actions.py) -------------------------------------------
+
+    def _steps_of(self, key: int) -> tuple[int, ...]:
+        encoding = self.game.encoding
+        found = encoding._steps.get(key)
+        return found if found is not None else encoding.steps(key, *self.game.decode(key))
+
+    def _step_ids(self) -> list[int]:
+        """The ids that may come next: the next step of every legal action that starts with the picks so far."""
+        prefix = self._pending
+        k = len(prefix)
+        ids = set()
+        for key in self._legal_ids():
+            steps = self._steps_of(key)
+            if len(steps) > k and steps[:k] == prefix:
+                ids.add(steps[k])
+        return sorted(ids)
+
+    def _pick(self, action: int) -> int | None:
+        """Take one step of a choice: the key of the complete action it ends, else None (and the
+        pick is kept). An id no legal action continues with is refused."""
+        prefix = (*self._pending, action)
+        k = len(prefix)
+        begun = False
+        for key in self._legal_ids():
+            steps = self._steps_of(key)
+            if steps[:k] == prefix:
+                if len(steps) == k:  # the ids of two actions never start one another
+                    self._pending = ()
+                    return key
+                begun = True
+        if not begun:
+            self._refuse(action)
+        self._pending = prefix
+        self.history = (self.history, action, False)
+        return None
+
+    def _step_name(self, action: int) -> str:
+        prefix = (*self._pending, action)
+        if not self.game_over:
+            for key in self._legal_ids():
+                steps = self._steps_of(key)
+                if steps == prefix:
+                    move, values = self.game.decode(key)
+                    return self._label(move, self.current, values)
+        if self._pending:
+            program = self.program
+            return self.game.encoding.step_name(action, self._pending, program.card_names, program.suit_names)
+        return self.game.action_name(action)
+
+    def pending_names(self) -> list[str]:
+        """The picks so far of the choice the player to move is making in steps (its own, private)."""
+        program = self.program
+        encoding = self.game.encoding
+        return [encoding.step_name(a, self._pending[:i], program.card_names, program.suit_names)
+                for i, a in enumerate(self._pending)]
+
+    def _act(self, action: int, recorded: int | None = None) -> None:
         """A player's action, up to the next decision or chance node."""
         # _is_legal written out: this is the hot path of every playout
         legal = self._legal
@@ -255,7 +329,7 @@ class State:
         if index == len(legal) or legal[index] != action:
             self._refuse(action)
         move, values = self.game._decoded.get(action) or self.game.decode(action)
-        self.history = (self.history, action, False)
+        self.history = (self.history, action if recorded is None else recorded, False)
         self.steps += 1
         self.turns += 1
         if self.shown_any:
@@ -308,11 +382,15 @@ class State:
         return fired
 
     def _refuse(self, action: int) -> None:
-        legal = self._legal_ids()
+        legal = self.legal_actions()
         names = ", ".join(f"{a} ({self.action_to_string(a)})" for a in legal[:12])
         more = "" if len(legal) <= 12 else f" and {len(legal) - 12} more"
+        try:
+            shown = self.game.action_name(action)
+        except IllegalActionError:
+            shown = "no such action"
         raise IllegalActionError(
-            f"action {action} ({self.game.action_name(action)}) is not legal for P{self.current + 1} now; "
+            f"action {action} ({shown}) is not legal for P{self.current + 1} now; "
             f"legal actions: {names}{more}"
         )
 
@@ -700,9 +778,9 @@ class State:
             mover, action = self.mover, self.last_action
             move = self.game.move_of(action)
             # A hidden move is named to the others without its parameters.
-            shown = move.name if move.hidden and mover != player else self.game.action_name(action)
+            shown = move.name if move.hidden and mover != player else self.game.key_name(action)
             last = {"player": mover, "move": shown}
-        return {
+        seen: dict[str, Any] = {
             "player": player,
             "round": self.round_number,
             "phase": program.phases[self.phase].name if self.phase >= 0 else None,
@@ -715,6 +793,9 @@ class State:
             "last_move": last,
             "terminal": self.game_over,
         }
+        if self._pending and player == self.current:
+            seen["choosing"] = self.pending_names()
+        return seen
 
     def variables(self) -> dict[str, Any]:
         program = self.program
@@ -838,6 +919,8 @@ class Game:
         self.max_steps = max_steps
         self.sight = knowledge.Sight(program)
         self._decoded: dict[int, tuple[CompiledMove, tuple]] = {}  # at most one entry per action id
+        self.encoding = Encoding(program)  # the ids players see (actions.py)
+        self.stepwise = self.encoding.stepwise
 
     def new_initial_state(self, seed: int | None = None, record_log: bool = False, track: bool = True) -> State:
         """A new match. With a seed, shuffles are drawn from it; without, they are chance nodes.
@@ -857,7 +940,7 @@ class Game:
 
     @property
     def num_distinct_actions(self) -> int:
-        return self.program.num_actions
+        return self.encoding.num_actions
 
     @property
     def max_chance_outcomes(self) -> int:
@@ -889,14 +972,29 @@ class Game:
             elif param.kind == "set":
                 assert param.size is not None  # a set parameter always has a size
                 values.append(combination_unrank(key, param.size))
+            elif param.kind == "subset":
+                values.append(mask_cards(key))
             else:
                 assert param.domain is not None  # only card parameters have no static domain
                 values.append(param.domain[key] if key < len(param.domain) else None)
         return move, tuple(values)
 
-    def action_name(self, action: int) -> str:
-        move, values = self.decode(action)
+    def key_name(self, key: int) -> str:
+        """The name of a complete action by the engine's key (`CompiledMove.offset` numbering)."""
+        move, values = self.decode(key)
         return self.describe(move, values)
+
+    def action_name(self, action: int) -> str:
+        """The name of an action id as players see them, independent of the state (a step of a
+        choice is named as its move's first step)."""
+        if not self.stepwise:
+            return self.key_name(action)
+        block = self.encoding.block_of(action)
+        if block is None:
+            raise IllegalActionError(f"action {action} is outside 0..{self.encoding.num_actions - 1}")
+        if not block.stepwise:
+            return self.key_name(block.move.offset + action - block.offset)
+        return self.encoding.step_name(action, (), self.program.card_names, self.program.suit_names)
 
     def describe(self, move: CompiledMove, values: tuple) -> str:
         shown = [self.show_param(p, v) for p, v in zip(move.params, values)]
@@ -906,8 +1004,8 @@ class Game:
         names = self.program.card_names
         if param.kind == "card":
             return names[value]
-        if param.kind == "set":
-            return " ".join(names[c] for c in value)
+        if param.kind in ("set", "subset"):
+            return " ".join(names[c] for c in value) if value else "none"
         if param.kind == "player":
             return f"P{value + 1}"
         if param.kind == "suit":

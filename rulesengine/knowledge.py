@@ -196,6 +196,28 @@ def end_step(state: Any, action: int | None = None) -> None:
         state._checkpoint = checkpoint
 
 
+def picked(state: Any) -> None:
+    """Close a step of a choice made in steps: a record only its maker observes (the picks so
+    far), holding the unchanged public record for its observation; the others observe nothing,
+    so the number of steps a choice took tells them nothing."""
+    last = state.last_action
+    inner = (
+        (),
+        tuple(state.vars),
+        (
+            state.round_number,
+            state.phase,
+            state.current_player(),
+            state.direction,
+            tuple(state.active),
+            state.game_over,
+        ),
+        tuple(map(tuple, state.shown)) if state.shown_any else None,
+        (state.mover, last) if last is not None else None,
+    )
+    state.trail = (state.trail, ("pick", state.current, state._pending, tuple(state.pending_names()), inner))
+
+
 def _named(game: Any, action: int) -> tuple[int, ...]:
     """The cards a player's action names to everyone (none for a hidden move)."""
     move, values = game.decode(action)
@@ -226,7 +248,10 @@ def _records(state: Any, stop: Any) -> tuple[list, Any]:
 
 
 def project(state: Any, player: int, view: list, record: tuple) -> tuple:
-    """What `player` observes at one step that differs from `view` (updated in place)."""
+    """What `player` observes at one step that differs from `view` (updated in place); None
+    for a step of another player's choice made in steps (see `picked`)."""
+    if record[0] == "pick":
+        return ("pick", record[2]) if record[1] == player else None
     changes, values, public, shown, last = record
     sees = state.game.sight.sees[player]
     diff = []
@@ -242,7 +267,7 @@ def project(state: Any, player: int, view: list, record: tuple) -> tuple:
         names = sight.names.get(action)
         if names is None:
             move = state.game.move_of(action)
-            names = sight.names[action] = (move.name if move.hidden else None, state.game.action_name(action))
+            names = sight.names[action] = (move.name if move.hidden else None, state.game.key_name(action))
         last = (mover, names[1] if names[0] is None or mover == player else names[0])
     if sight.shown_slots:  # cards and suits below 0 are shown as None
         values = list(values)
@@ -281,6 +306,8 @@ def key(state: Any, player: int) -> str:
     view = list(view)
     for record in records:
         projection = project(state, player, view, record)
+        if projection is None:
+            continue
         digest = hashlib.sha256(f"{digest}|{projection!r}".encode()).hexdigest()
     state._seen = {**state._seen, player: (state.trail, digest, tuple(view))}
     return digest
@@ -321,6 +348,12 @@ def observation_chain(state: Any, player: int) -> tuple | None:
         return chain
     view = list(view) if view is not None else [None] * len(state.zones)
     for record in records:
+        if record[0] == "pick":
+            if record[1] == player:
+                seen = observe(state, player, view, record[4])
+                seen["choosing"] = list(record[3])
+                chain = (chain, seen)
+            continue
         chain = (chain, observe(state, player, view, record))
     state._seen = {**state._seen, slot: (state.trail, chain, tuple(view))}
     return chain
@@ -357,7 +390,7 @@ def observe(state: Any, player: int, view: list, record: tuple) -> dict[str, Any
     if last is not None:
         mover, action = last
         move = game.move_of(action)
-        shown_move = move.name if move.hidden and mover != player else game.action_name(action)
+        shown_move = move.name if move.hidden and mover != player else game.key_name(action)
         last_move = {"player": mover, "move": shown_move}
     return {
         "player": player,

@@ -106,10 +106,26 @@ class Resampler:
         state = base.clone()
         game = state.game
         view = list(self.start_view)
+        picks: list[tuple[int, tuple]] = []  # the steps of a choice made in steps, until it is complete
         try:
             for (value, is_chance), target in zip(self.values, self.targets):
                 if is_chance:
                     state.apply_action(sigma[value])
+                elif game.stepwise:
+                    picks.append((value, target))
+                    steps = relabel_steps(game, tuple(v for v, _ in picks), sigma)
+                    if steps is None:
+                        continue  # not complete yet
+                    if len(steps) != len(picks):
+                        return None
+                    for step, (_value, step_target) in zip(steps, picks):
+                        if state.is_chance_node() or step not in state.legal_actions():
+                            return None
+                        state.apply_action(step)
+                        if knowledge.project(state, player, view, state.trail[1]) != step_target:
+                            return None
+                    picks = []
+                    continue
                 else:
                     action = relabel_action(game, value, sigma)
                     if action is None or state.is_chance_node() or not state._is_legal(action):
@@ -172,6 +188,34 @@ def relabel(state: Any, sigma: list[int]) -> Any:
     return out
 
 
+def relabel_steps(game: Any, steps: tuple[int, ...], sigma: list[int]) -> tuple[int, ...] | None:
+    """The ids of a complete action (given as the ids players see, one or a choice's steps) with
+    its cards renamed by `sigma`; None while the steps do not yet make a complete action."""
+    encoding = game.encoding
+    block = encoding.block_of(steps[0])
+    if block is None:
+        return ()
+    if not block.stepwise:
+        key = relabel_action(game, block.move.offset + steps[0] - block.offset, sigma)
+        return () if key is None else (block.offset + key - block.move.offset,)
+    parsed = encoding.parse(steps)
+    if parsed is None:
+        return ()
+    _block, values, used = parsed
+    if len(values) < len(block.move.params):
+        return None
+    if used != len(steps):
+        return ()
+    renamed = []
+    for param, value in zip(block.move.params, values):
+        if param.kind in ("set", "subset"):
+            value = tuple(sigma[c] for c in value)
+        elif param.kind == "card":
+            value = sigma[value]
+        renamed.append(value)
+    return encoding.steps_of(block.move, tuple(renamed))
+
+
 def relabel_action(game: Any, action: int, sigma: list[int]) -> int | None:
     """The id of `action` with its cards renamed by `sigma` (None if it has no id)."""
     move, values = game.decode(action)
@@ -183,6 +227,8 @@ def relabel_action(game: Any, action: int, sigma: list[int]) -> int | None:
             key = sigma[value]
         elif param.kind == "set":
             key = sum(comb(card, i + 1) for i, card in enumerate(sorted(sigma[c] for c in value)))
+        elif param.kind == "subset":
+            key = sum(1 << sigma[c] for c in value)
         else:
             key = param.domain.index(value) if value is not None and value in param.domain else len(param.domain)
         if key >= param.domain_size:

@@ -323,6 +323,8 @@ SECTIONS: dict[str, Section] = {
             ),
             "size": _count(f"How many cards are chosen (1 to {MAX_SET_SIZE}).", 1, MAX_SET_SIZE),
             "same": _text("A card attribute all chosen cards share, e.g. rank or suit."),
+            "min": _count(f"A set of variable size: the fewest cards chosen (0 to {MAX_SET_SIZE}).", 0, MAX_SET_SIZE),
+            "max": _count(f"A set of variable size: the most cards chosen (1 to {MAX_SET_SIZE}).", 1, MAX_SET_SIZE),
         },
     ),
     "trigger": Section(
