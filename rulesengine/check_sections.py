@@ -456,6 +456,7 @@ class SectionReader(CheckerBase):
             first = self.optional_expr(spec.get("first"), Scope(), ir.PLAYER)
             until = self.optional_expr(spec.get("until"), Scope(), ir.BOOL)
             next_name = self.scalar(spec.get("next"), (str,), "next")
+            simultaneous = self.scalar(spec.get("simultaneous"), (bool,), "simultaneous")
             if next_name is not None and next_name != "end" and next_name not in names:
                 self.error(
                     "RE223", f"unknown phase '{next_name}'", self.at(spec, "next"), hint=did_you_mean(next_name, names)
@@ -473,6 +474,7 @@ class SectionReader(CheckerBase):
                     self.effects(spec.get("enter"), Scope()),
                     self.effects(spec.get("exit"), Scope()),
                     next_name,
+                    bool(simultaneous),
                 )
             )
         return tuple(phases)

@@ -104,6 +104,7 @@ class CompiledPhase:
     enumerate: Callable[[Any, int, list], None]
     # settle(state) after a step in this phase: pass the turn, list the next legal actions
     settle: Callable[[Any], None]
+    simultaneous: bool = False  # choices are kept hidden until every active player has chosen (engine.py)
 
 
 @attrs.frozen
@@ -324,6 +325,7 @@ class Compiler:
                 self.segments(p.exit, f"exit of phase {p.name}"),
                 self.phase_index[p.next] if p.next is not None else None,
                 *self.codegen.phase_functions(p, self.phase_moves(p, moves), r.round_limit),
+                simultaneous=p.simultaneous,
             )
             for p in r.phases
         )

@@ -59,6 +59,7 @@ class State:
         "_shuffled",
         "_track",
         "_pending",
+        "_commits",
     )
     _COPIED = (
         "zones",
@@ -124,6 +125,7 @@ class State:
         self._seen: dict[int, tuple] = {}
         self._track = track
         self._pending: tuple[int, ...] = ()  # the ids picked so far of a choice made in steps (actions.py)
+        self._commits: tuple[tuple[int, int], ...] = ()  # (player, action key) chosen so far in a simultaneous phase
         knowledge.initial(self)  # what each player knows, and the trail of steps
 
     # ---- start and clone -------------------------------------------------------------
@@ -254,13 +256,89 @@ class State:
                 if self._track:
                     knowledge.picked(self)
                 return
-            self._act(key, action)
-            if self._track:
-                knowledge.end_step(self, key)
+            self._choose(key, action)
             return
-        self._act(action)
+        self._choose(action, None)
+
+    def _choose(self, key: int, recorded: int | None) -> None:
+        """A complete action: made now, or kept hidden until every player of a simultaneous phase has chosen."""
+        if self.phase >= 0 and self.program.phases[self.phase].simultaneous:
+            resolved = self._commit(key, recorded)
+            if self._track:
+                knowledge.end_step(self, key if resolved else None)
+            return
+        self._act(key, recorded)
         if self._track:
-            knowledge.end_step(self, action)
+            knowledge.end_step(self, key)
+
+    # ---- simultaneous phases ----------------------------------------------------------
+
+    def _commit(self, key: int, recorded: int | None) -> bool:
+        """Keep `key` as the player to move's hidden choice and ask the next player who has not
+        chosen; once all active players have chosen, resolve the choices (True)."""
+        if not self._is_legal(key):
+            self._refuse(key if recorded is None else recorded)
+        player = self.current
+        self.history = (self.history, key if recorded is None else recorded, False)
+        self.steps += 1
+        if self.shown_any:
+            for shown in self.shown:
+                shown.clear()
+            self.shown_any = False
+        commits = (*self._commits, (player, key))
+        if self.log is not None:
+            move, values = self.decode_key(key)
+            line = f"P{player + 1}: {self._label(move, player, values)} (hidden until all have chosen)"
+            self.log.append(_HiddenMoveLine(line, player, "chooses"))
+        chosen = {p for p, _ in commits}
+        first = commits[0][0]
+        candidate = self.next_active(player)
+        while candidate != first and candidate not in chosen:
+            self.current = candidate
+            self._legal = None
+            if self._legal_ids():
+                self._commits = commits
+                return False
+            if self.log is not None:
+                self.log.append(f"P{candidate + 1} cannot move and is skipped")
+            candidate = self.next_active(candidate)
+        self._resolve(commits)
+        return True
+
+    def _resolve(self, commits: tuple[tuple[int, int], ...]) -> None:
+        """Every active player has chosen: the moves' effects run in the order chosen, then the
+        triggers and the turn passing once, as after one step of the first chooser."""
+        self._commits = ()
+        first = commits[0][0]
+        self.current = first
+        self.mover = first
+        self.turn_set = False
+        self.turns += 1
+        self._legal = None
+        self.last_action = commits[-1][1]
+        decoded = [(player, *self.decode_key(key)) for player, key in commits]
+        if all(move.is_pass for _player, move, _values in decoded):
+            self.passes += 1
+        else:
+            self.passes = 0
+        if self.log is not None:
+            shown = ", ".join(f"P{p + 1}: {self._label(move, p, values)}" for p, move, values in decoded)
+            self.log.append(f"the choices are revealed: {shown}")
+        agenda: list[tuple] = [(_CHECK,), (_ADVANCE,), (_TRIGGERS, 0)]
+        for player, move, values in reversed(decoded):
+            env = self._env(player)
+            for param, value in zip(move.params, values):
+                env[param.slot] = value
+            agenda.append((_SEGMENTS, move.effects, 0, env))
+        self.agenda = agenda
+        self._run()
+
+    def decode_key(self, key: int) -> tuple[CompiledMove, tuple]:
+        return self.game._decoded.get(key) or self.game.decode(key)
+
+    def commits_seen(self, player: int) -> list[list]:
+        """The players who have chosen so far in a simultaneous phase, with `player`'s own choice named."""
+        return [[p, self.game.key_name(key) if p == player else None] for p, key in self._commits]
 
     # ---- choices made in steps (actions.py) -------------------------------------------
 
@@ -311,6 +389,15 @@ class State:
             program = self.program
             return self.game.encoding.step_name(action, self._pending, program.card_names, program.suit_names)
         return self.game.action_name(action)
+
+    def legal_moves(self) -> list[tuple[str, tuple]]:
+        """The complete actions the player to move may choose now, as (move name, parameter
+        values), whatever the steps an action id stands for (for tests and tools)."""
+        out = []
+        for key in self._legal_ids() if self.chance is None and not self.game_over else []:
+            move, values = self.decode_key(key)
+            out.append((move.name, values))
+        return out
 
     def pending_names(self) -> list[str]:
         """The picks so far of the choice the player to move is making in steps (its own, private)."""
@@ -795,6 +882,8 @@ class State:
         }
         if self._pending and player == self.current:
             seen["choosing"] = self.pending_names()
+        if self._commits:
+            seen["chosen"] = self.commits_seen(player)
         return seen
 
     def variables(self) -> dict[str, Any]:

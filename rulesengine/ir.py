@@ -337,6 +337,7 @@ class Phase:
     enter: tuple[Stmt, ...]
     exit: tuple[Stmt, ...]
     next: str | None  # None: the round ends after this phase
+    simultaneous: bool = False  # every active player chooses unseen, then the choices are resolved together
 
 
 @attrs.frozen(eq=False)

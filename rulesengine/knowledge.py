@@ -189,6 +189,9 @@ def end_step(state: Any, action: int | None = None) -> None:
             (state.mover, last) if last is not None else None,
         ),
     )
+    if state._commits:  # a hidden choice of a simultaneous phase: each player sees only its own
+        previous, record = state.trail
+        state.trail = (previous, ("commit", state._commits, tuple(state.commits_seen(p) for p in range(sight.num_players)), record))
     if state._shuffled:
         state._shuffled = False
         checkpoint = state.clone()
@@ -215,6 +218,8 @@ def picked(state: Any) -> None:
         tuple(map(tuple, state.shown)) if state.shown_any else None,
         (state.mover, last) if last is not None else None,
     )
+    if state._commits:
+        inner = ("commit", state._commits, tuple(state.commits_seen(p) for p in range(state.num_players)), inner)
     state.trail = (state.trail, ("pick", state.current, state._pending, tuple(state.pending_names()), inner))
 
 
@@ -252,6 +257,8 @@ def project(state: Any, player: int, view: list, record: tuple) -> tuple:
     for a step of another player's choice made in steps (see `picked`)."""
     if record[0] == "pick":
         return ("pick", record[2]) if record[1] == player else None
+    if record[0] == "commit":
+        return (*project(state, player, view, record[3]), ("chosen", repr(record[2][player])))
     changes, values, public, shown, last = record
     sees = state.game.sight.sees[player]
     diff = []
@@ -350,11 +357,11 @@ def observation_chain(state: Any, player: int) -> tuple | None:
     for record in records:
         if record[0] == "pick":
             if record[1] == player:
-                seen = observe(state, player, view, record[4])
+                seen = _observe_any(state, player, view, record[4])
                 seen["choosing"] = list(record[3])
                 chain = (chain, seen)
             continue
-        chain = (chain, observe(state, player, view, record))
+        chain = (chain, _observe_any(state, player, view, record))
     state._seen = {**state._seen, slot: (state.trail, chain, tuple(view))}
     return chain
 
@@ -368,6 +375,15 @@ def observations(state: Any, player: int) -> list[dict[str, Any]]:
         out.append(observation)
     out.reverse()
     return out
+
+
+def _observe_any(state: Any, player: int, view: list, record: tuple) -> dict[str, Any]:
+    """`observe`, also of a hidden choice in a simultaneous phase (its maker sees its own)."""
+    if record[0] != "commit":
+        return observe(state, player, view, record)
+    seen = observe(state, player, view, record[3])
+    seen["chosen"] = [list(c) for c in record[2][player]]
+    return seen
 
 
 def observe(state: Any, player: int, view: list, record: tuple) -> dict[str, Any]:

@@ -296,6 +296,7 @@ class ReferenceCompiler:
                 phase_index[p.next] if p.next is not None else None,
                 self.phase_enumerator(p),
                 settle,
+                simultaneous=p.simultaneous,
             )
             for p in r.phases
         )

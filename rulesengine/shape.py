@@ -286,6 +286,11 @@ SECTIONS: dict[str, Section] = {
             "enter": Key("Effects run when the phase starts.", ref("effects")),
             "exit": Key("Effects run when the phase ends.", ref("effects")),
             "next": _text("The phase that follows, or 'end' to end the round (default: the next phase listed)."),
+            "simultaneous": Key(
+                "Every active player chooses without seeing the others' choices; the choices are then resolved"
+                " together, in turn order.",
+                {"type": ["boolean", "null"]},
+            ),
             "description": _text("What happens in the phase."),
         },
     ),

@@ -38,6 +38,8 @@ SETTINGS = [
     (str(ROOT / "examples" / "fishing.yaml"), 2, {}),
     (str(ROOT / "examples" / "knock-out-whist.yaml"), 4, {}),
     (str(ROOT / "examples" / "pan-house-rules.yaml"), 3, {}),
+    (str(ROOT / "examples" / "goofspiel.yaml"), 2, {}),
+    (str(ROOT / "examples" / "sum-capture.yaml"), 2, {}),
 ]
 
 

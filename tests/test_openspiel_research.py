@@ -30,6 +30,8 @@ SHORT = [
     ("examples/pan-house-rules.yaml", 4, "word:P"),
     ("examples/tutorial-game.yaml", 2, "target:1;hand_size:3"),
     ("examples/knock-out-whist.yaml", 3, ""),
+    ("examples/goofspiel.yaml", 2, ""),
+    ("examples/sum-capture.yaml", 2, "target:1"),
 ]
 
 

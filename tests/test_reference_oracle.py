@@ -48,6 +48,8 @@ SETTINGS = [
     (str(EXAMPLES / "knock-out-whist.yaml"), 4, {}),
     (str(EXAMPLES / "knock-out-whist.yaml"), 5, {}),
     (str(EXAMPLES / "pan-house-rules.yaml"), 3, {}),
+    (str(EXAMPLES / "goofspiel.yaml"), 3, {}),
+    (str(EXAMPLES / "sum-capture.yaml"), 2, {}),
 ]
 
 
