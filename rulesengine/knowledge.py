@@ -191,7 +191,8 @@ def end_step(state: Any, action: int | None = None) -> None:
     )
     if state._commits:  # a hidden choice of a simultaneous phase: each player sees only its own
         previous, record = state.trail
-        state.trail = (previous, ("commit", state._commits, tuple(state.commits_seen(p) for p in range(sight.num_players)), record))
+        seen = tuple(state.commits_seen(p) for p in range(sight.num_players))
+        state.trail = (previous, ("commit", state._commits, seen, record))
     if state._shuffled:
         state._shuffled = False
         checkpoint = state.clone()
