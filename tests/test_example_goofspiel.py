@@ -34,7 +34,8 @@ def _suit(state: State, card: int) -> str:
 
 
 def _bid(state: State, card: int) -> None:
-    (action,) = [a for a in state.legal_actions() if state.action_to_string(a) == f"bids {state.program.card_names[card]}"]
+    name = f"bids {state.program.card_names[card]}"
+    (action,) = [a for a in state.legal_actions() if state.action_to_string(a) == name]
     state.apply_action(action)
 
 
