@@ -51,8 +51,14 @@ class Encoding:
             self.blocks.append(Block(move, offset, width, stepwise))
             offset += width
         self.num_actions = offset
+        # the most ids one decision can take (a choice in steps: a set's cards, and "done")
+        self.most_steps = max((self.steps_of_move(b.move) for b in self.blocks if b.stepwise), default=1)
         self.stepwise = any(b.stepwise for b in self.blocks)
         self._steps: dict[int, tuple[int, ...]] = {}  # a complete action's key -> its ids, one per step
+
+    @staticmethod
+    def steps_of_move(move: CompiledMove) -> int:
+        return sum((p.size or 0) + (p.kind == "subset") if p.kind in STEPWISE_KINDS else 1 for p in move.params)
 
     def step_width(self, param: Any) -> int:
         if param.kind == "subset":

@@ -187,7 +187,12 @@ class Costs:
             total = add(total, mul(combinations, self.cost(param.candidates)))
             combinations = mul(combinations, count)
         legal = self.cost(move.legal) if move.legal is not None else 0
-        return add(total, mul(combinations, add(1, legal)))
+        total = add(total, mul(combinations, add(1, legal)))
+        if any(p.size is not None for p in move.params):
+            # chosen in steps (actions.py): each step looks again at every listed action's steps
+            steps = add(*(p.size + (p.at_least is not None) if p.size is not None else 1 for p in move.params))
+            total = add(total, mul(combinations, mul(steps, steps)))
+        return total
 
     def hottest(self, expr: ir.Expr) -> ir.Expr:
         """The innermost part of `expr` that carries nearly all of its cost: where the

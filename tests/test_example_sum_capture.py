@@ -27,7 +27,7 @@ def _expected(state: State) -> set[tuple[int, tuple[int, ...]]]:
     out = set()
     for card in _zone(state, "hand", state.current_player()):
         out.add((card, ()))
-        for size in range(1, 5):
+        for size in range(1, 4):  # at most three table cards
             for group in itertools.combinations(table, size):
                 if sum(value[c] for c in group) == value[card]:
                     out.add((card, group))

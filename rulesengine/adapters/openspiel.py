@@ -140,7 +140,8 @@ def game_info(pyspiel: Any, game: Game) -> Any:
         min_utility=-1.0,  # State.returns gives +1 / -1 / 0 to each player
         max_utility=1.0,
         utility_sum=0.0 if game.num_players == 2 else None,
-        max_game_length=game.max_steps,  # the engine stops a match (a draw) after max_steps decisions
+        # the engine stops a match (a draw) after max_steps decisions, each at most this many ids (steps)
+        max_game_length=game.max_steps * game.encoding.most_steps,
     )
 
 
