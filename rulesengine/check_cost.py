@@ -189,9 +189,9 @@ class Costs:
         legal = self.cost(move.legal) if move.legal is not None else 0
         total = add(total, mul(combinations, add(1, legal)))
         if any(p.size is not None for p in move.params):
-            # chosen in steps (actions.py): each step looks again at every listed action's steps
+            # chosen in steps (actions.py): each step looks again at the listed actions
             steps = add(*(p.size + (p.at_least is not None) if p.size is not None else 1 for p in move.params))
-            total = add(total, mul(combinations, mul(steps, steps)))
+            total = add(total, mul(combinations, steps))
         return total
 
     def hottest(self, expr: ir.Expr) -> ir.Expr:

@@ -160,6 +160,9 @@ class Recording:
                 first_movers.append(state.current)
                 roles.append([state.vars[offset] for offset in self.role_offsets])
             legal = state.legal_actions()
+            if state._pending:  # a later step of a choice made in steps: counted at its first step
+                state.apply_action(agents[state.current].choose(state))
+                continue
             k = len(legal)
             legal_sum += k
             legal_max = max(legal_max, k)
