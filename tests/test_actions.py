@@ -181,11 +181,12 @@ def test_picks_are_seen_by_their_maker_only(small: Path, seed: int) -> None:
             state.apply_action(rng.choice(state.legal_actions()))
             if state.steps == decisions:
                 # the maker's key tells each partial pick apart (perfect recall); the other's does not move
-                own_keys.add(state.information_state_key(player))
+                key = state.information_state_key(player)
+                assert key not in own_keys
+                own_keys.add(key)
                 assert state.information_state_key(other) == other_key
                 assert "choosing" not in state.observation(other)
                 assert state.information_state(player)[-1] == state.observation(player)
-        assert len(own_keys) >= 1
     for player in range(game.num_players):
         assert state.information_state(player) == replayed_observations(state, player)
 
