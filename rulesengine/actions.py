@@ -51,10 +51,12 @@ class Encoding:
             self.blocks.append(Block(move, offset, width, stepwise))
             offset += width
         self.num_actions = offset
+        self._block_at = [b for b in self.blocks for _ in range(b.width)]  # id -> its block
         # the most ids one decision can take (a choice in steps: a set's cards, and "done")
         self.most_steps = max((self.steps_of_move(b.move) for b in self.blocks if b.stepwise), default=1)
         self.stepwise = any(b.stepwise for b in self.blocks)
         self._steps: dict[int, tuple[int, ...]] = {}  # a complete action's key -> its ids, one per step
+        self.first: dict[int, int] = {}  # a complete action's key -> its first id (kept by the engine)
 
     @staticmethod
     def steps_of_move(move: CompiledMove) -> int:
@@ -66,6 +68,10 @@ class Encoding:
         if param.kind in ("set", "card"):
             return self.num_cards
         return param.domain_size
+
+    def block_at(self, action: int) -> Block | None:
+        """`block_of` by a table: the block of an id, or None outside 0..num_actions-1."""
+        return self._block_at[action] if 0 <= action < self.num_actions else None
 
     def block_of(self, action: int) -> Block | None:
         for block in self.blocks:

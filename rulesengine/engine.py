@@ -60,6 +60,7 @@ class State:
         "_track",
         "_pending",
         "_commits",
+        "_ids",
     )
     _COPIED = (
         "zones",
@@ -126,6 +127,7 @@ class State:
         self._track = track
         self._pending: tuple[int, ...] = ()  # the ids picked so far of a choice made in steps (actions.py)
         self._commits: tuple[tuple[int, int], ...] = ()  # (player, action key) chosen so far in a simultaneous phase
+        self._ids: tuple | None = None  # (legal keys, picks so far, the ids that may come next)
         knowledge.initial(self)  # what each player knows, and the trail of steps
 
     # ---- start and clone -------------------------------------------------------------
@@ -348,23 +350,51 @@ class State:
         return found if found is not None else encoding.steps(key, *self.game.decode(key))
 
     def _step_ids(self) -> list[int]:
-        """The ids that may come next: the next step of every legal action that starts with the picks so far."""
+        """The ids that may come next: the next step of every legal action that starts with the
+        picks so far (kept with the legal actions they come from, until a step)."""
+        legal = self._legal_ids()
         prefix = self._pending
+        kept = self._ids
+        if kept is not None and kept[0] is legal and kept[1] == prefix:
+            return kept[2][:]
         k = len(prefix)
-        ids = set()
-        for key in self._legal_ids():
-            steps = self._steps_of(key)
-            if len(steps) > k and steps[:k] == prefix:
-                ids.add(steps[k])
-        return sorted(ids)
+        if not k:  # the first steps: one set operation over the known first ids
+            first = self.game.encoding.first
+            ids = {first.get(key, -1) for key in legal}
+            if -1 in ids:
+                for key in legal:
+                    first[key] = self._steps_of(key)[0]
+                ids = {first[key] for key in legal}
+        else:
+            ids = set()
+            for key in legal:
+                steps = self._steps_of(key)
+                if len(steps) > k and steps[:k] == prefix:
+                    ids.add(steps[k])
+        listed = sorted(ids)
+        self._ids = (legal, prefix, listed)
+        return listed[:]
 
     def _pick(self, action: int) -> int | None:
         """Take one step of a choice: the key of the complete action it ends, else None (and the
         pick is kept). An id no legal action continues with is refused."""
+        encoding = self.game.encoding
+        if not self._pending:
+            block = encoding.block_at(action)
+            if block is None:
+                self._refuse(action)
+            assert block is not None  # _refuse raises
+            if not block.stepwise:  # one id, one action: `_act` tests it
+                return block.move.offset + action - block.offset
         prefix = (*self._pending, action)
         k = len(prefix)
         begun = False
-        for key in self._legal_ids():
+        legal = self._legal_ids()
+        first = encoding.block_at(prefix[0])
+        assert first is not None  # a kept pick is a legal id
+        move = first.move
+        start, end = bisect_left(legal, move.offset), bisect_left(legal, move.offset + move.width)
+        for key in legal[start:end]:
             steps = self._steps_of(key)
             if steps[:k] == prefix:
                 if len(steps) == k:  # the ids of two actions never start one another
@@ -430,7 +460,7 @@ class State:
             legal = self._legal_ids()
         index = bisect_left(legal, action)
         if index == len(legal) or legal[index] != action:
-            self._refuse(action)
+            self._refuse(action if recorded is None else recorded)
         move, values = self.game._decoded.get(action) or self.game.decode(action)
         self.history = (self.history, action if recorded is None else recorded, False)
         self.steps += 1
