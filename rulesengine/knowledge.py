@@ -233,7 +233,7 @@ def _named(game: Any, action: int) -> tuple[int, ...]:
     for param, value in zip(move.params, values):
         if param.kind == "card" and value is not None and value >= 0:
             named.append(value)
-        elif param.kind == "set":
+        elif param.kind in ("set", "subset"):
             named.extend(value)
     return tuple(named)
 

@@ -64,6 +64,17 @@ def test_a_bid_is_hidden_until_every_player_has_bid() -> None:
     assert len(keys) == 1 and len(legal) == 1  # P2 cannot tell what P1 bid
 
 
+def test_the_log_hides_a_bid_from_the_others_until_the_reveal() -> None:
+    state = _game().new_initial_state(seed=4, record_log=True)
+    card = _cards(state, "hand", 0)[0]
+    name = state.program.card_names[card]
+    _bid(state, card)
+    assert state.log_for(1)[-1] == "P1: chooses"
+    assert state.log_for(0)[-1].startswith(f"P1: bids {name}")
+    _bid(state, _cards(state, "hand", 1)[0])
+    assert any(line.startswith("the choices are revealed: P1: bids " + name) for line in state.log_for(1))
+
+
 def test_the_highest_bid_takes_the_prize_and_a_tie_discards_it() -> None:
     state = _game().new_initial_state(seed=3)
     prize = _cards(state, "prize")[0]
