@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -116,3 +117,22 @@ def test_scores_and_discarded_prizes_add_up_to_every_prize(seed: int, players: i
     assert state.returns() == reference.returns()
     for player in range(players):
         assert state.information_state(player) == replayed_observations(state, player)
+
+
+def test_through_openspiel_a_later_bidder_cannot_tell_the_earlier_bids_apart() -> None:
+    pyspiel = pytest.importorskip("pyspiel")
+    from rulesengine.adapters.openspiel import register
+
+    game = pyspiel.load_game(register(str(GOOFSPIEL), players=2))
+    state = game.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    assert game.get_type().dynamics == pyspiel.GameType.Dynamics.SEQUENTIAL  # hidden sequential decisions
+    seen, own = set(), set()
+    for action in state.legal_actions():
+        child = state.child(action)
+        assert child.current_player() == 1
+        seen.add(child.information_state_string(1))
+        own.add(child.information_state_string(0))
+    assert len(seen) == 1  # P2 decides without knowing P1's bid
+    assert len(own) == len(state.legal_actions())  # P1 remembers its own (perfect recall)
