@@ -6,6 +6,7 @@ import itertools
 import random
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -92,3 +93,25 @@ def test_a_sweep_scores_a_point() -> None:
             return
         state.apply_action(rng.choice(state.legal_actions()))
     raise AssertionError("the match offered no sweep")
+
+
+def test_a_pettingzoo_episode_makes_captures_step_by_step_through_the_mask() -> None:
+    pytest.importorskip("pettingzoo")
+    from rulesengine.adapters.pettingzoo import env
+
+    environment = env(str(SUM_CAPTURE), players=2, options={"target": 1})
+    environment.reset(seed=7)
+    rng = random.Random(7)
+    assert environment.action_space("player_0").n == 41  # 40 cards and "done"
+    steps = 0
+    for _agent in environment.agent_iter():
+        observation, _reward, termination, truncation, _info = environment.last()
+        if termination or truncation:
+            environment.step(None)
+            continue
+        legal = [a for a, bit in enumerate(observation["action_mask"]) if bit]
+        assert legal == environment.state.legal_actions()
+        environment.step(rng.choice(legal))
+        steps += 1
+    state = environment.state
+    assert state.is_terminal() and steps == len(state.actions()) > state.steps
