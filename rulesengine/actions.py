@@ -51,7 +51,7 @@ class Encoding:
             self.blocks.append(Block(move, offset, width, stepwise))
             offset += width
         self.num_actions = offset
-        self._block_at = [b for b in self.blocks for _ in range(b.width)]  # id -> its block
+        self.table = [b for b in self.blocks for _ in range(b.width)]  # id -> its block
         # the most ids one decision can take (a choice in steps: a set's cards, and "done")
         self.most_steps = max((self.steps_of_move(b.move) for b in self.blocks if b.stepwise), default=1)
         self.stepwise = any(b.stepwise for b in self.blocks)
@@ -71,7 +71,7 @@ class Encoding:
 
     def block_at(self, action: int) -> Block | None:
         """`block_of` by a table: the block of an id, or None outside 0..num_actions-1."""
-        return self._block_at[action] if 0 <= action < self.num_actions else None
+        return self.table[action] if 0 <= action < self.num_actions else None
 
     def block_of(self, action: int) -> Block | None:
         for block in self.blocks:

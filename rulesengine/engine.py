@@ -203,7 +203,12 @@ class State:
 
     def legal_actions(self, player: int | None = None) -> list[int]:
         if self.game.stepwise and self.chance is None and not self.game_over:
-            return self._step_ids() if player is None or player == self.current else []
+            if player is not None and player != self.current:
+                return []
+            kept = self._ids  # the ids of this decision, when asked before
+            if kept is not None and kept[0] is self._legal and kept[1] == self._pending:
+                return kept[2][:]
+            return self._step_ids()
         legal = self._legal  # kept only at decision nodes (and [] at the end)
         if legal is not None and (player is None or player == self.current):
             return legal[:]
@@ -252,19 +257,23 @@ class State:
             if self._track:
                 knowledge.end_step(self)
             return
-        if self.game.stepwise:
-            key = self._pick(action)
-            if key is None:  # one more step of a choice
-                if self._track:
-                    knowledge.picked(self)
-                return
-            self._choose(key, action)
-            return
-        self._choose(action, None)
-
-    def _choose(self, key: int, recorded: int | None) -> None:
-        """A complete action: made now, or kept hidden until every player of a simultaneous phase has chosen."""
-        if self.phase >= 0 and self.program.phases[self.phase].simultaneous:
+        game = self.game
+        key, recorded = action, None
+        if game.stepwise:
+            recorded = action
+            table = game.encoding.table
+            block = table[action] if not self._pending and 0 <= action < len(table) else None
+            if block is not None and not block.stepwise:  # one id, one action: `_act` tests it
+                key = block.move.offset + action - block.offset
+            else:
+                picked = self._pick(action)
+                if picked is None:  # one more step of a choice
+                    if self._track:
+                        knowledge.picked(self)
+                    return
+                key = picked
+        if game.simultaneous and self.program.phases[self.phase].simultaneous:
+            # a complete action kept hidden until every player of the phase has chosen
             resolved = self._commit(key, recorded)
             if self._track:
                 knowledge.end_step(self, key if resolved else None)
@@ -360,11 +369,12 @@ class State:
         k = len(prefix)
         if not k:  # the first steps: one set operation over the known first ids
             first = self.game.encoding.first
-            ids = {first.get(key, -1) for key in legal}
-            if -1 in ids:
+            try:
+                ids = set(map(first.__getitem__, legal))
+            except KeyError:
                 for key in legal:
                     first[key] = self._steps_of(key)[0]
-                ids = {first[key] for key in legal}
+                ids = set(map(first.__getitem__, legal))
         else:
             ids = set()
             for key in legal:
@@ -379,13 +389,8 @@ class State:
         """Take one step of a choice: the key of the complete action it ends, else None (and the
         pick is kept). An id no legal action continues with is refused."""
         encoding = self.game.encoding
-        if not self._pending:
-            block = encoding.block_at(action)
-            if block is None:
-                self._refuse(action)
-            assert block is not None  # _refuse raises
-            if not block.stepwise:  # one id, one action: `_act` tests it
-                return block.move.offset + action - block.offset
+        if not self._pending and encoding.block_at(action) is None:
+            self._refuse(action)
         prefix = (*self._pending, action)
         k = len(prefix)
         begun = False
@@ -1056,6 +1061,7 @@ class Game:
         self._decoded: dict[int, tuple[CompiledMove, tuple]] = {}  # at most one entry per action id
         self.encoding = Encoding(program)  # the ids players see (actions.py)
         self.stepwise = self.encoding.stepwise
+        self.simultaneous = any(phase.simultaneous for phase in program.phases)
 
     def new_initial_state(self, seed: int | None = None, record_log: bool = False, track: bool = True) -> State:
         """A new match. With a seed, shuffles are drawn from it; without, they are chance nodes.
