@@ -181,10 +181,12 @@ class Costs:
                 return self.length(param.candidates)
             return value_choices(param)
         cards = self.length(param.candidates)
+        sizes = range(param.size, param.size + 1) if param.at_least is None else range(param.at_least, param.size + 1)
         groups = {"rank": self.game.cards_by_rank, "suit": self.game.cards_by_suit}.get(param.same or "")
+        every = add(*(math.comb(cards, k) for k in sizes))
         if groups is None:
-            return math.comb(cards, param.size)
-        return min(add(*(math.comb(min(group, cards), param.size) for group in groups)), math.comb(cards, param.size))
+            return every
+        return min(add(*(math.comb(min(group, cards), k) for group in groups for k in sizes)), every)
 
     def enumeration(self, move: ir.MoveDef, counts: list[int]) -> int:
         """Listing a move's actions: each parameter's candidates once per combination of the
@@ -195,7 +197,12 @@ class Costs:
             total = add(total, mul(combinations, self.cost(param.candidates)))
             combinations = mul(combinations, count)
         legal = self.cost(move.legal) if move.legal is not None else 0
-        return add(total, mul(combinations, add(1, legal)))
+        total = add(total, mul(combinations, add(1, legal)))
+        if any(p.size is not None for p in move.params):
+            # chosen in steps (actions.py): each step looks again at the listed actions
+            steps = add(*(p.size + (p.at_least is not None) if p.size is not None else 1 for p in move.params))
+            total = add(total, mul(combinations, steps))
+        return total
 
     def hottest(self, expr: ir.Expr) -> ir.Expr:
         """The innermost part of `expr` that carries nearly all of its cost: where the

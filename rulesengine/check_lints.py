@@ -402,10 +402,14 @@ class FileLints(CheckerBase):
         counts = [costs.choices(p, lambda p: self.domain_size(p, max_players)) for p in move.params]
         actions = mul(*counts)
         chooses_cards = any(p.size is not None or p.type == ir.CARD for p in move.params)
+        # A move with a set parameter is chosen in steps (actions.py), so its ids are few, but every
+        # complete action is still listed at each decision: the bound is on those.
         if chooses_cards and actions > MAX_ACTIONS:
             widest = max(range(len(counts)), key=counts.__getitem__)
             param = move.params[widest]
             how = f"C({costs.length(param.candidates)}, {param.size})" if param.size is not None else "cards"
+            if param.at_least is not None:
+                how = f"sets of {param.at_least} to {param.size} of {costs.length(param.candidates)} cards"
             self.error(
                 "RE249",
                 f"move '{move.name}' can have up to {_figure(actions)} actions ({_figure(counts[widest])} for "

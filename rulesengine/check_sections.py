@@ -466,6 +466,7 @@ class SectionReader(CheckerBase):
             first = self.optional_expr(spec.get("first"), Scope(), ir.PLAYER)
             until = self.optional_expr(spec.get("until"), Scope(), ir.BOOL)
             next_name = self.scalar(spec.get("next"), (str,), "next")
+            simultaneous = self.scalar(spec.get("simultaneous"), (bool,), "simultaneous")
             if next_name is not None and next_name != "end" and next_name not in names:
                 self.error(
                     "RE223", f"unknown phase '{next_name}'", self.at(spec, "next"), hint=did_you_mean(next_name, names)
@@ -483,6 +484,7 @@ class SectionReader(CheckerBase):
                     self.effects(spec.get("enter"), Scope()),
                     self.effects(spec.get("exit"), Scope()),
                     next_name,
+                    bool(simultaneous),
                 )
             )
         return tuple(phases)
@@ -539,9 +541,34 @@ class SectionReader(CheckerBase):
             return [(str(i.value), i.span) for i in node.items if isinstance(i, Scalar)]
         return []
 
+    def set_bounds(self, name: str, spec: Map, size: int | None, span: Span) -> tuple[int, int] | None:
+        """(fewest, most) cards of a set of variable size (`min`/`max`); None after an error (RE270)."""
+        low = self.scalar(spec.get("min"), (int,), "min")
+        high = self.scalar(spec.get("max"), (int,), "max")
+        low = 0 if low is None else low
+        high = MAX_SET_SIZE if high is None else high
+        if size is not None:
+            self.error(
+                "RE270",
+                f"set parameter '{name}' has 'size' and 'min'/'max': give one or the other",
+                self.at(spec, "size"),
+                hint="a fixed number of cards is 'size'; a range is 'min' and 'max'",
+            )
+            return None
+        if not (0 <= low <= high and 1 <= high <= MAX_SET_SIZE):
+            where = self.at(spec, "min") if "min" in spec else self.at(spec, "max")
+            self.error(
+                "RE270",
+                f"set parameter '{name}' needs 0 <= min <= max and max from 1 to {MAX_SET_SIZE}, "
+                f"not min {low} and max {high}",
+                where,
+            )
+            return None
+        return low, high
+
     def read_param(self, name: str, node: Node, span: Span, scope: Scope) -> ir.Param | None:
         self.check_new_name(name, span, local=True)
-        size = same = None
+        size = same = at_least = None
         source = node
         if isinstance(node, Map):
             spec = self.keys(node, SECTION_KEYS["param"], f"parameter '{name}'")
@@ -551,6 +578,11 @@ class SectionReader(CheckerBase):
             source = spec.entries["from"]
             size = self.scalar(spec.get("size"), (int,), "size")
             same = self.scalar(spec.get("same"), (str,), "same")
+            if "min" in spec or "max" in spec:
+                bounds = self.set_bounds(name, spec, size, span)
+                if bounds is None:
+                    return None
+                at_least, size = bounds
             if size is None or not 1 <= size <= MAX_SET_SIZE:
                 self.error(
                     "RE229",
@@ -589,7 +621,7 @@ class SectionReader(CheckerBase):
             )
             return None
         type_ = ir.list_of(ir.CARD) if size is not None else element
-        return ir.Param(name, self.new_slot(), type_, candidates, size, same)
+        return ir.Param(name, self.new_slot(), type_, candidates, size, same, at_least)
 
     def is_static(self, expr: ir.Expr) -> bool:
         if isinstance(expr, (ir.Const, ir.OptionRef)):

@@ -342,6 +342,17 @@ class MoveCodeGenerator(CodeGenerator):
             if compiled.kind == "card":
                 key = pyast.binop(key, "+", name(var) if stride == 1 else pyast.binop(name(var), "*", const(stride)))
                 iterable = candidates
+            elif compiled.kind == "subset":  # a set of variable size, keyed by a bit per card
+                mask = call(self.helper(runtime.card_mask, "card_mask"), name(var))
+                key = pyast.binop(key, "+", mask if stride == 1 else pyast.binop(mask, "*", const(stride)))
+                same = const(None) if compiled.same is None else name(self.constant(compiled.same, "same"))
+                iterable = call(
+                    self.helper(runtime.card_subsets, "card_subsets"),
+                    candidates,
+                    const(compiled.at_least),
+                    const(compiled.size),
+                    same,
+                )
             elif compiled.kind == "set":
                 key = pyast.binop(key, "+", self._set_rank(var, compiled.size, stride))
                 if compiled.same is None:
@@ -449,7 +460,9 @@ class MoveCodeGenerator(CodeGenerator):
         if not move.params:
             return self.gen(move.legal)
         # Parts of `legal` that depend on no parameter are computed once, before the loops.
-        self._shared = {p.slot: p.same for p in move.params if p.size is not None and p.same is not None}
+        self._shared = {
+            p.slot: p.same for p in move.params if p.size is not None and p.same is not None and p.at_least is None
+        }
         self._hoisted, self._forbidden = hoisted, {p.slot for p in move.params}
         try:
             return self.gen(move.legal)

@@ -70,7 +70,8 @@ class CompiledParam:
     same: list | None  # attribute table for grouping sets
     domain: tuple | None  # static values (ints, texts, players, suits); None for cards
     domain_size: int
-    kind: str  # card, set, player, suit or value (a number or text from a fixed list)
+    kind: str  # card, set, subset (a set of variable size), player, suit or value (a number or text from a fixed list)
+    at_least: int | None = None  # a subset's fewest cards (its most: `size`)
 
 
 @attrs.frozen
@@ -116,6 +117,7 @@ class CompiledPhase:
     enumerate: Callable[[Any, int, list], None]
     # settle(state) after a step in this phase: pass the turn, list the next legal actions
     settle: Callable[[Any], None]
+    simultaneous: bool = False  # choices are kept hidden until every active player has chosen (engine.py)
 
 
 @attrs.frozen
@@ -340,6 +342,7 @@ class Compiler:
                 self.segments(p.exit, f"exit of phase {p.name}"),
                 self.phase_index[p.next] if p.next is not None else None,
                 *self.codegen.phase_functions(p, self.phase_moves(p, moves), r.round_limit),
+                simultaneous=p.simultaneous,
             )
             for p in r.phases
         )
@@ -411,6 +414,8 @@ class Compiler:
     def param(self, p: ir.Param) -> CompiledParam:
         if p.size is not None:
             same = self.attributes[p.same] if p.same else None
+            if p.at_least is not None:  # any number of cards: keyed by a bit per card
+                return CompiledParam(p.slot, p.size, same, None, 2 ** len(self.card_names), "subset", p.at_least)
             return CompiledParam(p.slot, p.size, same, None, comb(len(self.card_names), p.size), "set")
         if p.type == ir.CARD:
             return CompiledParam(p.slot, None, None, None, len(self.card_names), "card")

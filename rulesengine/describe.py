@@ -118,6 +118,8 @@ def _param(param: ir.Param, move: str, document: dict) -> str:
     if param.size is None:
         return f"{param.name}: {_ONE.get(param.type, 'a ' + param.type)}{where}"
     same = f" of the same {param.same}" if param.same else ""
+    if param.at_least is not None:
+        return f"{param.name}: {param.at_least} to {param.size} cards{same}{where}"
     return f"{param.name}: {param.size} cards{same}{where}"
 
 

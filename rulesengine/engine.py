@@ -14,11 +14,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import flow, ir, knowledge, results
+from .actions import Encoding
 from .compile import CompiledMove, Program, Segment
 from .diagnostics import EngineError, IllegalActionError
 from .effect_flow import most_outcomes
 from .limits import DEFAULT_MAX_STEPS, MAX_TASKS_PER_STEP
-from .runtime import combination_unrank, insert_sorted
+from .runtime import combination_unrank, insert_sorted, mask_cards
 from .teams import may_see
 
 # agenda task kinds
@@ -61,6 +62,9 @@ class State:
         "_checkpoint",
         "_shuffled",
         "_track",
+        "_pending",
+        "_commits",
+        "_ids",
     )
     _COPIED = (
         "zones",
@@ -126,6 +130,9 @@ class State:
         # replaced, never changed in place, so clones share it
         self._seen: dict[int, tuple] = {}
         self._track = track
+        self._pending: tuple[int, ...] = ()  # the ids picked so far of a choice made in steps (actions.py)
+        self._commits: tuple[tuple[int, int], ...] = ()  # (player, action key) chosen so far in a simultaneous phase
+        self._ids: tuple | None = None  # (legal keys, picks so far, the ids that may come next)
         knowledge.initial(self)  # what each player knows, and the trail of steps
 
     # ---- start and clone -------------------------------------------------------------
@@ -205,6 +212,13 @@ class State:
         return sorted((card, p) for card in cards)
 
     def legal_actions(self, player: int | None = None) -> list[int]:
+        if self.game.stepwise and self.chance is None and not self.game_over:
+            if player is not None and player != self.current:
+                return []
+            kept = self._ids  # the ids of this decision, when asked before
+            if kept is not None and kept[0] is self._legal and kept[1] == self._pending:
+                return kept[2][:]
+            return self._step_ids()
         legal = self._legal  # kept only at decision nodes (and [] at the end)
         if legal is not None and (player is None or player == self.current):
             return legal[:]
@@ -220,6 +234,8 @@ class State:
             return f"chance: {self._show_drawn(values[action])}" if 0 <= action < len(values) else str(action)
         if self.chance is not None:
             return f"chance: {self.program.card_names[action]}" if 0 <= action < self.program.num_cards else str(action)
+        if self.game.stepwise:
+            return self._step_name(action)
         if not self.game_over and self._is_legal(action):
             move, values = self.game.decode(action)
             return self._label(move, self.current, values)
@@ -255,9 +271,7 @@ class State:
             if self._track:
                 knowledge.end_step(self)
         else:
-            self._act(action)
-            if self._track:
-                knowledge.end_step(self, action)
+            self._apply_player_action(action)
         if self.game_over:
             self._verify_result()
 
@@ -267,7 +281,212 @@ class State:
         if not self.truncated and rules is not None and rules.declares_anything:
             results.verify(self.returns(), rules)
 
-    def _act(self, action: int) -> None:
+    def _apply_player_action(self, action: int) -> None:
+        """A player's id: a whole action, one step of a choice made in steps, or a hidden
+        choice of a simultaneous phase."""
+        game = self.game
+        key, recorded = action, None
+        if game.stepwise:
+            recorded = action
+            table = game.encoding.table
+            block = table[action] if not self._pending and 0 <= action < len(table) else None
+            if block is not None and not block.stepwise:  # one id, one action: `_act` tests it
+                key = block.move.offset + action - block.offset
+            else:
+                picked = self._pick(action)
+                if picked is None:  # one more step of a choice
+                    if self._track:
+                        knowledge.picked(self)
+                    return
+                key = picked
+        if game.simultaneous and self.program.phases[self.phase].simultaneous:
+            # a complete action kept hidden until every player of the phase has chosen
+            resolved = self._commit(key, recorded)
+            if self._track:
+                knowledge.end_step(self, key if resolved else None)
+            return
+        self._act(key, recorded)
+        if self._track:
+            knowledge.end_step(self, key)
+
+    # ---- simultaneous phases ----------------------------------------------------------
+
+    def _commit(self, key: int, recorded: int | None) -> bool:
+        """Keep `key` as the player to move's hidden choice and ask the next player who has not
+        chosen; once all active players have chosen, resolve the choices (True)."""
+        if not self._is_legal(key):
+            self._refuse(key if recorded is None else recorded)
+        player = self.current
+        self.history = (self.history, key if recorded is None else recorded, False)
+        self.steps += 1
+        if self.shown_any:
+            for shown in self.shown:
+                shown.clear()
+            self.shown_any = False
+        commits = (*self._commits, (player, key))
+        if self.log is not None:
+            move, values = self.decode_key(key)
+            line = f"P{player + 1}: {self._label(move, player, values)} (hidden until all have chosen)"
+            self.log.append(_HiddenMoveLine(line, player, "chooses"))
+        chosen = {p for p, _ in commits}
+        first = commits[0][0]
+        candidate = self.next_active(player)
+        while candidate != first and candidate not in chosen:
+            self.current = candidate
+            self._legal = None
+            if self._legal_ids():
+                self._commits = commits
+                return False
+            if self.log is not None:
+                self.log.append(f"P{candidate + 1} cannot move and is skipped")
+            candidate = self.next_active(candidate)
+        self._resolve(commits)
+        return True
+
+    def _resolve(self, commits: tuple[tuple[int, int], ...]) -> None:
+        """Every active player has chosen: the moves' effects run in the order chosen, then the
+        triggers and the turn passing once, as after one step of the first chooser."""
+        self._commits = ()
+        first = commits[0][0]
+        self.current = first
+        self.mover = first
+        self.turn_set = False
+        self.turns += 1
+        self._legal = None
+        self.last_action = commits[-1][1]
+        decoded = [(player, *self.decode_key(key)) for player, key in commits]
+        if all(move.is_pass for _player, move, _values in decoded):
+            self.passes += 1
+        else:
+            self.passes = 0
+        if self.log is not None:
+            shown = ", ".join(f"P{p + 1}: {self._label(move, p, values)}" for p, move, values in decoded)
+            self.log.append(f"the choices are revealed: {shown}")
+        agenda: list[tuple] = [(_CHECK,), (_ADVANCE,), (_TRIGGERS, 0)]
+        for player, move, values in reversed(decoded):
+            env = self._env(player)
+            for param, value in zip(move.params, values):
+                env[param.slot] = value
+            agenda.append((_SEGMENTS, move.effects, 0, env))
+        self.agenda = agenda
+        self._run()
+
+    def decode_key(self, key: int) -> tuple[CompiledMove, tuple]:
+        return self.game._decoded.get(key) or self.game.decode(key)
+
+    def commits_seen(self, player: int) -> list[list]:
+        """The players who have chosen so far in a simultaneous phase, with `player`'s own choice named."""
+        return [[p, self.game.key_name(key) if p == player else None] for p, key in self._commits]
+
+    # ---- choices made in steps (actions.py) -------------------------------------------
+
+    def _steps_of(self, key: int) -> tuple[int, ...]:
+        encoding = self.game.encoding
+        found = encoding._steps.get(key)
+        return found if found is not None else encoding.steps(key, *self.game.decode(key))
+
+    def _step_ids(self) -> list[int]:
+        """The ids that may come next: the next step of every legal action that starts with the
+        picks so far (kept with the legal actions they come from, until a step)."""
+        legal = self._legal_ids()
+        prefix = self._pending
+        kept = self._ids
+        if kept is not None and kept[0] is legal and kept[1] == prefix:
+            return kept[2][:]
+        k = len(prefix)
+        if not k:  # the first steps: one set operation over the known first ids
+            first = self.game.encoding.first
+            try:
+                ids = set(map(first.__getitem__, legal))
+            except KeyError:
+                for key in legal:
+                    first[key] = self._steps_of(key)[0]
+                ids = set(map(first.__getitem__, legal))
+        else:
+            ids = set()
+            for key in legal:
+                steps = self._steps_of(key)
+                if len(steps) > k and steps[:k] == prefix:
+                    ids.add(steps[k])
+        listed = sorted(ids)
+        self._ids = (legal, prefix, listed)
+        return listed[:]
+
+    def _pick(self, action: int) -> int | None:
+        """Take one step of a choice: the key of the complete action it ends, else None (and the
+        pick is kept). An id no legal action continues with is refused."""
+        encoding = self.game.encoding
+        if not self._pending and encoding.block_at(action) is None:
+            self._refuse(action)
+        prefix = (*self._pending, action)
+        k = len(prefix)
+        begun = False
+        legal = self._legal_ids()
+        first = encoding.block_at(prefix[0])
+        assert first is not None  # a kept pick is a legal id
+        move = first.move
+        start, end = bisect_left(legal, move.offset), bisect_left(legal, move.offset + move.width)
+        for key in legal[start:end]:
+            steps = self._steps_of(key)
+            if steps[:k] == prefix:
+                if len(steps) == k:  # the ids of two actions never start one another
+                    self._pending = ()
+                    return key
+                begun = True
+        if not begun:
+            self._refuse(action)
+        self._pending = prefix
+        self.history = (self.history, action, False)
+        return None
+
+    def _step_name(self, action: int) -> str:
+        prefix = (*self._pending, action)
+        if not self.game_over:
+            for key in self._legal_ids():
+                steps = self._steps_of(key)
+                if steps == prefix:
+                    move, values = self.game.decode(key)
+                    return self._label(move, self.current, values)
+        if self._pending:
+            program = self.program
+            return self.game.encoding.step_name(action, self._pending, program.card_names, program.suit_names)
+        return self.game.action_name(action)
+
+    def legal_moves(self) -> list[tuple[str, tuple]]:
+        """The complete actions the player to move may choose now, as (move name, parameter
+        values), whatever the steps an action id stands for (for tests and tools)."""
+        out = []
+        for key in self._legal_ids() if self.chance is None and not self.game_over else []:
+            move, values = self.decode_key(key)
+            out.append((move.name, values))
+        return out
+
+    def named_actions(self) -> dict[str, tuple[int, ...]]:
+        """The complete legal actions of the player to move by their names (as the log gives
+        them), each with the ids that make it from here (one, or the rest of a choice's steps)."""
+        if self.chance is not None or self.game_over:
+            return {}
+        if not self.game.stepwise:
+            return {self.action_to_string(a): (a,) for a in self._legal_ids()}
+        k = len(self._pending)
+        out = {}
+        for key in self._legal_ids():
+            steps = self._steps_of(key)
+            if steps[:k] == self._pending:
+                move, values = self.decode_key(key)
+                out[self._label(move, self.current, values)] = steps[k:]
+        return out
+
+    def pending_names(self) -> list[str]:
+        """The picks so far of the choice the player to move is making in steps (its own, private)."""
+        program = self.program
+        encoding = self.game.encoding
+        return [
+            encoding.step_name(a, self._pending[:i], program.card_names, program.suit_names)
+            for i, a in enumerate(self._pending)
+        ]
+
+    def _act(self, action: int, recorded: int | None = None) -> None:
         """A player's action, up to the next decision or chance node."""
         # _is_legal written out: this is the hot path of every playout
         legal = self._legal
@@ -275,9 +494,9 @@ class State:
             legal = self._legal_ids()
         index = bisect_left(legal, action)
         if index == len(legal) or legal[index] != action:
-            self._refuse(action)
+            self._refuse(action if recorded is None else recorded)
         move, values = self.game._decoded.get(action) or self.game.decode(action)
-        self.history = (self.history, action, False)
+        self.history = (self.history, action if recorded is None else recorded, False)
         self.steps += 1
         self.turns += 1
         if self.shown_any:
@@ -330,12 +549,15 @@ class State:
         return fired
 
     def _refuse(self, action: int) -> None:
-        legal = self._legal_ids()
+        legal = self.legal_actions()
         names = ", ".join(f"{a} ({self.action_to_string(a)})" for a in legal[:12])
         more = "" if len(legal) <= 12 else f" and {len(legal) - 12} more"
+        try:
+            shown = self.game.action_name(action)
+        except IllegalActionError:
+            shown = "no such action"
         raise IllegalActionError(
-            f"action {action} ({self.game.action_name(action)}) is not legal for P{self.current + 1} now; "
-            f"legal actions: {names}{more}"
+            f"action {action} ({shown}) is not legal for P{self.current + 1} now; legal actions: {names}{more}"
         )
 
     def _apply_chance(self, card: int) -> None:
@@ -779,9 +1001,9 @@ class State:
             mover, action = self.mover, self.last_action
             move = self.game.move_of(action)
             # A hidden move is named to the others without its parameters.
-            shown = move.name if move.hidden and mover != player else self.game.action_name(action)
+            shown = move.name if move.hidden and mover != player else self.game.key_name(action)
             last = {"player": mover, "move": shown}
-        return {
+        seen: dict[str, Any] = {
             "player": player,
             "round": self.round_number,
             "phase": program.phases[self.phase].name if self.phase >= 0 else None,
@@ -794,6 +1016,11 @@ class State:
             "last_move": last,
             "terminal": self.game_over,
         }
+        if self._pending and player == self.current:
+            seen["choosing"] = self.pending_names()
+        if self._commits:
+            seen["chosen"] = self.commits_seen(player)
+        return seen
 
     def variables(self) -> dict[str, Any]:
         program = self.program
@@ -922,6 +1149,9 @@ class Game:
         self.max_steps = max_steps
         self.sight = knowledge.Sight(program)
         self._decoded: dict[int, tuple[CompiledMove, tuple]] = {}  # at most one entry per action id
+        self.encoding = Encoding(program)  # the ids players see (actions.py)
+        self.stepwise = self.encoding.stepwise
+        self.simultaneous = any(phase.simultaneous for phase in program.phases)
 
     def new_initial_state(self, seed: int | None = None, record_log: bool = False, track: bool = True) -> State:
         """A new match. With a seed, shuffles are drawn from it; without, they are chance nodes.
@@ -941,7 +1171,7 @@ class Game:
 
     @property
     def num_distinct_actions(self) -> int:
-        return self.program.num_actions
+        return self.encoding.num_actions
 
     @property
     def utility(self) -> results.Utility:
@@ -979,14 +1209,29 @@ class Game:
             elif param.kind == "set":
                 assert param.size is not None  # a set parameter always has a size
                 values.append(combination_unrank(key, param.size))
+            elif param.kind == "subset":
+                values.append(mask_cards(key))
             else:
                 assert param.domain is not None  # only card parameters have no static domain
                 values.append(param.domain[key] if key < len(param.domain) else None)
         return move, tuple(values)
 
-    def action_name(self, action: int) -> str:
-        move, values = self.decode(action)
+    def key_name(self, key: int) -> str:
+        """The name of a complete action by the engine's key (`CompiledMove.offset` numbering)."""
+        move, values = self.decode(key)
         return self.describe(move, values)
+
+    def action_name(self, action: int) -> str:
+        """The name of an action id as players see them, independent of the state (a step of a
+        choice is named as its move's first step)."""
+        if not self.stepwise:
+            return self.key_name(action)
+        block = self.encoding.block_of(action)
+        if block is None:
+            raise IllegalActionError(f"action {action} is outside 0..{self.encoding.num_actions - 1}")
+        if not block.stepwise:
+            return self.key_name(block.move.offset + action - block.offset)
+        return self.encoding.step_name(action, (), self.program.card_names, self.program.suit_names)
 
     def describe(self, move: CompiledMove, values: tuple) -> str:
         shown = [self.show_param(p, v) for p, v in zip(move.params, values)]
@@ -996,8 +1241,8 @@ class Game:
         names = self.program.card_names
         if param.kind == "card":
             return names[value]
-        if param.kind == "set":
-            return " ".join(names[c] for c in value)
+        if param.kind in ("set", "subset"):
+            return " ".join(names[c] for c in value) if value else "none"
         if param.kind == "player":
             return f"P{value + 1}"
         if param.kind == "suit":

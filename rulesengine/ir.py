@@ -344,8 +344,9 @@ class Param:
     slot: int
     type: str  # card, int, str, player, suit, or list:card for a set
     candidates: Expr
-    size: int | None  # for sets: how many cards
+    size: int | None  # for sets: how many cards (for a set of variable size: the most)
     same: str | None  # for sets: the card attribute they share
+    at_least: int | None = None  # for a set of variable size: the fewest cards (None: exactly `size`)
 
 
 @attrs.frozen
@@ -378,6 +379,7 @@ class Phase:
     enter: tuple[Stmt, ...]
     exit: tuple[Stmt, ...]
     next: str | None  # None: the round ends after this phase
+    simultaneous: bool = False  # every active player chooses unseen, then the choices are resolved together
 
 
 @attrs.frozen

@@ -196,11 +196,39 @@ def end_step(state: Any, action: int | None = None) -> None:
             (state.mover, last) if last is not None else None,
         ),
     )
+    if state._commits:  # a hidden choice of a simultaneous phase: each player sees only its own
+        previous, record = state.trail
+        seen = tuple(state.commits_seen(p) for p in range(sight.num_players))
+        state.trail = (previous, ("commit", state._commits, seen, record))
     if state._shuffled:
         state._shuffled = False
         checkpoint = state.clone()
         checkpoint._checkpoint = None
         state._checkpoint = checkpoint
+
+
+def picked(state: Any) -> None:
+    """Close a step of a choice made in steps: a record only its maker observes (the picks so
+    far), holding the unchanged public record for its observation; the others observe nothing,
+    so the number of steps a choice took tells them nothing."""
+    last = state.last_action
+    inner: tuple[Any, ...] = (
+        (),
+        tuple(state.vars),
+        (
+            state.round_number,
+            state.phase,
+            state.current_player(),
+            state.direction,
+            tuple(state.active),
+            state.game_over,
+        ),
+        tuple(map(tuple, state.shown)) if state.shown_any else None,
+        (state.mover, last) if last is not None else None,
+    )
+    if state._commits:
+        inner = ("commit", state._commits, tuple(state.commits_seen(p) for p in range(state.num_players)), inner)
+    state.trail = (state.trail, ("pick", state.current, state._pending, tuple(state.pending_names()), inner))
 
 
 def _named(game: Any, action: int) -> tuple[int, ...]:
@@ -212,7 +240,7 @@ def _named(game: Any, action: int) -> tuple[int, ...]:
     for param, value in zip(move.params, values):
         if param.kind == "card" and value is not None and value >= 0:
             named.append(value)
-        elif param.kind == "set":
+        elif param.kind in ("set", "subset"):
             named.extend(value)
     return tuple(named)
 
@@ -232,8 +260,13 @@ def _records(state: Any, stop: Any) -> tuple[list, Any]:
     return records[::-1], cell
 
 
-def project(state: Any, player: int, view: list, record: tuple) -> tuple:
-    """What `player` observes at one step that differs from `view` (updated in place)."""
+def project(state: Any, player: int, view: list, record: tuple) -> Any:
+    """What `player` observes at one step that differs from `view` (updated in place); None
+    for a step of another player's choice made in steps (see `picked`)."""
+    if record[0] == "pick":
+        return ("pick", record[2]) if record[1] == player else None
+    if record[0] == "commit":
+        return (*project(state, player, view, record[3]), ("chosen", repr(record[2][player])))
     changes, values, public, shown, last = record
     sees = state.game.sight.sees[player]
     diff = []
@@ -249,7 +282,7 @@ def project(state: Any, player: int, view: list, record: tuple) -> tuple:
         names = sight.names.get(action)
         if names is None:
             move = state.game.move_of(action)
-            names = sight.names[action] = (move.name if move.hidden else None, state.game.action_name(action))
+            names = sight.names[action] = (move.name if move.hidden else None, state.game.key_name(action))
         last = (mover, names[1] if names[0] is None or mover == player else names[0])
     if sight.shown_slots:  # cards and suits below 0 are shown as None
         values = list(values)
@@ -288,6 +321,8 @@ def key(state: Any, player: int) -> str:
     view = list(view)
     for record in records:
         projection = project(state, player, view, record)
+        if projection is None:
+            continue
         digest = hashlib.sha256(f"{digest}|{projection!r}".encode()).hexdigest()
     state._seen = {**state._seen, player: (state.trail, digest, tuple(view))}
     return digest
@@ -328,7 +363,13 @@ def observation_chain(state: Any, player: int) -> tuple | None:
         return chain
     view = list(view) if view is not None else [None] * len(state.zones)
     for record in records:
-        chain = (chain, observe(state, player, view, record))
+        if record[0] == "pick":
+            if record[1] == player:
+                seen = _observe_any(state, player, view, record[4])
+                seen["choosing"] = list(record[3])
+                chain = (chain, seen)
+            continue
+        chain = (chain, _observe_any(state, player, view, record))
     state._seen = {**state._seen, slot: (state.trail, chain, tuple(view))}
     return chain
 
@@ -342,6 +383,15 @@ def observations(state: Any, player: int) -> list[dict[str, Any]]:
         out.append(observation)
     out.reverse()
     return out
+
+
+def _observe_any(state: Any, player: int, view: list, record: tuple) -> dict[str, Any]:
+    """`observe`, also of a hidden choice in a simultaneous phase (its maker sees its own)."""
+    if record[0] != "commit":
+        return observe(state, player, view, record)
+    seen = observe(state, player, view, record[3])
+    seen["chosen"] = [list(c) for c in record[2][player]]
+    return seen
 
 
 def observe(state: Any, player: int, view: list, record: tuple) -> dict[str, Any]:
@@ -364,7 +414,7 @@ def observe(state: Any, player: int, view: list, record: tuple) -> dict[str, Any
     if last is not None:
         mover, action = last
         move = game.move_of(action)
-        shown_move = move.name if move.hidden and mover != player else game.action_name(action)
+        shown_move = move.name if move.hidden and mover != player else game.key_name(action)
         last_move = {"player": mover, "move": shown_move}
     return {
         "player": player,

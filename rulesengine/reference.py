@@ -175,6 +175,8 @@ class ReferenceCompiler:
         n_cards = len(self.cards)
         if p.size is not None:
             same = self.attributes[p.same] if p.same else None
+            if p.at_least is not None:
+                return CompiledParam(p.slot, p.size, same, None, 2**n_cards, "subset", p.at_least)
             return CompiledParam(p.slot, p.size, same, None, comb(n_cards, p.size), "set")
         if p.type == ir.CARD:
             return CompiledParam(p.slot, None, None, None, n_cards, "card")
@@ -191,6 +193,16 @@ class ReferenceCompiler:
         if compiled.kind == "card":
             real = [c for c in dict.fromkeys(candidates) if c >= 0]
             return [(c, c) for c in real]
+        if compiled.kind == "subset":  # every size from at_least to size, keyed by a bit per card
+            real = sorted(c for c in dict.fromkeys(candidates) if c >= 0)
+            out = []
+            assert compiled.at_least is not None and compiled.size is not None
+            for size in range(compiled.at_least, compiled.size + 1):
+                for cards in itertools.combinations(real, size):
+                    if compiled.same is not None and len({compiled.same[c] for c in cards}) > 1:
+                        continue
+                    out.append((cards, sum(2**c for c in cards)))
+            return out
         if compiled.size is not None:  # a set
             real = sorted(c for c in dict.fromkeys(candidates) if c >= 0)
             out = []
@@ -313,6 +325,7 @@ class ReferenceCompiler:
                 phase_index[p.next] if p.next is not None else None,
                 self.phase_enumerator(p),
                 settle,
+                simultaneous=p.simultaneous,
             )
             for p in r.phases
         )

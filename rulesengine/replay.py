@@ -23,7 +23,9 @@ from .resources import rulesets_dir, shipped_rulesets
 from .source import read_bytes
 
 FORMAT = "rulesengine-replay"
-VERSION = 2  # 2: "ruleset" is a shipped name or a path relative to the replay, and "ruleset_sha256"
+# 2: "ruleset" is a shipped name or a path relative to the replay, and "ruleset_sha256";
+# 3: "actions" are the ids players see, a choice of cards made in steps (actions.py) one id a step
+VERSION = 3
 MAX_REPLAY_BYTES = 64_000_000  # a replay of the longest match the engine plays is far smaller
 _MAX_NUMBER_DIGITS = 20  # a JSON number longer than this is not a seed, a count or an action
 
@@ -137,9 +139,9 @@ def read(path: str | os.PathLike) -> dict[str, Any]:
         raise ReplayError(f"{path}: not a valid replay: {what}") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ReplayError(f'{path}: not a rulesengine replay (expected "format": "{FORMAT}")')
-    if data.get("version") not in (1, VERSION):
+    if data.get("version") not in (1, 2, VERSION):
         raise ReplayError(
-            f"{path}: replay version {_shown(data.get('version'))} is not supported (expected 1 or {VERSION})"
+            f"{path}: replay version {_shown(data.get('version'))} is not supported (expected 1 to {VERSION})"
         )
     expected = {"ruleset": str, "players": int, "options": dict, "seed": int, "actions": list}
     if data["version"] >= 2:
@@ -229,11 +231,17 @@ def play_back(data: dict[str, Any], path: str | os.PathLike = "replay", record_l
     game = load_game(data, path)
     state = game.new_initial_state(data["seed"], record_log=record_log)
     names = data.get("action_names")
+    whole = data["version"] < 3 and game.stepwise  # before version 3 an action id was a complete action
     for step, action in enumerate(data["actions"], start=1):
         if state.is_terminal():
             raise ReplayError(
                 f"{path}: the match is over after {step - 1} actions, but the replay has {len(data['actions'])}"
             )
+        if whole:
+            _play_whole(
+                state, action, names[step - 1] if isinstance(names, list) and step <= len(names) else None, step, path
+            )
+            continue
         if isinstance(names, list) and step <= len(names) and action in state.legal_actions():
             shown = state.action_to_string(action)
             if names[step - 1] != shown:
@@ -246,6 +254,27 @@ def play_back(data: dict[str, Any], path: str | os.PathLike = "replay", record_l
         except IllegalActionError as error:
             raise ReplayError(f"{path}: action {step} ({action}) is not legal: {error}") from None
     return state
+
+
+def _play_whole(state: State, action: int, name: object, step: int, path: str | os.PathLike) -> None:
+    """Play one action of a version 1 or 2 replay, whose id named a complete action (the
+    engine's key), as the steps it is made of now."""
+    if state.is_chance_node():
+        state.apply_action(action)  # a chance outcome: a card, as before
+        return
+    if not state._is_legal(action):
+        raise ReplayError(
+            f"{path}: action {step} ({action}) is not legal (a version {VERSION - 1} or older replay names "
+            "complete actions; this one is none of the legal ones)"
+        )
+    move, values = state.game.decode(action)
+    shown = state._label(move, state.current, values)
+    if name is not None and name != shown:
+        raise ReplayError(
+            f"{path}: action {step} is '{printable(shown)}' here, but the replay calls it '{printable(str(name))}'"
+        )
+    for part in state._steps_of(action):
+        state.apply_action(part)
 
 
 def check_result(data: dict[str, Any], state: State, path: str | os.PathLike = "replay") -> None:

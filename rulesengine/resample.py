@@ -106,10 +106,18 @@ class Resampler:
         state = base.clone()
         game = state.game
         view = list(self.start_view)
+        picks: list[tuple[int, tuple]] = []  # the steps of a choice made in steps, until it is complete
         try:
             for (value, is_chance), target in zip(self.values, self.targets):
                 if is_chance:
                     state.apply_action(sigma[value])
+                elif game.stepwise:
+                    picks.append((value, target))
+                    if _complete(game, tuple(v for v, _ in picks)):
+                        if not self._picks(state, picks, sigma, view):
+                            return None
+                        picks = []
+                    continue
                 else:
                     action = relabel_action(game, value, sigma)
                     if action is None or state.is_chance_node() or not state._is_legal(action):
@@ -117,10 +125,25 @@ class Resampler:
                     state.apply_action(action)
                 if knowledge.project(state, player, view, state.trail[1]) != target:
                     return None
+            if picks and not self._picks(state, picks, sigma, view):  # a choice still being made
+                return None
         except (IllegalActionError, EngineError):
             return None
         state._checkpoint = base
         return state
+
+    def _picks(self, state: Any, picks: list[tuple[int, tuple]], sigma: list[int], view: list) -> bool:
+        """Replay the steps of one choice, relabeled; False when the sample cannot make them."""
+        steps = relabel_steps(state.game, tuple(v for v, _ in picks), sigma)
+        if steps is None or len(steps) != len(picks):
+            return False
+        for step, (_value, target) in zip(steps, picks):
+            if state.is_chance_node() or step not in state.legal_actions():
+                return False
+            state.apply_action(step)
+            if knowledge.project(state, self.player, view, state.trail[1]) != target:
+                return False
+        return True
 
     def _forward(self, sigma: list[int], rng: random.Random) -> Any:
         """The fallback: the current state relabeled, with the player's view kept, no replay."""
@@ -165,11 +188,61 @@ def relabel(state: Any, sigma: list[int]) -> Any:
             out.vars[slot] = sigma[value]
     if out.last_action is not None:
         out.last_action = relabel_action(state.game, out.last_action, sigma)
+    if out._commits:  # the hidden choices of a simultaneous phase name cards of the sample
+        out._commits = tuple((p, relabel_action(state.game, key, sigma) or key) for p, key in out._commits)
     out._legal = None
     out.history = None  # the true actions (hidden ones too) stay with the true state
     out._seen = {}
     out._checkpoint = None
     return out
+
+
+def relabel_steps(game: Any, steps: tuple[int, ...], sigma: list[int]) -> tuple[int, ...] | None:
+    """The ids of an action's steps (one id, or the steps of a choice so far) with its cards
+    renamed by `sigma`, a set's cards again in increasing order; None if they name none."""
+    encoding = game.encoding
+    block = encoding.block_of(steps[0])
+    if block is None:
+        return None
+    if not block.stepwise:
+        key = relabel_action(game, block.move.offset + steps[0] - block.offset, sigma)
+        return None if key is None else (block.offset + key - block.move.offset,)
+    done = encoding.num_cards
+    local = [s - block.offset for s in steps]
+    out: list[int] = []
+    used = 0
+    for param in block.move.params:
+        if used >= len(local):
+            break
+        if param.kind in ("set", "subset"):
+            end = used + param.size if param.kind == "set" else used
+            if param.kind == "subset":
+                while end < len(local) and local[end] != done:
+                    end += 1
+            part = local[used:end]
+            if any(c >= done for c in part):
+                return None
+            out.extend(sorted(sigma[c] for c in part))
+            used = end
+            if param.kind == "subset" and used < len(local):
+                out.append(done)
+                used += 1
+        elif param.kind == "card":
+            out.append(sigma[local[used]] if local[used] < done else local[used])
+            used += 1
+        else:
+            out.append(local[used])
+            used += 1
+    return tuple(block.offset + i for i in out)
+
+
+def _complete(game: Any, steps: tuple[int, ...]) -> bool:
+    """Whether the ids make one complete action (a choice in steps up to its last step)."""
+    block = game.encoding.block_of(steps[0])
+    if block is None or not block.stepwise:
+        return True
+    parsed = game.encoding.parse(steps)
+    return parsed is not None and len(parsed[1]) == len(block.move.params) and parsed[2] == len(steps)
 
 
 def relabel_action(game: Any, action: int, sigma: list[int]) -> int | None:
@@ -183,6 +256,8 @@ def relabel_action(game: Any, action: int, sigma: list[int]) -> int | None:
             key = sigma[value]
         elif param.kind == "set":
             key = sum(comb(card, i + 1) for i, card in enumerate(sorted(sigma[c] for c in value)))
+        elif param.kind == "subset":
+            key = sum(1 << sigma[c] for c in value)
         else:
             key = param.domain.index(value) if value is not None and value in param.domain else len(param.domain)
         if key >= param.domain_size:

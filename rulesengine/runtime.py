@@ -8,6 +8,7 @@ every code path that runs a rule file gives them the same meaning.
 from __future__ import annotations
 
 import bisect
+import itertools
 from collections.abc import Callable
 from math import comb
 from typing import Any, Protocol
@@ -177,3 +178,28 @@ def combination_unrank(index: int, size: int) -> tuple[int, ...]:
         cards.append(c)
         index -= comb(c, i)
     return tuple(reversed(cards))
+
+
+def card_subsets(cards, low: int, high: int, table: list | None = None) -> list[tuple[int, ...]]:
+    """Every set of `low` to `high` different real cards of `cards`, each sorted; with `table`,
+    only sets whose cards share its value (a set parameter of variable size)."""
+    real = sorted({c for c in cards if c >= 0})
+    out: list[tuple[int, ...]] = []
+    for size in range(low, min(high, len(real)) + 1):
+        for chosen in itertools.combinations(real, size):
+            if table is None or len({table[c] for c in chosen}) <= 1:
+                out.append(chosen)
+    return out
+
+
+def card_mask(cards) -> int:
+    """A set of cards as one number (bit c for card c): its key among all sets of any size."""
+    mask = 0
+    for card in cards:
+        mask |= 1 << card
+    return mask
+
+
+def mask_cards(mask: int) -> tuple[int, ...]:
+    """The sorted cards of a `card_mask`."""
+    return tuple(c for c in range(mask.bit_length()) if mask >> c & 1)

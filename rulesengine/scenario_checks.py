@@ -83,7 +83,7 @@ class ExpectReader:
         wanted = sorted(name for name, _ in self._action_list(node)) if not is_empty(node) else []
 
         def test(state: State, _context: dict) -> tuple[str, str] | None:
-            actual = sorted(state.action_to_string(a) for a in state.legal_actions())
+            actual = sorted(legal_names(state))
             return None if actual == wanted else (_show(wanted), _show(actual))
 
         yield Check(node.span, "the legal actions", test)
@@ -285,12 +285,13 @@ def _field(span: Span, what: str, wanted: str, actual_of: Callable[[State], str]
     return Check(span, what, test)
 
 
-def legal_names(state: State) -> dict[str, int]:
-    """The legal actions of the player to move, by the names the log gives them."""
-    return {state.action_to_string(action): action for action in state.legal_actions()}
+def legal_names(state: State) -> dict[str, tuple[int, ...]]:
+    """The legal actions of the player to move, by the names the log gives them, each with
+    its ids (a choice of several cards is made in steps, one id each)."""
+    return state.named_actions()
 
 
-def find_action(state: State, name: str) -> int | None:
+def find_action(state: State, name: str) -> tuple[int, ...] | None:
     """The legal action named `name` (as `action_to_string` prints it, optionally `P2: ...`)."""
     legal = legal_names(state)
     if name in legal:

@@ -86,7 +86,8 @@ def run_scenario(scenario: Scenario, file: str) -> TestResult:
                 )
                 return result()
             try:
-                state.apply_action(action)
+                for part in action:
+                    state.apply_action(part)
             except RulesEngineError as error:
                 failures.append(
                     Diagnostic("RE532", f"test '{scenario.name}': playing '{name}' stopped the match: {error}", span)

@@ -311,6 +311,11 @@ SECTIONS: dict[str, Section] = {
             "enter": Key("Effects run when the phase starts.", ref("effects")),
             "exit": Key("Effects run when the phase ends.", ref("effects")),
             "next": _text("The phase that follows, or 'end' to end the round (default: the next phase listed)."),
+            "simultaneous": Key(
+                "Every active player chooses without seeing the others' choices; the choices are then resolved"
+                " together, in turn order.",
+                {"type": ["boolean", "null"]},
+            ),
             "description": _text("What happens in the phase."),
         },
     ),
@@ -348,6 +353,8 @@ SECTIONS: dict[str, Section] = {
             ),
             "size": _count(f"How many cards are chosen (1 to {MAX_SET_SIZE}).", 1, MAX_SET_SIZE),
             "same": _text("A card attribute all chosen cards share, e.g. rank or suit."),
+            "min": _count(f"A set of variable size: the fewest cards chosen (0 to {MAX_SET_SIZE}).", 0, MAX_SET_SIZE),
+            "max": _count(f"A set of variable size: the most cards chosen (1 to {MAX_SET_SIZE}).", 1, MAX_SET_SIZE),
         },
     ),
     "procedure": Section(

@@ -694,7 +694,12 @@ class GameGenerator:
                     params[pname] = source
                     scope[pname] = CARD
                 elif kind == "set":
-                    spec = {"from": f"{self.hand}[me]", "size": self.pick([1, 2, 2, 3])}
+                    spec: dict[str, object] = {"from": f"{self.hand}[me]", "size": self.pick([1, 2, 2, 3])}
+                    if self.chance(0.3):  # a set of variable size, chosen in steps
+                        low = self.pick([0, 0, 1, 2])
+                        spec = {"from": spec["from"], "min": low, "max": low + self.pick([0, 1, 2])}
+                        if spec["max"] == 0:
+                            spec["max"] = 1
                     if self.chance(0.6):
                         spec["same"] = self.pick(["rank", "suit", *self.int_attributes, self.suit_str_attr])
                     params[pname] = spec
@@ -754,6 +759,8 @@ class GameGenerator:
             self.forward_only = False
             if self.chance(0.4):
                 phase["next"] = self.pick([*self.phase_names[index + 1 :], "end"])
+            if self.chance(0.15):
+                phase["simultaneous"] = True
             phases[name] = phase
         return phases
 

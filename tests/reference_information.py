@@ -16,6 +16,8 @@ def replayed_observations(state: State, player: int) -> list[dict[str, Any]]:
     seen = [replay.observation(player)]
     for value, _is_chance in state.history_list():
         replay.apply_action(value)
+        if replay._pending and replay.current != player:
+            continue  # a step of another player's choice made in steps: nothing to observe
         seen.append(replay.observation(player))
     return seen
 

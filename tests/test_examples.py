@@ -35,6 +35,7 @@ EXAMPLES = sorted(EXAMPLES_DIR.glob("*.yaml"))
 QUICK_OPTIONS: dict[str, dict[str, object]] = {
     "pan-house-rules.yaml": {"word": "P"},
     "partnership-spades.yaml": {"deals": 2},
+    "sum-capture.yaml": {"target": 3},
 }
 MAX_STEPS = 200_000  # far above what any example needs: reaching it means a match that never ends
 
@@ -59,6 +60,7 @@ def _example(name: str) -> Path:
 def test_examples_are_found() -> None:
     names = {path.name for path in EXAMPLES}
     assert {"tutorial-game.yaml", "pan-house-rules.yaml", "ladder.yaml", "fishing.yaml", "in-between.yaml"} <= names
+    assert {"goofspiel.yaml", "sum-capture.yaml", "partnership-spades.yaml"} <= names
 
 
 # ---- every example ---------------------------------------------------------------------
@@ -132,11 +134,7 @@ def _each_decision(state: State, seed: int, check: Callable[[State], None]) -> S
 
 
 def _legal_moves(state: State) -> list[tuple[str, tuple]]:
-    out = []
-    for action in state.legal_actions():
-        move, values = state.game.decode(action)
-        out.append((move.name, values))
-    return out
+    return state.legal_moves()  # complete actions, also while a choice is made in steps
 
 
 def _check_eights(state: State) -> None:
@@ -248,13 +246,15 @@ def test_pan_house_rules_lay_pairs_at_a_full_table() -> None:
     pairs_laid = 0
     state = game.new_initial_state(seed=5)
     while not state.is_terminal():
-        action = RandomAgent(state.steps).choose(state)
-        move, values = game.decode(action)
+        decisions = state.steps
+        state.apply_action(RandomAgent(state.steps).choose(state))
+        if state.steps == decisions or state.last_action is None:
+            continue  # one step of a choice made in steps
+        move, values = game.decode(state.last_action)
         if move.name == "pair":
             pairs_laid += 1
             first, second = (_card(state, c)[0] for c in values[0])
             assert first == second
-        state.apply_action(action)
     assert pairs_laid > 0
     assert not state.truncated
 

@@ -344,10 +344,26 @@ def test_a_replay_names_its_ruleset_relative_to_itself_and_plays_from_another_fo
     assert json.loads(recorded(tmp_path).read_text())["ruleset"] == "pan"  # a shipped one by name
 
 
+def _complete_actions(data: dict) -> tuple[list[int], list[str]]:
+    """A replay's actions as versions 1 and 2 wrote them: one id (the engine's key) per decision."""
+    game = rulesengine.make_game(data["ruleset"], players=data["players"], options=data["options"])
+    state = game.new_initial_state(data["seed"])
+    keys, names = [], []
+    for action in data["actions"]:
+        before = state.clone()
+        state.apply_action(action)
+        if not state._pending:
+            keys.append(state.last_action)
+            names.append(before.action_to_string(action))
+    return keys, names
+
+
 def test_an_older_replay_is_still_read(tmp_path):
     data = json.loads(recorded(tmp_path).read_text())
     data.pop("ruleset_sha256")
-    (tmp_path / "old.json").write_text(json.dumps({**data, "version": 1}))
+    actions, names = _complete_actions(data)
+    assert len(actions) < len(data["actions"])  # pan lays sets of cards: chosen in steps now
+    (tmp_path / "old.json").write_text(json.dumps({**data, "version": 1, "actions": actions, "action_names": names}))
     assert run("replay", "--verify", str(tmp_path / "old.json")).exit_code == 0
 
 

@@ -129,7 +129,7 @@ def test_completion_offers_the_keys_of_the_place():
     labels = {c.label for c in analysis.completions(lines, 2, 7, None)}
     assert labels == {"per", "visibility", "sorted_by", "description"}
     lines = "moves:\n  lay:\n    params:\n      card:\n        fr".split("\n")
-    assert {c.label for c in analysis.completions(lines, 4, 10, None)} == {"from", "size", "same"}
+    assert {c.label for c in analysis.completions(lines, 4, 10, None)} == {"from", "size", "same", "min", "max"}
     lines = ["name: x", "na"]
     assert "players" in {c.label for c in analysis.completions(lines, 1, 2, None)}
 

@@ -32,6 +32,8 @@ SHORT = [
     ("examples/knock-out-whist.yaml", 3, ""),
     ("examples/partnership-spades.yaml", 4, "deals:1"),
     ("examples/in-between.yaml", 3, "hands:2"),
+    ("examples/goofspiel.yaml", 2, ""),
+    ("examples/sum-capture.yaml", 2, "target:1"),
 ]
 
 

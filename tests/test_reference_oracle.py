@@ -51,6 +51,8 @@ SETTINGS = [
     (str(EXAMPLES / "partnership-spades.yaml"), 4, {"deals": 2}),
     (str(EXAMPLES / "in-between.yaml"), 2, {}),
     (str(EXAMPLES / "in-between.yaml"), 6, {"hands": 12, "redeals": 1}),
+    (str(EXAMPLES / "goofspiel.yaml"), 3, {}),
+    (str(EXAMPLES / "sum-capture.yaml"), 2, {}),
 ]
 
 

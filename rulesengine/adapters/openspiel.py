@@ -142,7 +142,8 @@ def game_info(pyspiel: Any, game: Game) -> Any:
         min_utility=game.utility.minimum,  # match.min/max, else -1 and +1 of winners and losers
         max_utility=game.utility.maximum,
         utility_sum=game.utility.total,
-        max_game_length=game.max_steps,  # the engine stops a match (a draw) after max_steps decisions
+        # the engine stops a match (a draw) after max_steps decisions, each at most this many ids (steps)
+        max_game_length=game.max_steps * game.encoding.most_steps,
     )
 
 

@@ -125,9 +125,9 @@ class Recording:
         self.traced = Game(
             attrs.evolve(recorded, moves=tuple(attrs.evolve(m, step=None) for m in recorded.moves)), game.max_steps
         )
-        moves = program.moves
-        self.move_offsets = [m.offset for m in moves]
-        self.move_ends = [m.offset + m.width for m in moves]
+        blocks = game.encoding.blocks  # the ids players see (a choice in steps uses its move's block)
+        self.move_offsets = [b.offset for b in blocks]
+        self.move_ends = [b.offset + b.width for b in blocks]
         self.role_names, self.role_offsets = _roles(program, plan.roles)
 
     def play(self, index: int) -> dict[str, Any]:
@@ -160,6 +160,9 @@ class Recording:
                 first_movers.append(state.current)
                 roles.append([state.vars[offset] for offset in self.role_offsets])
             legal = state.legal_actions()
+            if state._pending:  # a later step of a choice made in steps: counted at its first step
+                state.apply_action(agents[state.current].choose(state))
+                continue
             k = len(legal)
             legal_sum += k
             legal_max = max(legal_max, k)
