@@ -461,21 +461,25 @@ class State:
             out.append((move.name, values))
         return out
 
+    def complete_actions(self) -> list[tuple[CompiledMove, tuple, str, tuple[int, ...]]]:
+        """The complete legal actions of the player to move: each its move, parameter values,
+        name (as the log gives it) and the ids that make it from here (one id, or the rest of
+        a choice's steps). For front ends that offer whole actions."""
+        if self.chance is not None or self.game_over:
+            return []
+        stepwise, k = self.game.stepwise, len(self._pending)
+        out = []
+        for key in self._legal_ids():
+            steps = self._steps_of(key) if stepwise else (key,)
+            if steps[:k] == self._pending:
+                move, values = self.decode_key(key)
+                out.append((move, values, self._label(move, self.current, values), steps[k:]))
+        return out
+
     def named_actions(self) -> dict[str, tuple[int, ...]]:
         """The complete legal actions of the player to move by their names (as the log gives
         them), each with the ids that make it from here (one, or the rest of a choice's steps)."""
-        if self.chance is not None or self.game_over:
-            return {}
-        if not self.game.stepwise:
-            return {self.action_to_string(a): (a,) for a in self._legal_ids()}
-        k = len(self._pending)
-        out = {}
-        for key in self._legal_ids():
-            steps = self._steps_of(key)
-            if steps[:k] == self._pending:
-                move, values = self.decode_key(key)
-                out[self._label(move, self.current, values)] = steps[k:]
-        return out
+        return {name: steps for _move, _values, name, steps in self.complete_actions()}
 
     def pending_names(self) -> list[str]:
         """The picks so far of the choice the player to move is making in steps (its own, private)."""

@@ -39,7 +39,7 @@ def _play_people(session: Session, chooser: random.Random, limit: int = 150) -> 
         if session.state.is_terminal():
             break
         mover = session.state.current_player()
-        session.act((mover,), chooser.choice(session.state.legal_actions()), session.version)
+        session.act((mover,), chooser.randrange(len(session.state.complete_actions())), session.version)
     return sent
 
 
@@ -50,8 +50,8 @@ def test_no_seat_is_sent_a_card_it_cannot_see(ruleset):
     chooser = random.Random(7)
     state = session.game.new_initial_state(seed=7, record_log=True)
     for seat, message in _play_people(session, chooser):
-        while state.steps < message["decisions"]:
-            state.apply_action(session.state.actions()[state.steps])
+        while state.steps < message["decisions"]:  # a decision may take several ids
+            state.apply_action(session.state.actions()[len(state.actions())])
         check_wire(message, state, seat)
         assert message["seed"] is None or session.state.is_terminal()  # the seed tells the deal
 
@@ -63,7 +63,8 @@ def test_a_seat_sees_its_own_hand_and_only_counts_of_the_others(seed, moves):
     for _ in range(moves):
         if session.state.is_terminal():
             break
-        session.act((session.state.current_player(),), chooser.choice(session.state.legal_actions()), session.version)
+        choice = chooser.randrange(len(session.state.complete_actions()))
+        session.act((session.state.current_player(),), choice, session.version)
     truth = session.state.card_locations()
     for seat in range(3):
         message = session.message((seat,))
@@ -84,8 +85,8 @@ def test_a_bad_or_stale_action_is_refused_and_changes_nothing():
     session = make_session("pan", 2, {"word": "P"}, 3, people=(0,), opponents="greedy")
     state = session.state
     me = state.current_player()
-    legal = state.legal_actions()
-    illegal = next(a for a in range(session.game.num_distinct_actions) if a not in legal)
+    choices = state.complete_actions()  # a page names a move by its place in this list
+    legal, illegal = list(range(len(choices))), len(choices)
     before = _unchanged(session)
     other = 1 - me
     attempts = [
@@ -100,7 +101,7 @@ def test_a_bad_or_stale_action_is_refused_and_changes_nothing():
             session.act(seats, action, version)
         assert _unchanged(session) == before
     session.act((me,), legal[0], session.version)
-    assert session.state.actions() == [legal[0]]
+    assert session.state.actions() == list(choices[0][3])  # the ids of the first action, applied
 
 
 def test_undo_takes_back_the_persons_last_move_and_the_bots_after_it():
@@ -110,7 +111,7 @@ def test_undo_takes_back_the_persons_last_move_and_the_bots_after_it():
     while session.state.current_player() != 0:
         session.bot_act(session.bot_to_move().choose(session.state), session.version)
     before = session.message((0,))
-    session.act((0,), session.state.legal_actions()[-1], session.version)
+    session.act((0,), len(session.state.complete_actions()) - 1, session.version)
     while session.bot_to_move() is not None:
         session.bot_act(session.bot_to_move().choose(session.state), session.version)
     assert session.message((0,))["can_undo"]
@@ -151,7 +152,7 @@ def test_the_replay_of_a_match_verifies(ruleset):
         if session.bot_to_move() is not None:
             session.bot_act(session.bot_to_move().choose(session.state), session.version)
         else:
-            session.act((0,), chooser.choice(session.state.legal_actions()), session.version)
+            session.act((0,), chooser.randrange(len(session.state.complete_actions())), session.version)
     data = session.replay()
     assert data["ruleset"] == ruleset and data["seed"] == 9
     assert replay.verify(json.loads(json.dumps(data))).returns() == session.state.returns()
@@ -175,11 +176,11 @@ def test_hot_seat_hands_the_screen_over_before_showing_a_hand():
     assert first["type"] == "handover" and "zones" not in first
     mover = first["seat"]
     with pytest.raises(Refused, match="not on the screen"):
-        session.act(seats, session.state.legal_actions()[0], session.version)
+        session.act(seats, 0, session.version)
     session.reveal(seats)
     shown = session.message(seats)
     assert shown["type"] == "state" and shown["seat"] == mover
-    session.act(seats, session.state.legal_actions()[0], session.version)
+    session.act(seats, 0, session.version)
     assert session.message(seats) == {**session.message(seats), "type": "handover", "seat": 1 - mover}
 
 
@@ -254,7 +255,7 @@ def test_finished_matches_are_recorded_in_the_folder_asked_for(tmp_path):
             if session.bot_to_move() is not None:
                 session.bot_act(session.bot_to_move().choose(session.state), session.version)
             else:
-                session.act((0,), session.state.legal_actions()[0], session.version)
+                session.act((0,), 0, session.version)
         if match == 0:
             session.new_match((0,), 7)
     assert [path.name for path in session.recorded] == [
@@ -272,6 +273,6 @@ def test_a_replay_that_cannot_be_written_is_said_and_the_match_goes_on(tmp_path)
     session = make_session("padan-original", 2, {"target": 1}, 2, people=(0, 1), record=gone)
     gone.rmdir()
     while not session.state.is_terminal():
-        session.act((session.state.current_player(),), session.state.legal_actions()[0], session.version)
+        session.act((session.state.current_player(),), 0, session.version)
     message = session.message((0,))
     assert message["result"] and "cannot write" in message["notice"]

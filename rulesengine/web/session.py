@@ -107,21 +107,24 @@ class Session:
             raise Refused(f"it is P{mover + 1}'s turn, not yours" if mover >= 0 else "nobody is to move")
         if self.hot_seat and self.revealed != mover:
             raise Refused(f"P{mover + 1}'s cards are not on the screen yet")
-        if isinstance(action, bool) or not isinstance(action, int) or action not in state.legal_actions():
+        choices = state.complete_actions()  # the ids the page was sent (views.moves)
+        if isinstance(action, bool) or not isinstance(action, int) or not 0 <= action < len(choices):
             raise Refused(f"{_shown(action)} is not a legal move now")
-        self._apply(mover, action)
+        self._apply(mover, choices[action][3])
 
     def bot_act(self, action: int, version: int) -> bool:
         """A bot's action chosen at position `version`: applied only if the position has not
         changed meanwhile (an undo or a new match)."""
         if version != self.version or self.bot_to_move() is None:
             return False
-        self._apply(self.state.current_player(), action)
+        self._apply(self.state.current_player(), (action,))
         return True
 
-    def _apply(self, mover: int, action: int) -> None:
-        self.state.apply_action(action)
-        self.movers.append(mover)
+    def _apply(self, mover: int, steps: tuple[int, ...]) -> None:
+        """Apply the ids of one decision (several for a choice the engine takes in steps)."""
+        for step in steps:
+            self.state.apply_action(step)
+            self.movers.append(mover)  # one entry per id, as State.actions() lists them
         self.version += 1
         if self.record is not None and self.state.is_terminal():
             self._write_replay(self.record)

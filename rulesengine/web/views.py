@@ -106,23 +106,22 @@ def _plain(value: Any) -> Any:
 
 
 def moves(state: State, seat: int) -> list[dict[str, Any]]:
-    """The seat's legal actions when it is to move: an id, a readable label, the move's name
-    and the cards it names (which the seat holds or sees), so the page can offer a move as
-    its card, a set of cards, or a button."""
+    """The seat's legal actions when it is to move: an id (its place in
+    `State.complete_actions()`, a whole action even where the engine takes a choice in
+    steps), a readable label, the move's name and the cards it names (which the seat holds
+    or sees), so the page can offer a move as its card, a set of cards, or a button."""
     if state.is_terminal() or state.is_chance_node() or state.current_player() != seat:
         return []
-    game = state.game
-    names = game.program.card_names
+    names = state.program.card_names
     out = []
-    for action in state.legal_actions():
-        move, values = game.decode(action)
+    for index, (move, values, label, _steps) in enumerate(state.complete_actions()):
         cards: list[str] = []
         for param, value in zip(move.params, values):
             if param.kind == "card":
                 cards.append(names[value])
-            elif param.kind == "set":
+            elif param.kind in ("set", "subset"):
                 cards.extend(names[c] for c in value)
-        out.append({"id": action, "label": state.action_to_string(action), "move": move.name, "cards": cards})
+        out.append({"id": index, "label": label, "move": move.name, "cards": cards})
     return out
 
 
