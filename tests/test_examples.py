@@ -22,9 +22,9 @@ from hypothesis import strategies as st
 
 from rulesengine import Game, State, api
 from rulesengine.agents import RandomAgent, play_match
+from rulesengine.analysis import analyse
 from rulesengine.cli import main
 from rulesengine.diagnostics import ERROR, render_text
-from rulesengine.simulate import simulate
 from tests.game_checks import assert_cards_conserved, play_random
 
 EXAMPLES_DIR = Path(__file__).resolve().parent.parent / "examples"
@@ -94,11 +94,11 @@ def test_random_matches_end_at_every_table_size(path: Path) -> None:
 
 @pytest.mark.parametrize("path", GAMES, ids=lambda p: p.name)
 def test_simulation_counts_every_match(path: Path) -> None:
-    summary = simulate(_game(path), games=3, seed=11)
-    assert summary.truncated == 0
-    assert summary.decisions > 0
-    for seat in summary.seats:
-        assert seat.wins + seat.losses + seat.draws == 3
+    data = analyse(_game(path), 3, seed=11, probe=False)
+    assert data["games"] == 3 and not data["partial"]
+    assert data["length"]["decisions"]["min"] > 0
+    for seat in data["seats"]:
+        assert seat["wins"] + seat["losses"] + seat["draws"] == 3
 
 
 @pytest.mark.parametrize("path", GAMES, ids=lambda p: p.name)
