@@ -67,3 +67,15 @@ def test_simulate_prints_per_seat_statistics_as_json():
     assert data["games"] == 3 and len(data["seats"]) == 2
     assert sum(s["wins"] + s["losses"] + s["draws"] for s in data["seats"]) == 6
     assert data["mean_decisions"] > 0 and data["decisions_per_second"] > 0
+
+
+def test_python_dash_m_runs_the_command_line():
+    result = subprocess.run(
+        [sys.executable, "-m", "rulesengine", "validate", "rulesets/pan.yaml"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "1 file(s) checked: 0 error(s)" in result.stdout
