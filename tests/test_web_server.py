@@ -224,3 +224,26 @@ def test_serve_checks_the_record_folder_before_serving(tmp_path):
     ):
         result = runner.invoke(main, args)
         assert result.exit_code == 2 and "--record:" in result.output and said in result.output, result.output
+
+
+class _FailingBot:
+    def choose(self, view):
+        raise RuntimeError("this bot cannot choose")
+
+
+def test_a_failing_bot_is_reported_to_the_page_and_the_server_goes_on():
+    session = make_session("pan", 2, {"word": "P"}, 3, people=(0,))
+    bot_seat = 1
+    session.bots[bot_seat] = _FailingBot()
+    with running(session) as base, _socket(link(base, session)) as ws:
+        message = _receive(ws)
+        if message["current"] == 0:  # the person moves first: hand the turn to the bot
+            ws.send(json.dumps({"type": "act", "action": 0, "version": message["version"]}))
+            message = _receive(ws)
+        while message["type"] != "error":
+            message = _receive(ws)
+        assert "a bot failed" in message["message"]
+        # the server still answers: a reconnecting page gets the position, bot to move
+        with _socket(link(base, session)) as again:
+            position = _receive(again)
+    assert position["type"] == "state" and position["current"] == bot_seat
