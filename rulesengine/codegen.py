@@ -601,6 +601,10 @@ class CodeGenerator:
         if e.kind not in ("any", "all", "count", "sum") or e.body is None:
             return None, None
         values = self._static_values(e.collection, collection)
+        # the seats still in the round: every seat, each tested for being in (seat order, as the list)
+        in_round = values is None and isinstance(e.collection, ir.Builtin) and e.collection.name == "active"
+        if in_round:
+            values = list(range(self.layout.num_players))
         if values is None or len(values) > MAX_UNROLLED or self._unroll_work + len(values) > UNROLL_WORK:
             return None, None
         hoisted = self._hoisted
@@ -616,7 +620,10 @@ class CodeGenerator:
         try:
             for value in values:
                 self._aliases[e.slot] = const(value)
-                parts.append(self.gen(e.body))
+                part = self.gen(e.body)
+                if in_round:
+                    part = _in_round(e.kind, value, part)
+                parts.append(part)
         finally:
             self._aliases.pop(e.slot, None)
             self._forbidden.discard(e.slot)
@@ -843,6 +850,18 @@ def fold_binop(left: ast.expr, op: str, right: ast.expr) -> ast.expr:
     if op in ("+", "-") and is_const(right) and right.value == 0:  # type: ignore[attr-defined]
         return left
     return pyast.binop(left, op, right)
+
+
+def _in_round(kind: str, seat: int, part: ast.expr) -> ast.expr:
+    """One seat's part of an unrolled macro over `active`: it counts only while the seat is in."""
+    is_in = sub(pyast.st("active"), const(seat))
+    if is_const(part) and bool(part.value) == (kind == "all"):  # type: ignore[attr-defined]
+        return part  # the same whether the seat is in or not
+    if kind in ("any", "count"):
+        return pyast.and_(is_in, part)
+    if kind == "all":
+        return pyast.or_(pyast.not_(is_in), part)
+    return pyast.ifexp(is_in, part, const(0))  # sum
 
 
 def _fold_bool(op: str, parts: list[ast.expr]) -> ast.expr:
