@@ -560,7 +560,7 @@ class CodeGenerator:
             return self.bounded(total, e) if e.type == ir.INT else total
         if e.kind in ("max", "min"):
             return ast.Call(name(e.kind), [pyast.genexp(body, var, items)], [ast.keyword("default", const(0))])
-        empty = {ir.CARD: runtime.NO_CARD, ir.PLAYER: -1, ir.SUIT: -1, ir.RANK: -1, ir.INT: 0, ir.STR: ""}.get(e.type)
+        empty = _EMPTY.get(e.type)
         return call(
             self.helper(runtime.arg_best, "arg_best"),
             items,
@@ -598,7 +598,7 @@ class CodeGenerator:
         the written-out code stays within UNROLL_BUDGET nodes and the game's UNROLL_WORK is not
         spent. Gives (the written-out node, None), or (None, the body as a loop has it, if it was
         generated to decide: the caller uses it rather than generating it again)."""
-        if e.kind not in ("any", "all", "count", "sum") or e.body is None:
+        if e.kind not in ("any", "all", "count", "sum", "argmax", "argmin") or e.body is None:
             return None, None
         values = self._static_values(e.collection, collection)
         # the seats still in the round: every seat, each tested for being in (seat order, as the list)
@@ -622,11 +622,25 @@ class CodeGenerator:
                 self._aliases[e.slot] = const(value)
                 part = self.gen(e.body)
                 if in_round:
-                    part = _in_round(e.kind, value, part)
+                    part = _in_round(e.kind, value, part, self.helper(runtime.OUT, "OUT"))
                 parts.append(part)
         finally:
             self._aliases.pop(e.slot, None)
             self._forbidden.discard(e.slot)
+        if e.kind in ("argmax", "argmin"):
+            # each value once, in order, as arg_best's loop asks them; without a function per call
+            empty = _EMPTY.get(e.type)
+            items = name(self.derived(("unrolled", tuple(values)), lambda: tuple(values), "items"))
+            return (
+                call(
+                    self.helper(runtime.arg_best_of, "arg_best_of"),
+                    items,
+                    pyast.tuple_(parts),
+                    const(empty),
+                    const(e.kind == "argmax"),
+                ),
+                None,
+            )
         if e.kind == "any":
             return _fold_bool("or", parts), None
         if e.kind == "all":
@@ -852,9 +866,16 @@ def fold_binop(left: ast.expr, op: str, right: ast.expr) -> ast.expr:
     return pyast.binop(left, op, right)
 
 
-def _in_round(kind: str, seat: int, part: ast.expr) -> ast.expr:
-    """One seat's part of an unrolled macro over `active`: it counts only while the seat is in."""
+# what argmax and argmin give over no items, by type
+_EMPTY = {ir.CARD: runtime.NO_CARD, ir.PLAYER: -1, ir.SUIT: -1, ir.RANK: -1, ir.INT: 0, ir.STR: ""}
+
+
+def _in_round(kind: str, seat: int, part: ast.expr, out: ast.expr) -> ast.expr:
+    """One seat's part of an unrolled macro over `active`: it counts only while the seat is in
+    (`out`: what argmax and argmin are given for a seat that is not)."""
     is_in = sub(pyast.st("active"), const(seat))
+    if kind in ("argmax", "argmin"):
+        return pyast.ifexp(is_in, part, out)
     if is_const(part) and bool(part.value) == (kind == "all"):  # type: ignore[attr-defined]
         return part  # the same whether the seat is in or not
     if kind in ("any", "count"):

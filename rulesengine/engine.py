@@ -634,7 +634,9 @@ class State:
         target.append(card)
         start = where[card]
         where[card] = destination
-        if start != destination and self._track:
+        if not self._track:  # an untracked state keeps no knowledge: nothing to note
+            return
+        if start != destination:
             knowledge.moved(self, (card,), start, destination)
         else:
             self._touched.add(start)
