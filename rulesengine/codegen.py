@@ -42,6 +42,9 @@ from .lower import is_seat
 from .names import NameAllocator
 from .pyast import call, compare, const, is_const, name, sub
 
+# the state's lists that stay the same objects all through a match (changed only in place)
+_STATE_LISTS = ("zones", "vars", "where")
+
 MAX_UNROLLED = 8  # a macro over at most this many known values may be written out value by value
 UNROLL_BUDGET = 4_096  # ... and only while the written-out code stays within this many syntax nodes
 UNROLL_WORK = 4_096  # bodies written out per game setting: past it, macros stay loops (bodies that fold
@@ -131,9 +134,14 @@ class CodeGenerator:
 
     # ---- functions -------------------------------------------------------------------
 
-    def define(self, fn: ast.FunctionDef, heading: str) -> Callable:
+    def define(self, fn: ast.FunctionDef, heading: str, of_state: bool = False) -> Callable:
         """Emit a finished function once, compile it, and keep its source (for `rulesengine
-        compile`, the runtime-interface test, and tracebacks, which show its lines)."""
+        compile`, the runtime-interface test, and tracebacks, which show its lines). A function
+        `of_state` is always given a state (never None, as a static value's is): the state's
+        lists it reads again and again are read once into locals."""
+        if of_state:
+            fields = {field: self.names.fresh("_" + field) for field in _STATE_LISTS}
+            fn = pyast.state_lists_as_locals(fn, fields)
         source = pyast.emit_function(fn, heading)
         filename = f"<{heading} #{next(_COMPILED)}>"
         # Tracebacks read the lines from here, for as long as the function lives.
@@ -170,7 +178,7 @@ class CodeGenerator:
         body = self.statements(statements)
         slots = {slot for statement in statements for slot in statement_slots(statement)}
         fn = pyast.function(self.names.fresh("_effects"), ["st", "env"], [*self.prologue(slots), *body])
-        return self.define(fn, heading)
+        return self.define(fn, heading, of_state=True)
 
     def statements(self, statements: tuple[ir.Stmt, ...]) -> list[ast.stmt]:
         out: list[ast.stmt] = []

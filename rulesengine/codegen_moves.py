@@ -304,12 +304,12 @@ class MoveCodeGenerator(CodeGenerator):
             pyast.if_(pyast.not_(name("found")), [pyast.expr(pyast.method(st_, "_check"))]),
         ]
         fn = pyast.function(self.names.fresh(f"_settle_{phase.name}"), ["st"], lines)
-        return self.define(fn, f"after a step in phase {phase.name}")
+        return self.define(fn, f"after a step in phase {phase.name}", of_state=True)
 
     def _enumerator_function(self, hoisted: list, body: list[ast.stmt], heading: str):
         statements = [*(pyast.assign(symbol, value) for symbol, value in hoisted), *body]
         fn = pyast.function(self.names.fresh("_enumerate"), ["st", self.me, "found"], statements)
-        return self.define(fn, heading)
+        return self.define(fn, heading, of_state=True)
 
     def _enumeration(
         self, move: ir.MoveDef, compiled_params: tuple[Any, ...], offset: int, hoisted: list
@@ -525,7 +525,7 @@ class MoveCodeGenerator(CodeGenerator):
             )
         body.append(pyast.return_())
         fn = pyast.function(self.names.fresh(f"_step_{move.name}"), ["st", self.me, "values"], body)
-        return self.define(fn, f"step of move {move.name} {position(move.span)}")
+        return self.define(fn, f"step of move {move.name} {position(move.span)}", of_state=True)
 
     def trigger_firings(self, trigger: ir.Trigger, fired: str) -> list[ast.stmt]:
         """Statements setting `fired` to the items of a trigger's `for` whose `when` holds (None
