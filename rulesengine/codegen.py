@@ -555,6 +555,9 @@ class CodeGenerator:
             if e.kind == "sum":
                 return self.bounded(call("sum", mapped), e)
             return ast.Call(name(e.kind), [mapped], [ast.keyword("default", const(0))])
+        membership = self._membership(e, body, var, items)
+        if membership is not None:
+            return membership
         if e.kind == "any":
             return call("any", pyast.genexp(body, var, items))
         if e.kind == "all":
@@ -589,6 +592,29 @@ class CodeGenerator:
             self._forbidden.discard(e.slot)
             if real:
                 self.real_cards.discard(e.slot)
+
+    def _membership(self, e: ir.Macro, body: ast.expr, var: str, items: ast.expr) -> ast.expr | None:
+        """Pass `membership`: `any(T[x] == v for x in items)` as `v in map(T.__getitem__, items)`
+        (and `all` of `!=` as `not in`), a loop in C without a generator, when `v` reads no `x`
+        and cannot fail (it is then asked once, even over no items)."""
+        test = e.body
+        if not (isinstance(test, ir.Binary) and (e.kind, test.op) in (("any", "=="), ("all", "!="))):
+            return None
+        if pyast.compare_op(body) != test.op:
+            return None
+        assert isinstance(body, ast.Compare)  # a single comparison, as compare_op said
+        pairs = ((body.left, body.comparators[0], test.right), (body.comparators[0], body.left, test.left))
+        for lookup, value, value_ir in pairs:
+            if not self._table_lookup(lookup, var) or var in pyast.names_in(value):
+                continue
+            if e.slot in free_slots(value_ir) or _may_fail(value_ir, self.layout):
+                continue
+            table = lookup.value.id  # type: ignore[attr-defined]
+            getter = self._getters.get(table)
+            if getter is None:
+                getter = self._getters[table] = self.constant(self.namespace[table].__getitem__, "get")  # type: ignore
+            return compare(value, "in" if e.kind == "any" else "not in", call("map", name(getter), items))
+        return None
 
     def _table_lookup(self, node: ast.expr, var: str) -> bool:
         """Whether `node` is `<constant table>[var]`."""

@@ -157,3 +157,55 @@ def test_state_lists_read_twice_become_locals_and_shared_statements_are_left_alo
 def test_state_lists_read_once_leave_the_function_as_it_is() -> None:
     fn = _function("def f(st, env):\n    return st.zones[env[0]]\n")
     assert pyast.state_lists_as_locals(fn, {"zones": "_z"}) is fn
+
+
+_MEMBERSHIP = """
+name: Membership
+players: {min: 2, max: 2}
+decks:
+  standard:
+    suits: [hearts, spades]
+    ranks: ["2", "3", "4"]
+    zone: stock
+zones:
+  stock: {visibility: nobody}
+  hand: {per: player, visibility: owner}
+  pile: {visibility: all}
+variables:
+  score: {type: int, per: player}
+  lead: {type: player}
+setup:
+  - shuffle stock
+  - deal 3 of stock to hand from seat(0)
+phases:
+  play:
+    moves: [lay]
+moves:
+  lay:
+    params: {card: "hand[me]"}
+    legal: LEGAL
+    effects:
+      - move card to pile
+match:
+  until: round == 1
+"""
+
+
+@pytest.mark.parametrize(
+    ("legal", "in_map"),
+    [
+        ("not hand[me].any(c, c.suit == top(pile).suit) or card.suit == top(pile).suit", True),
+        ("hand[me].all(c, c.order != size(pile)) or card.order > 1", True),
+        # score[lead] fails for nobody: asked once over no cards it would raise where the loop does not
+        ("hand[me].any(c, c.order == score[lead]) or card.order > 1", False),
+    ],
+)
+def test_membership_only_where_the_value_cannot_fail(tmp_path: Path, legal: str, in_map: bool) -> None:
+    path = tmp_path / "membership.yaml"
+    path.write_text(_MEMBERSHIP.replace("LEGAL", f'"{legal}"'), encoding="utf-8")
+    fast = rulesengine.make_game(str(path), players=2)
+    reference = rulesengine.make_game(str(path), players=2, optimize=False)
+    source = "\n".join(f.source for f in fast.program.source)
+    assert ("in map(" in source) == in_map
+    for seed in range(4):
+        play_both(fast, reference, seed, choice_seed=seed, max_steps=20)
