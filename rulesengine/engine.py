@@ -254,22 +254,11 @@ class State:
             self._apply_chance(action)
             if self._track:
                 knowledge.end_step(self)
-        else:
-            self._act(action)
-            if self._track:
-                knowledge.end_step(self, action)
-        if self.game_over:
-            self._verify_result()
-
-    def _verify_result(self) -> None:
-        """At the end of a match: the returns keep what the rules declare (sum, bounds)."""
-        rules = self.program.results
-        if not self.truncated and rules is not None and rules.declares_anything:
-            results.verify(self.returns(), rules)
-
-    def _act(self, action: int) -> None:
-        """A player's action, up to the next decision or chance node."""
-        # _is_legal written out: this is the hot path of every playout
+            if self.game_over:
+                self._verify_result()
+            return
+        # A player's action, up to the next decision or chance node: the hot path of every
+        # playout, written out here (with _is_legal) rather than called.
         legal = self._legal
         if legal is None:
             legal = self._legal_ids()
@@ -303,12 +292,22 @@ class State:
             self.program.phases[self.phase].settle(self)
             if self.agenda or self.steps >= self.game.max_steps:
                 self._run()
-            return
-        env = self._env(player)
-        for param, value in zip(move.params, values):
-            env[param.slot] = value
-        self.agenda = [(_CHECK,), (_ADVANCE,), (_TRIGGERS, 0), (_SEGMENTS, move.effects, 0, env)]
-        self._run()
+        else:
+            env = self._env(player)
+            for param, value in zip(move.params, values):
+                env[param.slot] = value
+            self.agenda = [(_CHECK,), (_ADVANCE,), (_TRIGGERS, 0), (_SEGMENTS, move.effects, 0, env)]
+            self._run()
+        if self._track:
+            knowledge.end_step(self, action)
+        if self.game_over:
+            self._verify_result()
+
+    def _verify_result(self) -> None:
+        """At the end of a match: the returns keep what the rules declare (sum, bounds)."""
+        rules = self.program.results
+        if not self.truncated and rules is not None and rules.declares_anything:
+            results.verify(self.returns(), rules)
 
     def _fired(self, trigger) -> list[list]:
         """One environment for each item of `trigger` whose condition holds now (in order)."""
