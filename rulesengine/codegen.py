@@ -656,7 +656,7 @@ class CodeGenerator:
                 self._aliases[e.slot] = const(value)
                 part = self.gen(e.body)
                 if in_round:
-                    part = _in_round(e.kind, value, part, self.helper(runtime.OUT, "OUT"))
+                    part = _in_round(e.kind, value, part, name(self.constant(runtime.OUT, "OUT")))
                 parts.append(part)
         finally:
             self._aliases.pop(e.slot, None)
