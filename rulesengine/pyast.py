@@ -191,16 +191,32 @@ def state_lists_as_locals(fn: ast.FunctionDef, fields: dict[str, str]) -> ast.Fu
     if not kept:
         return fn
 
-    class _Locals(ast.NodeTransformer):
-        def visit_Attribute(self, node: ast.Attribute) -> ast.expr:
-            if _state_read(node, kept):
-                return name(kept[node.attr])
-            self.generic_visit(node)
-            return node
-
-    body = _Locals().visit(copy.deepcopy(fn)).body  # a copy: statements may be shared with other functions
+    body = [_with_locals(statement, kept) for statement in fn.body]
     first = [assign(local, st(field)) for field, local in kept.items()]
     return function(fn.name, [a.arg for a in fn.args.args], [*first, *body])
+
+
+def _with_locals(node: Any, kept: dict[str, str]) -> Any:
+    """`node` with the state reads of `kept` as locals: the nodes on the way to a read are
+    copied, the rest shared (statements may be shared with other functions: none is changed)."""
+    if _state_read(node, kept):
+        return name(kept[node.attr])
+    changes = {}
+    for field, value in ast.iter_fields(node):
+        if isinstance(value, ast.AST):
+            new = _with_locals(value, kept)
+            if new is not value:
+                changes[field] = new
+        elif isinstance(value, list):
+            items = [_with_locals(item, kept) if isinstance(item, ast.AST) else item for item in value]
+            if any(new is not old for new, old in zip(items, value)):
+                changes[field] = items
+    if not changes:
+        return node
+    out = copy.copy(node)  # keeps the rule-file position a statement carries
+    for field, value in changes.items():
+        setattr(out, field, value)
+    return out
 
 
 def _state_read(node: ast.AST, fields: dict[str, str]) -> bool:
