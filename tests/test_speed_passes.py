@@ -64,6 +64,11 @@ moves:
       - out me
       - low = active.argmin(p, size(hand[p]))
 triggers:
+  refill:
+    for: p in active
+    when: active.count(q, true) < num_players and size(hand[p]) < 3 and size(stock) > 1 and p != current
+    effects:
+      - move top(stock) to hand[p]
   whoever_is_out:
     when: active.any(p, empty(hand[p])) and not empty(stock)
     effects:
