@@ -42,6 +42,9 @@ from .lower import is_seat
 from .names import NameAllocator
 from .pyast import call, compare, const, is_const, name, sub
 
+# the state's lists that stay the same objects all through a match (changed only in place)
+_STATE_LISTS = ("zones", "vars", "where")
+
 MAX_UNROLLED = 8  # a macro over at most this many known values may be written out value by value
 UNROLL_BUDGET = 4_096  # ... and only while the written-out code stays within this many syntax nodes
 UNROLL_WORK = 4_096  # bodies written out per game setting: past it, macros stay loops (bodies that fold
@@ -131,9 +134,14 @@ class CodeGenerator:
 
     # ---- functions -------------------------------------------------------------------
 
-    def define(self, fn: ast.FunctionDef, heading: str) -> Callable:
+    def define(self, fn: ast.FunctionDef, heading: str, of_state: bool = False) -> Callable:
         """Emit a finished function once, compile it, and keep its source (for `rulesengine
-        compile`, the runtime-interface test, and tracebacks, which show its lines)."""
+        compile`, the runtime-interface test, and tracebacks, which show its lines). A function
+        `of_state` is always given a state (never None, as a static value's is): the state's
+        lists it reads again and again are read once into locals."""
+        if of_state:
+            fields = {field: self.names.fresh("_" + field) for field in _STATE_LISTS}
+            fn = pyast.state_lists_as_locals(fn, fields)
         source = pyast.emit_function(fn, heading)
         filename = f"<{heading} #{next(_COMPILED)}>"
         # Tracebacks read the lines from here, for as long as the function lives.
@@ -170,7 +178,7 @@ class CodeGenerator:
         body = self.statements(statements)
         slots = {slot for statement in statements for slot in statement_slots(statement)}
         fn = pyast.function(self.names.fresh("_effects"), ["st", "env"], [*self.prologue(slots), *body])
-        return self.define(fn, heading)
+        return self.define(fn, heading, of_state=True)
 
     def statements(self, statements: tuple[ir.Stmt, ...]) -> list[ast.stmt]:
         out: list[ast.stmt] = []
@@ -547,6 +555,9 @@ class CodeGenerator:
             if e.kind == "sum":
                 return self.bounded(call("sum", mapped), e)
             return ast.Call(name(e.kind), [mapped], [ast.keyword("default", const(0))])
+        membership = self._membership(e, body, var, items)
+        if membership is not None:
+            return membership
         if e.kind == "any":
             return call("any", pyast.genexp(body, var, items))
         if e.kind == "all":
@@ -560,7 +571,7 @@ class CodeGenerator:
             return self.bounded(total, e) if e.type == ir.INT else total
         if e.kind in ("max", "min"):
             return ast.Call(name(e.kind), [pyast.genexp(body, var, items)], [ast.keyword("default", const(0))])
-        empty = {ir.CARD: runtime.NO_CARD, ir.PLAYER: -1, ir.SUIT: -1, ir.RANK: -1, ir.INT: 0, ir.STR: ""}.get(e.type)
+        empty = _EMPTY.get(e.type)
         return call(
             self.helper(runtime.arg_best, "arg_best"),
             items,
@@ -582,6 +593,29 @@ class CodeGenerator:
             if real:
                 self.real_cards.discard(e.slot)
 
+    def _membership(self, e: ir.Macro, body: ast.expr, var: str, items: ast.expr) -> ast.expr | None:
+        """Pass `membership`: `any(T[x] == v for x in items)` as `v in map(T.__getitem__, items)`
+        (and `all` of `!=` as `not in`), a loop in C without a generator, when `v` reads no `x`
+        and cannot fail (it is then asked once, even over no items)."""
+        test = e.body
+        if not (isinstance(test, ir.Binary) and (e.kind, test.op) in (("any", "=="), ("all", "!="))):
+            return None
+        if pyast.compare_op(body) != test.op:
+            return None
+        assert isinstance(body, ast.Compare)  # a single comparison, as compare_op said
+        pairs = ((body.left, body.comparators[0], test.right), (body.comparators[0], body.left, test.left))
+        for lookup, value, value_ir in pairs:
+            if not self._table_lookup(lookup, var) or var in pyast.names_in(value):
+                continue
+            if e.slot in free_slots(value_ir) or _may_fail(value_ir, self.layout):
+                continue
+            table = lookup.value.id  # type: ignore[attr-defined]
+            getter = self._getters.get(table)
+            if getter is None:
+                getter = self._getters[table] = self.constant(self.namespace[table].__getitem__, "get")  # type: ignore
+            return compare(value, "in" if e.kind == "any" else "not in", call("map", name(getter), items))
+        return None
+
     def _table_lookup(self, node: ast.expr, var: str) -> bool:
         """Whether `node` is `<constant table>[var]`."""
         return (
@@ -598,9 +632,13 @@ class CodeGenerator:
         the written-out code stays within UNROLL_BUDGET nodes and the game's UNROLL_WORK is not
         spent. Gives (the written-out node, None), or (None, the body as a loop has it, if it was
         generated to decide: the caller uses it rather than generating it again)."""
-        if e.kind not in ("any", "all", "count", "sum") or e.body is None:
+        if e.kind not in ("any", "all", "count", "sum", "argmax", "argmin") or e.body is None:
             return None, None
         values = self._static_values(e.collection, collection)
+        # the seats still in the round: every seat, each tested for being in (seat order, as the list)
+        in_round = values is None and isinstance(e.collection, ir.Builtin) and e.collection.name == "active"
+        if in_round:
+            values = list(range(self.layout.num_players))
         if values is None or len(values) > MAX_UNROLLED or self._unroll_work + len(values) > UNROLL_WORK:
             return None, None
         hoisted = self._hoisted
@@ -616,10 +654,27 @@ class CodeGenerator:
         try:
             for value in values:
                 self._aliases[e.slot] = const(value)
-                parts.append(self.gen(e.body))
+                part = self.gen(e.body)
+                if in_round:
+                    part = _in_round(e.kind, value, part, name(self.constant(runtime.OUT, "OUT")))
+                parts.append(part)
         finally:
             self._aliases.pop(e.slot, None)
             self._forbidden.discard(e.slot)
+        if e.kind in ("argmax", "argmin"):
+            # each value once, in order, as arg_best's loop asks them; without a function per call
+            empty = _EMPTY.get(e.type)
+            items = name(self.derived(("unrolled", tuple(values)), lambda: tuple(values), "items"))
+            return (
+                call(
+                    self.helper(runtime.arg_best_of, "arg_best_of"),
+                    items,
+                    pyast.tuple_(parts),
+                    const(empty),
+                    const(e.kind == "argmax"),
+                ),
+                None,
+            )
         if e.kind == "any":
             return _fold_bool("or", parts), None
         if e.kind == "all":
@@ -843,6 +898,25 @@ def fold_binop(left: ast.expr, op: str, right: ast.expr) -> ast.expr:
     if op in ("+", "-") and is_const(right) and right.value == 0:  # type: ignore[attr-defined]
         return left
     return pyast.binop(left, op, right)
+
+
+# what argmax and argmin give over no items, by type
+_EMPTY = {ir.CARD: runtime.NO_CARD, ir.PLAYER: -1, ir.SUIT: -1, ir.RANK: -1, ir.INT: 0, ir.STR: ""}
+
+
+def _in_round(kind: str, seat: int, part: ast.expr, out: ast.expr) -> ast.expr:
+    """One seat's part of an unrolled macro over `active`: it counts only while the seat is in
+    (`out`: what argmax and argmin are given for a seat that is not)."""
+    is_in = sub(pyast.st("active"), const(seat))
+    if kind in ("argmax", "argmin"):
+        return pyast.ifexp(is_in, part, out)
+    if is_const(part) and bool(part.value) == (kind == "all"):  # type: ignore[attr-defined]
+        return part  # the same whether the seat is in or not
+    if kind in ("any", "count"):
+        return pyast.and_(is_in, part)
+    if kind == "all":
+        return pyast.or_(pyast.not_(is_in), part)
+    return pyast.ifexp(is_in, part, const(0))  # sum
 
 
 def _fold_bool(op: str, parts: list[ast.expr]) -> ast.expr:

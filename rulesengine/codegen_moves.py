@@ -28,7 +28,7 @@ from math import comb
 from typing import Any
 
 from . import flow, ir, pyast, runtime
-from .codegen import CodeGenerator, free_slots, position, statement_slots
+from .codegen import MAX_UNROLLED, UNROLL_BUDGET, CodeGenerator, free_slots, position, statement_slots
 from .pyast import call, compare, const, name, sub
 
 Wrap = Callable[[list[ast.stmt]], list[ast.stmt]]
@@ -304,12 +304,12 @@ class MoveCodeGenerator(CodeGenerator):
             pyast.if_(pyast.not_(name("found")), [pyast.expr(pyast.method(st_, "_check"))]),
         ]
         fn = pyast.function(self.names.fresh(f"_settle_{phase.name}"), ["st"], lines)
-        return self.define(fn, f"after a step in phase {phase.name}")
+        return self.define(fn, f"after a step in phase {phase.name}", of_state=True)
 
     def _enumerator_function(self, hoisted: list, body: list[ast.stmt], heading: str):
         statements = [*(pyast.assign(symbol, value) for symbol, value in hoisted), *body]
         fn = pyast.function(self.names.fresh("_enumerate"), ["st", self.me, "found"], statements)
-        return self.define(fn, heading)
+        return self.define(fn, heading, of_state=True)
 
     def _enumeration(
         self, move: ir.MoveDef, compiled_params: tuple[Any, ...], offset: int, hoisted: list
@@ -538,7 +538,7 @@ class MoveCodeGenerator(CodeGenerator):
             )
         body.append(pyast.return_())
         fn = pyast.function(self.names.fresh(f"_step_{move.name}"), ["st", self.me, "values"], body)
-        return self.define(fn, f"step of move {move.name} {position(move.span)}")
+        return self.define(fn, f"step of move {move.name} {position(move.span)}", of_state=True)
 
     def trigger_firings(self, trigger: ir.Trigger, fired: str) -> list[ast.stmt]:
         """Statements setting `fired` to the items of a trigger's `for` whose `when` holds (None
@@ -553,7 +553,38 @@ class MoveCodeGenerator(CodeGenerator):
             [pyast.assign(fired, pyast.list_([name(var)]))],
             [pyast.expr(pyast.method(name(fired), "append", name(var)))],
         )
+        unrolled = self._firings_by_seat(trigger, fired)
+        if unrolled is not None:
+            return [pyast.assign(fired, const(None)), *unrolled]
         return [pyast.assign(fired, const(None)), pyast.for_(var, items, [pyast.if_(self.gen(trigger.when), [add])])]
+
+    def _firings_by_seat(self, trigger: ir.Trigger, fired: str) -> list[ast.stmt] | None:
+        """Pass `unroll` for a trigger `for` over `players` or `active`: one test per seat in
+        seat order (a seat out of the round is not asked), within the unrolling budget."""
+        each = trigger.each
+        if not (isinstance(each, ir.Builtin) and each.name in ("players", "active")) or trigger.slot is None:
+            return None
+        seats = self.layout.num_players
+        if seats > MAX_UNROLLED:
+            return None
+        statements: list[ast.stmt] = []
+        try:
+            for seat in range(seats):
+                self._aliases[trigger.slot] = const(seat)
+                test = self.gen(trigger.when)
+                if each.name == "active":
+                    test = pyast.and_(sub(pyast.st("active"), const(seat)), test)
+                add = pyast.if_(
+                    compare(name(fired), "is", const(None)),
+                    [pyast.assign(fired, pyast.list_([const(seat)]))],
+                    [pyast.expr(pyast.method(name(fired), "append", const(seat)))],
+                )
+                statements.append(pyast.if_(test, [add]))
+        finally:
+            self._aliases.pop(trigger.slot, None)
+        if sum(pyast.size(statement) for statement in statements) > UNROLL_BUDGET:
+            return None
+        return statements
 
     def firings_function(self, trigger: ir.Trigger) -> Callable[[Any, list], list]:
         """`firings(state, env)`: the items of a trigger's `for` that fire now (see trigger_firings)."""

@@ -860,14 +860,29 @@ class State:
         target.append(card)
         start = where[card]
         where[card] = destination
-        if start != destination and self._track:
+        if not self._track:  # an untracked state keeps no knowledge: nothing to note
+            return
+        if start != destination:
             knowledge.moved(self, (card,), start, destination)
         else:
             self._touched.add(start)
 
     def move_all(self, source: int, destination: int, sorted_tables) -> None:
         """`move_cards` for every card of zone `source` onto a zone not kept sorted."""
-        self.move_top(source, len(self.zones[source]), destination, sorted_tables)
+        cards = self.zones[source]
+        if not cards:
+            return
+        if source == destination:
+            self.move_cards(cards[:], destination, False, sorted_tables)
+            return
+        moved = cards[:]
+        cards.clear()
+        self.zones[destination].extend(moved)
+        where = self.where
+        for card in moved:
+            where[card] = destination
+        if self._track:
+            knowledge.moved(self, moved, source, destination)
 
     def move_top(self, source: int, count: int, destination: int, sorted_tables) -> None:
         """`move_cards` for the top `count` cards of zone `source` onto a zone not kept sorted."""
@@ -888,7 +903,7 @@ class State:
 
     def leave_round(self, player: int, where: str = "") -> None:
         """`player` is out: skipped for the rest of the round."""
-        if not 0 <= player < self.num_players:  # e.g. the holder of a card in a shared zone
+        if not 0 <= player < len(self.active):  # e.g. the holder of a card in a shared zone (one entry per seat)
             raise EngineError(f"{where}: 'out' needs a player, not {player}")
         if self.active[player]:
             self.active[player] = False
@@ -896,7 +911,7 @@ class State:
 
     def turn_to(self, player: int, where: str) -> None:
         """The next turn is `player`'s, whatever the direction of play."""
-        if not 0 <= player < self.num_players:
+        if not 0 <= player < len(self.active):  # one entry per seat
             raise EngineError(f"{where}: 'turn to' needs a player, not {player}")
         self.current = player
         self.turn_set = True

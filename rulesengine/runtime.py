@@ -160,6 +160,21 @@ def arg_best(items, key: Callable[[Any], Any], empty: Any, want_max: bool) -> An
     return best_item
 
 
+OUT = object()  # in arg_best_of: the value of a seat not in the round (no value is this object)
+
+
+def arg_best_of(items: tuple, values: tuple, empty: Any, want_max: bool) -> Any:
+    """`arg_best` with the key's values given, item by item (OUT: an item left out): the
+    first item of the best value, as `arg_best` finds it."""
+    best_item, best_value = empty, None
+    for item, value in zip(items, values):
+        if value is OUT:
+            continue
+        if best_value is None or (value > best_value if want_max else value < best_value):
+            best_item, best_value = item, value
+    return best_item
+
+
 def unique(items) -> list:
     return list(dict.fromkeys(items))
 
