@@ -318,11 +318,13 @@ def play(ruleset: str, players: int | None, seed: int, options: tuple[str, ...],
     _print_header(game, seed)
     click.echo(f"you are P{seat}; type the number of your move (q to quit)")
 
-    def ask(state, lines: list[str]) -> int:
+    def ask(state, lines: list[str]) -> tuple[int, ...]:
         _say("\n".join(lines))
-        actions = state.legal_actions()
-        for number, action in enumerate(actions, start=1):
-            _say(f"  {number:>3}. {state.action_to_string(action)}")
+        # whole actions, also where the engine takes a set of cards in steps
+        choices = state.complete_actions()
+        actions = [steps for _move, _values, _name, steps in choices]
+        for number, (_move, _values, name, _steps) in enumerate(choices, start=1):
+            _say(f"  {number:>3}. {name}")
         while True:
             answer = click.prompt("your move", default="1" if len(actions) == 1 else None, show_default=False)
             answer = answer.strip()

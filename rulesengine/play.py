@@ -8,7 +8,7 @@ hidden move shows only its name), so nothing hidden can leak onto the screen.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from . import ir
 from .agents import RandomAgent
@@ -39,12 +39,13 @@ def play_against_bots(
     game: Game,
     seat: int,
     seed: int,
-    ask: Callable[[State, list[str]], int],
+    ask: Callable[[State, list[str]], Sequence[int]],
     say: Callable[[str], None],
     bots: list | None = None,
 ) -> State:
-    """Play one match: `ask(state, lines)` returns the person's action, `bots` (one per seat,
-    random by default; the person's seat is ignored) play the rest."""
+    """Play one match: `ask(state, lines)` returns the ids of the person's action (several
+    for a choice the engine takes in steps), `bots` (one per seat, random by default; the
+    person's seat is ignored) play the rest."""
     state = game.new_initial_state(seed=seed, record_log=True)
     if bots is None:
         bots = [RandomAgent(seed * 1_000 + other) for other in range(game.num_players)]
@@ -52,7 +53,8 @@ def play_against_bots(
     while not state.is_terminal():
         printed = _say_new(state, seat, printed, say)
         if state.current_player() == seat:
-            state.apply_action(ask(state, describe_observation(game, state.observation(seat))))
+            for action in ask(state, describe_observation(game, state.observation(seat))):
+                state.apply_action(action)
         else:
             state.apply_action(bots[state.current_player()].choose(state))
     _say_new(state, seat, printed, say)

@@ -20,7 +20,7 @@ def test_a_person_plays_a_whole_match_and_never_sees_a_hidden_hand():
         words = set(" ".join(lines).split())
         assert set(cards["hand[P1]"]) <= words  # the person's own hand is shown
         assert not words & set(cards["hand[P2]"] + cards["hand[P3]"])  # the others' never
-        return state.legal_actions()[-1]
+        return state.complete_actions()[-1][3]  # the ids of the last whole action offered
 
     state = play_against_bots(game, 0, 4, ask, lambda line: None)
     assert state.is_terminal() and screens > 0
@@ -101,7 +101,7 @@ def test_play_never_prints_a_card_hidden_from_the_seat(name, seat):
         main, ["play", name, "--seed", "1", "--seat", str(seat + 1), *options], input="1\n" * 20_000
     )
     assert result.exit_code == 0 and "match over" in result.output, result.output[-500:]
-    final = play_against_bots(game, seat, 1, lambda state, _lines: state.legal_actions()[0], lambda _line: None)
+    final = play_against_bots(game, seat, 1, lambda state, _lines: state.complete_actions()[0][3], lambda _line: None)
     snapshots = _knowledge(game, seat, 1, final.actions())
     screens = result.output.split("your move: ")  # the prompt, once a decision
     assert len(screens) == len(snapshots)
