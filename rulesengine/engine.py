@@ -869,20 +869,7 @@ class State:
 
     def move_all(self, source: int, destination: int, sorted_tables) -> None:
         """`move_cards` for every card of zone `source` onto a zone not kept sorted."""
-        cards = self.zones[source]
-        if not cards:
-            return
-        if source == destination:
-            self.move_cards(cards[:], destination, False, sorted_tables)
-            return
-        moved = cards[:]
-        cards.clear()
-        self.zones[destination].extend(moved)
-        where = self.where
-        for card in moved:
-            where[card] = destination
-        if self._track:
-            knowledge.moved(self, moved, source, destination)
+        self.move_top(source, len(self.zones[source]), destination, sorted_tables)
 
     def move_top(self, source: int, count: int, destination: int, sorted_tables) -> None:
         """`move_cards` for the top `count` cards of zone `source` onto a zone not kept sorted."""
