@@ -5,29 +5,26 @@ from __future__ import annotations
 
 import io
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from rulesengine.cli import main
+from tests.browser import CHROMIUM, NO_CHROMIUM, launched
 
 DEAD = Path(__file__).parent / "analysis" / "dead_rules.yaml"
 
 pytest.importorskip("matplotlib", reason="the report needs the extra 'report'")
 playwright = pytest.importorskip("playwright.sync_api", reason="the browser test needs playwright (extra 'test')")
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 if CHROMIUM is None:
-    pytest.skip("no Chromium installed (.ci/run installs it from the distribution's packages)", allow_module_level=True)
+    pytest.skip(NO_CHROMIUM, allow_module_level=True)
 
 
 @pytest.fixture(scope="module")
 def browser():
-    with playwright.sync_playwright() as driver:
-        chromium = driver.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+    with launched(playwright) as chromium:
         yield chromium
-        chromium.close()
 
 
 def _open(browser, path):

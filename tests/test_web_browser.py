@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import io
 import json
-import shutil
 import time
 import urllib.request
 
 import pytest
 
 from rulesengine import replay
+from tests.browser import CHROMIUM, NO_CHROMIUM, launched
 from tests.test_web_session import SHORT
 from tests.web_helpers import check_wire, link, make_session, positions, running
 
@@ -20,9 +20,8 @@ pytest.importorskip("starlette", reason="the server needs the extra 'web'")
 pytest.importorskip("uvicorn", reason="the server needs the extra 'web'")
 playwright = pytest.importorskip("playwright.sync_api", reason="the browser test needs playwright (extra 'test')")
 Image = pytest.importorskip("PIL.Image", reason="the screenshot check needs pillow (extra 'test')")
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 if CHROMIUM is None:
-    pytest.skip("no Chromium installed (.ci/run installs it from the distribution's packages)", allow_module_level=True)
+    pytest.skip(NO_CHROMIUM, allow_module_level=True)
 
 # seeds whose matches are short with these settings (20 to 32 moves of the person's), so the
 # five whole matches take seconds, not minutes
@@ -32,10 +31,8 @@ MAX_CLICKS = 400  # far more than any of these matches needs: a page that stops 
 
 @pytest.fixture(scope="module")
 def browser():
-    with playwright.sync_playwright() as driver:
-        chromium = driver.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+    with launched(playwright) as chromium:
         yield chromium
-        chromium.close()
 
 
 def _open(browser, address: str):
