@@ -178,28 +178,7 @@ def end_step(state: Any, action: int | None = None) -> None:
         touched.clear()
     else:
         changes = ()
-    last = state.last_action
-    state.trail = (
-        state.trail,
-        (
-            changes,
-            tuple(state.vars),
-            (
-                state.round_number,
-                state.phase,
-                state.current_player(),
-                state.direction,
-                tuple(state.active),
-                state.game_over,
-            ),
-            tuple(map(tuple, state.shown)) if state.shown_any else None,
-            (state.mover, last) if last is not None else None,
-        ),
-    )
-    if state._commits:  # a hidden choice of a simultaneous phase: each player sees only its own
-        previous, record = state.trail
-        seen = tuple(state.commits_seen(p) for p in range(sight.num_players))
-        state.trail = (previous, ("commit", state._commits, seen, record))
+    state.trail = (state.trail, _with_commits(state, _record(state, changes)))
     if state._shuffled:
         state._shuffled = False
         checkpoint = state.clone()
@@ -207,13 +186,12 @@ def end_step(state: Any, action: int | None = None) -> None:
         state._checkpoint = checkpoint
 
 
-def picked(state: Any) -> None:
-    """Close a step of a choice made in steps: a record only its maker observes (the picks so
-    far), holding the unchanged public record for its observation; the others observe nothing,
-    so the number of steps a choice took tells them nothing."""
+def _record(state: Any, changes: Any) -> tuple[Any, ...]:
+    """One step's record: the zones it changed, the variables, the public position, what was
+    shown, and the last action with its mover."""
     last = state.last_action
-    inner: tuple[Any, ...] = (
-        (),
+    return (
+        changes,
         tuple(state.vars),
         (
             state.round_number,
@@ -226,8 +204,21 @@ def picked(state: Any) -> None:
         tuple(map(tuple, state.shown)) if state.shown_any else None,
         (state.mover, last) if last is not None else None,
     )
-    if state._commits:
-        inner = ("commit", state._commits, tuple(state.commits_seen(p) for p in range(state.num_players)), inner)
+
+
+def _with_commits(state: Any, record: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A hidden choice of a simultaneous phase wraps the record: each player sees only its own."""
+    if not state._commits:
+        return record
+    seen = tuple(state.commits_seen(p) for p in range(state.num_players))
+    return ("commit", state._commits, seen, record)
+
+
+def picked(state: Any) -> None:
+    """Close a step of a choice made in steps: a record only its maker observes (the picks so
+    far), holding the unchanged public record for its observation; the others observe nothing,
+    so the number of steps a choice took tells them nothing."""
+    inner = _with_commits(state, _record(state, ()))
     state.trail = (state.trail, ("pick", state.current, state._pending, tuple(state.pending_names()), inner))
 
 
