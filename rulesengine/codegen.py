@@ -19,6 +19,9 @@ Python syntax nodes, each named below with what it preserves:
 - `alias` (IR): inside a set whose cards share an attribute, a test reading only that
   attribute is asked of the first card. Preserves the answer (every card gives the same).
 - `shared card loops`, `shared lookups` and `implication` (codegen_moves.py).
+- `common subexpressions` (Python nodes, every generated function): a part computed again
+  later in the same expression, on every path there, is computed once into a local
+  (subexpressions.py). Preserves every value and every error raised.
 
 Nothing here runs while a game is played.
 """
@@ -26,6 +29,8 @@ Nothing here runs while a game is played.
 from __future__ import annotations
 
 import ast
+import copy
+import inspect
 import itertools
 import linecache
 import weakref
@@ -41,6 +46,7 @@ from .limits import MAX_CARDS, MAX_INTEGER, MAX_PLAYERS, MAX_RANGE, MAX_TEXT_LEN
 from .lower import is_seat
 from .names import NameAllocator
 from .pyast import call, compare, const, is_const, name, sub
+from .subexpressions import share_common_subexpressions
 
 # the state's lists that stay the same objects all through a match (changed only in place)
 _STATE_LISTS = ("zones", "vars", "where")
@@ -65,6 +71,12 @@ class GeneratedSource:
 
 def position(span: Span) -> str:
     return f"{span.file}:{span.line}:{span.column}"
+
+
+def _extreme(kind: str, values: ast.expr, items: ast.expr) -> ast.expr:
+    """`max`/`min` of `values` (one per item of the list `items`), 0 for an empty list: the
+    emptiness asked of the list, since `default=` makes the built-in parse its keywords."""
+    return pyast.ifexp(copy.deepcopy(items), call(kind, values), const(0))
 
 
 def free_slots(e: ir.Expr | None, bound: frozenset[int] = frozenset()) -> set[int]:
@@ -142,6 +154,7 @@ class CodeGenerator:
         if of_state:
             fields = {field: self.names.fresh("_" + field) for field in _STATE_LISTS}
             fn = pyast.state_lists_as_locals(fn, fields)
+        fn = share_common_subexpressions(fn, self.names.fresh, self._reads_once)
         source = pyast.emit_function(fn, heading)
         filename = f"<{heading} #{next(_COMPILED)}>"
         # Tracebacks read the lines from here, for as long as the function lives.
@@ -151,6 +164,11 @@ class CodeGenerator:
         function = self.namespace[fn.name]
         weakref.finalize(function, linecache.cache.pop, filename, None)
         return function  # type: ignore[return-value]
+
+    def _reads_once(self, symbol: str) -> bool:
+        """Whether the global `symbol` of generated code makes an iterator (read only once)."""
+        value = self.namespace.get(symbol)
+        return (isinstance(value, type) and hasattr(value, "__next__")) or inspect.isgeneratorfunction(value)
 
     def prologue(self, slots: set[int]) -> list[ast.stmt]:
         return [pyast.assign(self.slot(s), sub(name("env"), const(s))) for s in sorted(slots)]
@@ -554,7 +572,7 @@ class CodeGenerator:
             mapped = call("map", name(getter), items)
             if e.kind == "sum":
                 return self.bounded(call("sum", mapped), e)
-            return ast.Call(name(e.kind), [mapped], [ast.keyword("default", const(0))])
+            return _extreme(e.kind, mapped, items)
         membership = self._membership(e, body, var, items)
         if membership is not None:
             return membership
@@ -562,15 +580,15 @@ class CodeGenerator:
             return call("any", pyast.genexp(body, var, items))
         if e.kind == "all":
             return call("all", pyast.genexp(body, var, items))
-        if e.kind == "count":
-            return call("sum", pyast.genexp(const(1), var, items, body))
+        if e.kind == "count":  # a list's length is cheaper than a sum over a generator
+            return call("len", pyast.listcomp(const(1), var, items, body))
         if e.kind == "filter":
             return pyast.listcomp(name(var), var, items, body)
         if e.kind == "sum":
             total = call("sum", pyast.genexp(body, var, items))
             return self.bounded(total, e) if e.type == ir.INT else total
         if e.kind in ("max", "min"):
-            return ast.Call(name(e.kind), [pyast.genexp(body, var, items)], [ast.keyword("default", const(0))])
+            return _extreme(e.kind, pyast.genexp(body, var, items), items)
         empty = _EMPTY.get(e.type)
         return call(
             self.helper(runtime.arg_best, "arg_best"),
