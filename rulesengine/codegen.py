@@ -19,6 +19,9 @@ Python syntax nodes, each named below with what it preserves:
 - `alias` (IR): inside a set whose cards share an attribute, a test reading only that
   attribute is asked of the first card. Preserves the answer (every card gives the same).
 - `shared card loops`, `shared lookups` and `implication` (codegen_moves.py).
+- `inline binds` (Python nodes, every generated function): `(lambda v: body)(value)`, as
+  `bind` is generated, keeps the value in a new local instead of calling a function
+  (binds.py). Preserves the order of evaluation and every value.
 - `common subexpressions` (Python nodes, every generated function): a part computed again
   later in the same expression, on every path there, is computed once into a local
   (subexpressions.py). Preserves every value and every error raised.
@@ -40,6 +43,7 @@ from typing import Any
 import attrs
 
 from . import ir, pyast, runtime
+from .binds import inline_binds
 from .diagnostics import EngineError, Span
 from .layout import Layout
 from .limits import MAX_CARDS, MAX_INTEGER, MAX_PLAYERS, MAX_RANGE, MAX_TEXT_LENGTH
@@ -154,7 +158,7 @@ class CodeGenerator:
         if of_state:
             fields = {field: self.names.fresh("_" + field) for field in _STATE_LISTS}
             fn = pyast.state_lists_as_locals(fn, fields)
-        fn = share_common_subexpressions(fn, self.names.fresh, self._reads_once)
+        fn = share_common_subexpressions(inline_binds(fn, self.names.fresh), self.names.fresh, self._reads_once)
         source = pyast.emit_function(fn, heading)
         filename = f"<{heading} #{next(_COMPILED)}>"
         # Tracebacks read the lines from here, for as long as the function lives.

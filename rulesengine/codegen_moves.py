@@ -28,7 +28,7 @@ from math import comb
 from typing import Any
 
 from . import flow, ir, pyast, runtime
-from .codegen import MAX_UNROLLED, UNROLL_BUDGET, CodeGenerator, free_slots, position, statement_slots
+from .codegen import MAX_UNROLLED, UNROLL_BUDGET, CodeGenerator, fold_binop, free_slots, position, statement_slots
 from .pyast import call, compare, const, name, sub
 
 Wrap = Callable[[list[ast.stmt]], list[ast.stmt]]
@@ -209,6 +209,9 @@ class MoveCodeGenerator(CodeGenerator):
         source = self.collection(param.candidates)
         if param.candidates.type == ir.ZONE:
             return source  # a zone holds real cards, each once
+        static = self._static_values(param.candidates, source)
+        if static is not None:  # seats, suits, range(k): listed once, when the game is compiled
+            return const(tuple(dict.fromkeys(static)))
         if param.type == ir.CARD or param.size is not None:
             return call(self.helper(_real_cards, "real_cards"), source)  # a list may name a card twice, or none
         return call(self.helper(runtime.unique, "unique"), source)
@@ -238,7 +241,7 @@ class MoveCodeGenerator(CodeGenerator):
                         test = self._legal_condition(move, hoisted)
                 finally:
                     del self._aliases[param.slot]
-                tests.append((test, self._append(pyast.binop(const(compiled.offset), "+", name(card)))))
+                tests.append((test, self._append(fold_binop(const(compiled.offset), "+", name(card)))))
                 continue
             kept = self.names.fresh(f"_kept{compiled.index}")
             per_card = self._card_test(move, compiled.params, hoisted, name(card)) if move.legal is not None else None
@@ -254,7 +257,7 @@ class MoveCodeGenerator(CodeGenerator):
             condition = (
                 const(True) if per_card is not None or move.legal is None else self._legal_condition(move, hoisted)
             )
-            key = pyast.binop(const(compiled.offset), "+", self._set_rank(var, kind.size, 1))
+            key = fold_binop(const(compiled.offset), "+", self._set_rank(var, kind.size, 1))
             inner: list[ast.stmt] = [self._append(key)]
             if not (pyast.is_const(condition) and condition.value):  # type: ignore[attr-defined]
                 inner = [pyast.if_(condition, inner)]

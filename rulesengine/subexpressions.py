@@ -167,7 +167,9 @@ class _Sharing:
         elif isinstance(node, _COMPREHENSIONS):
             # only the first iterable is computed here, and Python allows no local in it
             after = self._walk(node.generators[0].iter, available, reuses, False)
-        elif isinstance(node, (ast.Lambda, ast.JoinedStr, ast.NamedExpr)):
+        elif isinstance(node, ast.NamedExpr):  # a local of a bind (pass `inline binds`), each its own
+            after = self._walk(node.value, available, reuses, define)
+        elif isinstance(node, (ast.Lambda, ast.JoinedStr)):
             pass
         else:
             for child in _children(node):
@@ -205,7 +207,7 @@ class _Sharing:
             if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute):
                 if inner.func.attr not in _READING_METHODS:
                     return False
-            elif isinstance(inner, (ast.NamedExpr, ast.Await, ast.Yield, ast.YieldFrom)):
+            elif isinstance(inner, (ast.Await, ast.Yield, ast.YieldFrom)):
                 return False
         return True
 

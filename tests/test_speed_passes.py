@@ -120,7 +120,9 @@ def test_the_seats_in_the_round_are_written_out_without_functions(tmp_path: Path
         # the last seat's part asks whether it is in: `st.active[2]`, or through a local
         # holding `st.active` (pass `common subexpressions`)
         active = {"st.active"} | {
-            node.target.id for node in ast.walk(tree) if isinstance(node, ast.NamedExpr) and ast.unparse(node.value) == "st.active"
+            node.target.id
+            for node in ast.walk(tree)
+            if isinstance(node, ast.NamedExpr) and ast.unparse(node.value) == "st.active"
         }
         assert any(
             isinstance(node, ast.Subscript) and ast.unparse(node.slice) == "2" and ast.unparse(node.value) in active

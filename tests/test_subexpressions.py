@@ -1,17 +1,20 @@
-"""The pass `common subexpressions` (rulesengine/subexpressions.py) against the functions it
-rewrites: random expressions built from repeated parts are run before and after the pass on
-random values, and must give the same value or raise the same error, never calling a
-counted function more often than before (nothing computed that was not computed)."""
+"""The passes `common subexpressions` (rulesengine/subexpressions.py) and `inline binds`
+(rulesengine/binds.py) against the functions they rewrite: random expressions built from
+repeated parts are run before and after the passes on random values, and must give the same
+value or raise the same error, never calling a counted function more often than before
+(nothing computed that was not computed)."""
 
 from __future__ import annotations
 
 import ast
 import itertools
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rulesengine import pyast
+from rulesengine.binds import inline_binds
 from rulesengine.subexpressions import share_common_subexpressions
 
 _names = itertools.count()
@@ -38,6 +41,9 @@ def _grow(parts: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
         parts.map(lambda p: f"sum([y + {p} for y in lst])"),
         parts.map(lambda p: f"[y for y in (lst if {p} else [])]"),
         two.map(lambda p: f"(lambda q: q + {p[0]} + q * {p[1]})({p[1]})"),
+        two.map(lambda p: f"(lambda q: (lambda q: q - {p[0]})(q + 1) * q)({p[1]})"),
+        two.map(lambda p: f"[(lambda q: q + y)({p[0]}) for y in lst] + [{p[1]}]"),
+        two.map(lambda p: f"sum([y for y in (lambda q: [q, {p[0]}])({p[1]})])"),
         parts.map(lambda p: f"max((f(y) for y in lst), default={p})"),
         parts.map(lambda p: f"len(list(map(f, lst))) + sum(map(f, lst)) + {p}"),
     )
@@ -79,18 +85,31 @@ def _function(expression: str) -> ast.FunctionDef:
     return pyast.function("probe", ["a", "b", "lst"], [pyast.return_(body)])
 
 
-@settings(max_examples=300, deadline=None)
+def _cse(fn: ast.FunctionDef) -> ast.FunctionDef:
+    return share_common_subexpressions(fn, _fresh, lambda name: False)
+
+
+def _binds(fn: ast.FunctionDef) -> ast.FunctionDef:
+    return inline_binds(fn, _fresh)
+
+
+def _both(fn: ast.FunctionDef) -> ast.FunctionDef:  # as the code generator runs them
+    return _cse(_binds(fn))
+
+
+@pytest.mark.parametrize("rewrite", [_cse, _binds, _both])
+@settings(max_examples=200, deadline=None)
 @given(
     expression=_expressions(),
     a=st.integers(-2, 2),
     b=st.integers(-2, 2),
     lst=st.lists(st.integers(-3, 3), max_size=3),
 )
-def test_sharing_keeps_every_value_and_error_and_computes_nothing_more(
-    expression: str, a: int, b: int, lst: list[int]
+def test_rewriting_keeps_every_value_and_error_and_computes_nothing_more(
+    rewrite, expression: str, a: int, b: int, lst: list[int]
 ) -> None:
     before = _function(expression)
-    after = share_common_subexpressions(before, _fresh, lambda name: False)
+    after = rewrite(before)
     value_before, calls_before = _run(before, a, b, lst)
     value_after, calls_after = _run(after, a, b, lst)
     assert value_after == value_before, ast.unparse(after)
@@ -134,3 +153,18 @@ def test_statements_shared_with_other_functions_are_not_changed() -> None:
     one = pyast.function("one", ["a", "b", "lst"], [statement])
     out = share_common_subexpressions(one, _fresh, lambda name: False)
     assert out is not one and ast.dump(statement) == text
+
+
+def test_a_bind_keeps_its_value_in_a_local_of_its_own() -> None:
+    fn = _function("(lambda q: q + q)(f(a)) + (lambda q: q * 2)(f(b))")
+    out = _binds(fn)
+    assert not any(isinstance(node, ast.Lambda) for node in ast.walk(out))
+    targets = [node.target.id for node in ast.walk(out) if isinstance(node, ast.NamedExpr)]
+    assert len(targets) == len(set(targets)) == 2
+    assert _run(out, 1, 2, []) == _run(fn, 1, 2, [])
+
+
+def test_binds_inside_comprehensions_stay_functions() -> None:
+    for expression in ("[(lambda q: q + y)(f(a)) for y in lst]", "[y for y in (lambda q: [q])(f(a))]"):
+        out = _binds(_function(expression))
+        assert any(isinstance(node, ast.Lambda) for node in ast.walk(out))

@@ -1,0 +1,136 @@
+"""Pass `inline binds` over a generated function: a `lambda` called at once with one value,
+as the language's `bind` is generated (`(lambda v: body)(value)`), becomes
+`(body if ((v2 := value) or True) else None)`: the value is kept in a local of the enclosing
+function (a new name, so that no two binds share one) and no function is called.
+
+What it preserves: the value is computed first and the body after, as before; the body
+reads the new local wherever it read the parameter. Python forbids such a local in a
+comprehension's first iterable and would put one made inside a comprehension's loop into
+the enclosing function, so lambdas there are left as they are.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+from collections.abc import Callable
+
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_FIELDS = {ast.Expr: "value", ast.Return: "value", ast.Assign: "value", ast.AugAssign: "value", ast.If: "test"}
+
+
+def inline_binds(fn: ast.FunctionDef, fresh: Callable[[str], str]) -> ast.FunctionDef:
+    """`fn` with its immediately called one-parameter lambdas inlined (statements copied where
+    changed, never changed in place: they may be shared with other functions)."""
+    body = [_statement(s, fresh) for s in fn.body]
+    if all(new is old for new, old in zip(body, fn.body)):
+        return fn
+    out = copy.copy(fn)
+    out.body = body
+    return out
+
+
+def _statement(node: ast.stmt, fresh: Callable[[str], str]) -> ast.stmt:
+    changes: dict[str, object] = {}
+    if isinstance(node, (ast.If, ast.For, ast.While)):
+        for field in ("body", "orelse"):
+            old = getattr(node, field)
+            new = [_statement(s, fresh) for s in old]
+            if any(a is not b for a, b in zip(new, old)):
+                changes[field] = new
+    field = _FIELDS.get(type(node))
+    value = getattr(node, field) if field is not None else None
+    if isinstance(value, ast.expr):
+        new_value = _expression(value, fresh)
+        if new_value is not value:
+            changes[field] = new_value  # type: ignore[index]
+    if not changes:
+        return node
+    out = copy.copy(node)  # keeps the rule-file position a statement carries
+    for name, new in changes.items():
+        setattr(out, name, new)
+    return out
+
+
+def _expression(node: ast.expr, fresh: Callable[[str], str]) -> ast.expr:
+    """`node` with its binds inlined (a copy where changed)."""
+    if isinstance(node, _COMPREHENSIONS):
+        return node  # see the module's docstring
+    if isinstance(node, ast.Lambda):
+        body = _expression(node.body, fresh)  # a local made in a lambda's body is the lambda's own
+        if body is node.body:
+            return node
+        out = copy.copy(node)
+        out.body = body
+        return out
+    parameter = _bound(node)
+    if parameter is not None:
+        assert isinstance(node, ast.Call) and isinstance(node.func, ast.Lambda)  # what _bound accepts
+        local = fresh(parameter)
+        value = _expression(node.args[0], fresh)
+        body = _expression(_renamed(node.func.body, parameter, local), fresh)
+        kept = ast.BoolOp(ast.Or(), [ast.NamedExpr(ast.Name(local, ast.Store()), value), ast.Constant(True)])
+        return ast.IfExp(kept, body, ast.Constant(None))
+    changes: dict[str, object] = {}
+    for field, value in ast.iter_fields(node):
+        if isinstance(value, ast.expr):
+            new = _expression(value, fresh)
+            if new is not value:
+                changes[field] = new
+        elif isinstance(value, list):
+            items = [_item(v, fresh) for v in value]
+            if any(a is not b for a, b in zip(items, value)):
+                changes[field] = items
+    if not changes:
+        return node
+    out = copy.copy(node)
+    for field, new in changes.items():
+        setattr(out, field, new)
+    return out
+
+
+def _item(value: object, fresh: Callable[[str], str]) -> object:
+    if isinstance(value, ast.expr):
+        return _expression(value, fresh)
+    if isinstance(value, ast.keyword):
+        new = _expression(value.value, fresh)
+        if new is value.value:
+            return value
+        out = copy.copy(value)
+        out.value = new
+        return out
+    return value
+
+
+def _bound(node: ast.expr) -> str | None:
+    """The parameter of `(lambda v: body)(value)`, if `node` is that and no scope inside the
+    body names `v` again."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Lambda)):
+        return None
+    arguments = node.func.args
+    if len(node.args) != 1 or node.keywords or isinstance(node.args[0], ast.Starred):
+        return None
+    if arguments.posonlyargs or arguments.kwonlyargs or arguments.vararg or arguments.kwarg or arguments.defaults:
+        return None
+    if len(arguments.args) != 1:
+        return None
+    parameter = arguments.args[0].arg
+    for inner in ast.walk(node.func.body):
+        if isinstance(inner, ast.Lambda) and parameter in {a.arg for a in inner.args.args}:
+            return None
+        if isinstance(inner, ast.comprehension) and parameter in {
+            n.id for n in ast.walk(inner.target) if isinstance(n, ast.Name)
+        }:
+            return None
+        if isinstance(inner, ast.NamedExpr) and isinstance(inner.target, ast.Name) and inner.target.id == parameter:
+            return None
+    return parameter
+
+
+def _renamed(node: ast.expr, old: str, new: str) -> ast.expr:
+    """A copy of `node` reading `new` where it read `old`."""
+    out = copy.deepcopy(node)
+    for inner in ast.walk(out):
+        if isinstance(inner, ast.Name) and inner.id == old:
+            inner.id = new
+    return out
