@@ -33,11 +33,11 @@ def inline_binds(fn: ast.FunctionDef, fresh: Callable[[str], str]) -> ast.Functi
 def _statement(node: ast.stmt, fresh: Callable[[str], str]) -> ast.stmt:
     changes: dict[str, object] = {}
     if isinstance(node, (ast.If, ast.For, ast.While)):
-        for field in ("body", "orelse"):
-            old = getattr(node, field)
+        for block in ("body", "orelse"):
+            old = getattr(node, block)
             new = [_statement(s, fresh) for s in old]
             if any(a is not b for a, b in zip(new, old)):
-                changes[field] = new
+                changes[block] = new
     field = _FIELDS.get(type(node))
     value = getattr(node, field) if field is not None else None
     if isinstance(value, ast.expr):
@@ -47,8 +47,8 @@ def _statement(node: ast.stmt, fresh: Callable[[str], str]) -> ast.stmt:
     if not changes:
         return node
     out = copy.copy(node)  # keeps the rule-file position a statement carries
-    for name, new in changes.items():
-        setattr(out, name, new)
+    for attribute, changed in changes.items():
+        setattr(out, attribute, changed)
     return out
 
 
@@ -72,20 +72,20 @@ def _expression(node: ast.expr, fresh: Callable[[str], str]) -> ast.expr:
         kept = ast.BoolOp(ast.Or(), [ast.NamedExpr(ast.Name(local, ast.Store()), value), ast.Constant(True)])
         return ast.IfExp(kept, body, ast.Constant(None))
     changes: dict[str, object] = {}
-    for field, value in ast.iter_fields(node):
-        if isinstance(value, ast.expr):
-            new = _expression(value, fresh)
-            if new is not value:
+    for field, part in ast.iter_fields(node):
+        if isinstance(part, ast.expr):
+            new = _expression(part, fresh)
+            if new is not part:
                 changes[field] = new
-        elif isinstance(value, list):
-            items = [_item(v, fresh) for v in value]
-            if any(a is not b for a, b in zip(items, value)):
+        elif isinstance(part, list):
+            items = [_item(v, fresh) for v in part]
+            if any(a is not b for a, b in zip(items, part)):
                 changes[field] = items
     if not changes:
         return node
     out = copy.copy(node)
-    for field, new in changes.items():
-        setattr(out, field, new)
+    for attribute, changed in changes.items():
+        setattr(out, attribute, changed)
     return out
 
 

@@ -67,7 +67,7 @@ class _Sharing:
                 new = [self.statement(s) for s in old]
                 if any(a is not b for a, b in zip(new, old)):
                     changes[field] = new
-        field = _REGION_FIELDS.get(type(node))
+        field = _REGION_FIELDS.get(type(node), "")
         value = getattr(node, field) if field else None
         if isinstance(value, ast.Call) and not self._pure(value):
             # A call that changes the state (a helper of the state, an append): its arguments
@@ -87,8 +87,8 @@ class _Sharing:
         if not changes:
             return node
         out = copy.copy(node)  # keeps the rule-file position a statement carries
-        for name, new in changes.items():
-            setattr(out, name, new)
+        for attribute, changed in changes.items():
+            setattr(out, attribute, changed)
         return out
 
     def _keyword(self, keyword: ast.keyword) -> ast.keyword:
@@ -107,7 +107,7 @@ class _Sharing:
             return root
         # A copy of its own, where no node stands at two places (generated trees share nodes),
         # so that each place can be changed on its own.
-        tree = _unshared_copy(root)
+        tree: ast.expr = _unshared_copy(root)  # type: ignore[assignment]
         reuses: dict[int, ast.expr] = {}  # id(later node) -> the node first computing it
         self._walk(tree, {}, reuses, True)
         lambdas: list[ast.Lambda] = []
