@@ -83,10 +83,10 @@ def _expression(node: ast.expr, fresh: Callable[[str], str]) -> ast.expr:
                 changes[field] = items
     if not changes:
         return node
-    out = copy.copy(node)
+    copied = copy.copy(node)
     for attribute, changed in changes.items():
-        setattr(out, attribute, changed)
-    return out
+        setattr(copied, attribute, changed)
+    return copied
 
 
 def _item(value: object, fresh: Callable[[str], str]) -> object:
