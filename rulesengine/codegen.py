@@ -53,7 +53,7 @@ from .pyast import call, compare, const, is_const, name, sub
 from .subexpressions import share_common_subexpressions
 
 # the state's lists that stay the same objects all through a match (changed only in place)
-_STATE_LISTS = ("zones", "vars", "where")
+_STATE_LISTS = ("zones", "vars", "where", "active")
 
 MAX_UNROLLED = 8  # a macro over at most this many known values may be written out value by value
 UNROLL_BUDGET = 4_096  # ... and only while the written-out code stays within this many syntax nodes

@@ -717,7 +717,7 @@ class State:
         self.round_number += 1
         self.turns = 0
         self.passes = 0
-        self.active = [True] * n
+        self.active[:] = [True] * n  # the same list all match long: generated code reads it into a local
         self.active_players = list(range(n))
         self.direction = 1
         self.round_over = self.phase_over = False

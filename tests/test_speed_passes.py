@@ -118,12 +118,13 @@ def test_the_seats_in_the_round_are_written_out_without_functions(tmp_path: Path
         assert not any(isinstance(node, (ast.Lambda, ast.GeneratorExp)) for node in ast.walk(tree)), source
         assert "active_players" not in source
         # the last seat's part asks whether it is in: `st.active[2]`, or through a local
-        # holding `st.active` (pass `common subexpressions`)
-        active = {"st.active"} | {
-            node.target.id
-            for node in ast.walk(tree)
-            if isinstance(node, ast.NamedExpr) and ast.unparse(node.value) == "st.active"
-        }
+        # holding `st.active` (passes `locals` and `common subexpressions`)
+        active = {"st.active"}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.NamedExpr) and ast.unparse(node.value) == "st.active":
+                active.add(node.target.id)
+            elif isinstance(node, ast.Assign) and ast.unparse(node.value) == "st.active":
+                active.update(ast.unparse(target) for target in node.targets)
         assert any(
             isinstance(node, ast.Subscript) and ast.unparse(node.slice) == "2" and ast.unparse(node.value) in active
             for node in ast.walk(tree)
