@@ -98,7 +98,7 @@ def _both(fn: ast.FunctionDef) -> ast.FunctionDef:  # as the code generator runs
 
 
 @pytest.mark.parametrize("rewrite", [_cse, _binds, _both])
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(
     expression=_expressions(),
     a=st.integers(-2, 2),
