@@ -267,6 +267,14 @@ class State:
 
     def apply_action(self, action: int) -> None:
         """Apply a player's action or a chance outcome; an illegal one changes nothing."""
+        if self.chance is None and not self.game_over and self.game.whole and DIRECT_FLOW:
+            # the common case at once: a whole action of a game without steps or hidden choices
+            self._act(action)
+            if self._track:
+                knowledge.end_step(self, action)
+            if self.game_over:
+                self._verify_result()
+            return
         if self.game_over:
             raise IllegalActionError("the match is over; no action can be applied")
         if self.chance is not None:
@@ -1307,6 +1315,7 @@ class Game:
         self.encoding = Encoding(program)  # the ids players see (actions.py)
         self.stepwise = self.encoding.stepwise
         self.simultaneous = any(phase.simultaneous for phase in program.phases)
+        self.whole = not self.stepwise and not self.simultaneous  # every id is a whole action, applied at once
         # the effect lists that may stop for chance (by identity): a shuffle or a random choice
         self.chancy = frozenset(id(effects) for effects in _effect_lists(program) if _may_stop(effects))
 
