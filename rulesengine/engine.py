@@ -996,20 +996,21 @@ class State:
         if card < 0:
             return
         where = self.where
-        source = self.zones[where[card]]
-        target = self.zones[destination]
-        if source is target and source[-1] == card:
-            return
-        source.remove(card)
-        target.append(card)
         start = where[card]
-        where[card] = destination
-        if not self._track:  # an untracked state keeps no knowledge: nothing to note
+        if start == destination:
+            cards = self.zones[start]
+            if cards[-1] != card:
+                cards.remove(card)
+                cards.append(card)
+                if self._track:
+                    self._touched.add(start)
             return
-        if start != destination:
+        zones = self.zones
+        zones[start].remove(card)
+        zones[destination].append(card)
+        where[card] = destination
+        if self._track:  # an untracked state keeps no knowledge: nothing to note
             knowledge.moved(self, (card,), start, destination)
-        else:
-            self._touched.add(start)
 
     def move_all(self, source: int, destination: int, sorted_tables) -> None:
         """`move_cards` for every card of zone `source` onto a zone not kept sorted."""
@@ -1023,6 +1024,13 @@ class State:
             self.move_cards(self.zones[source][-count:], destination, False, sorted_tables)
             return
         cards = self.zones[source]
+        if count == 1 and cards:  # one card (a trick's, a draw): no slices
+            card = cards.pop()
+            self.zones[destination].append(card)
+            self.where[card] = destination
+            if self._track:
+                knowledge.moved(self, (card,), source, destination)
+            return
         moved = cards[-count:]
         del cards[-count:]
         self.zones[destination].extend(moved)
