@@ -507,11 +507,17 @@ class State:
         legal = self._legal
         if legal is None:
             legal = self._legal_ids()
-        index = bisect_left(legal, action)
-        if index == len(legal) or legal[index] != action:
-            self._refuse(action if recorded is None else recorded)
+        if recorded is None:
+            recorded = action
+        if len(legal) <= 16:  # a short list is searched faster than bisected
+            if action not in legal:
+                self._refuse(recorded)
+        else:
+            index = bisect_left(legal, action)
+            if index == len(legal) or legal[index] != action:
+                self._refuse(recorded)
         move, values = self.game._decoded.get(action) or self.game.decode(action)
-        self.history = (self.history, action if recorded is None else recorded, False)
+        self.history = (self.history, recorded, False)
         self.steps += 1
         self.turns += 1
         if self.shown_any:
