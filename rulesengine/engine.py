@@ -653,7 +653,7 @@ class State:
         if len(cards) < 2:
             return
         if self.seed is not None:
-            random.Random(self.seed * 1_000_003 + self.chance_count).shuffle(cards)
+            seeded_shuffle(cards, self.seed * 1_000_003 + self.chance_count)
         else:
             self.chance = [zone, 0]
 
@@ -1275,6 +1275,19 @@ class _HiddenMoveLine(str):
 def _jumps(segment: Segment) -> bool:
     """Whether a segment does more than end its list: a random choice, a test or a jump."""
     return segment.choose is not None or segment.test is not None or segment.next >= 0
+
+
+def seeded_shuffle(cards: list, seed: int) -> None:
+    """Exactly `random.Random(seed).shuffle(cards)` (CPython's algorithm: the replay format
+    depends on the order it gives), without a method call per card."""
+    getrandbits = random.Random(seed).getrandbits
+    for i in range(len(cards) - 1, 0, -1):
+        size = i + 1
+        bits = size.bit_length()
+        j = getrandbits(bits)
+        while j >= size:
+            j = getrandbits(bits)
+        cards[i], cards[j] = cards[j], cards[i]
 
 
 def _may_stop(segments: tuple[Segment, ...]) -> bool:
