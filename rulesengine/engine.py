@@ -7,6 +7,7 @@ cloned cheaply there. The agenda is empty at every decision node.
 
 from __future__ import annotations
 
+import _random
 import functools
 import random
 from bisect import bisect_left
@@ -1280,7 +1281,7 @@ def _jumps(segment: Segment) -> bool:
 def seeded_shuffle(cards: list, seed: int) -> None:
     """Exactly `random.Random(seed).shuffle(cards)` (CPython's algorithm: the replay format
     depends on the order it gives), without a method call per card."""
-    getrandbits = random.Random(seed).getrandbits
+    getrandbits = _random.Random(seed).getrandbits  # seeded as random.Random(seed) is, without its Python layer
     for i in range(len(cards) - 1, 0, -1):
         size = i + 1
         bits = size.bit_length()
