@@ -7,6 +7,7 @@ cloned cheaply there. The agenda is empty at every decision node.
 
 from __future__ import annotations
 
+import _random
 import functools
 import random
 from bisect import bisect_left
@@ -27,6 +28,9 @@ _SEGMENTS, _ROUND_START, _PHASE_START, _FIRST, _CHECK, _ROUND_END, _MATCH_CHECK,
 _NEUTRAL = {ir.INT: 0, ir.STR: "", ir.BOOL: False}  # a draw from an empty list (else -1: no card, nobody)
 # how a round ended
 _NORMAL, _LIMIT, _STUCK = flow.NORMAL, flow.LIMIT, flow.STUCK
+# The direct paths (a whole action applied without the general dispatch, phase and round
+# changes without the agenda); tests turn them off to compare with the general path.
+DIRECT_FLOW = True
 
 
 class State:
@@ -264,6 +268,52 @@ class State:
 
     def apply_action(self, action: int) -> None:
         """Apply a player's action or a chance outcome; an illegal one changes nothing."""
+        if self.chance is None and not self.game_over and self.game.whole and DIRECT_FLOW:
+            # The common case at once: a whole action of a game without steps or hidden choices.
+            # `_act` written out (one call less a step); with DIRECT_FLOW off, `_act` runs
+            # instead, and tests/test_step_path.py compares the two step by step.
+            legal = self._legal
+            if legal is None:
+                legal = self._legal_ids()
+            if action not in legal:
+                self._refuse(action)
+            move, values = self.game._decoded.get(action) or self.game.decode(action)
+            self.history = (self.history, action, False)
+            self.steps += 1
+            self.turns += 1
+            if self.shown_any:
+                for shown in self.shown:
+                    shown.clear()
+                self.shown_any = False
+            self._legal = None
+            player = self.current
+            self.mover = player
+            self.turn_set = False
+            self.last_action = action
+            if self.log is not None:
+                line = f"P{player + 1}: {self._label(move, player, values)}"
+                self.log.append(_HiddenMoveLine(line, player, move.name) if move.hidden else line)
+            if move.is_pass:
+                self.passes += 1
+            else:
+                self.passes = 0
+            step = move.step
+            if step is not None:
+                step(self, player, values)
+                self.program.phases[self.phase].settle(self)
+                if self.agenda or self.steps >= self.game.max_steps:
+                    self._run()
+            else:
+                env = self._env(player)
+                for param, value in zip(move.params, values):
+                    env[param.slot] = value
+                self.agenda = [(_CHECK,), (_ADVANCE,), (_TRIGGERS, 0), (_SEGMENTS, move.effects, 0, env)]
+                self._run()
+            if self._track:
+                knowledge.end_step(self, action)
+            if self.game_over:
+                self._verify_result()
+            return
         if self.game_over:
             raise IllegalActionError("the match is over; no action can be applied")
         if self.chance is not None:
@@ -496,11 +546,17 @@ class State:
         legal = self._legal
         if legal is None:
             legal = self._legal_ids()
-        index = bisect_left(legal, action)
-        if index == len(legal) or legal[index] != action:
-            self._refuse(action if recorded is None else recorded)
+        if recorded is None:
+            recorded = action
+        if len(legal) <= 16:  # a short list is searched faster than bisected
+            if action not in legal:
+                self._refuse(recorded)
+        else:
+            index = bisect_left(legal, action)
+            if index == len(legal) or legal[index] != action:
+                self._refuse(recorded)
         move, values = self.game._decoded.get(action) or self.game.decode(action)
-        self.history = (self.history, action if recorded is None else recorded, False)
+        self.history = (self.history, recorded, False)
         self.steps += 1
         self.turns += 1
         if self.shown_any:
@@ -636,7 +692,7 @@ class State:
         if len(cards) < 2:
             return
         if self.seed is not None:
-            random.Random(self.seed * 1_000_003 + self.chance_count).shuffle(cards)
+            seeded_shuffle(cards, self.seed * 1_000_003 + self.chance_count)
         else:
             self.chance = [zone, 0]
 
@@ -657,10 +713,7 @@ class State:
                 return
             budget -= 1
             if budget < 0:
-                raise EngineError(
-                    f"{program.ruleset.file}: the rules keep running without reaching a decision "
-                    "(a phase whose end never comes, or phases that lead to each other at once)"
-                )
+                raise self._endless()
             task = agenda.pop()
             kind = task[0]
             if kind == _SEGMENTS:
@@ -713,6 +766,11 @@ class State:
                 self.log.append(f"the match is stopped after {self.steps} decisions (the engine's limit): a draw")
 
     def _round_start(self) -> None:
+        self._new_round()
+        self.agenda.append((_PHASE_START, 0))
+        self.agenda.append((_SEGMENTS, self.program.round_setup, 0, self._env(self.current)))
+
+    def _new_round(self) -> None:
         n = self.num_players
         self.round_number += 1
         self.turns = 0
@@ -723,30 +781,157 @@ class State:
         self.round_over = self.phase_over = False
         self.goto = None
         self.round_end_kind = _NORMAL
-        self.agenda.append((_PHASE_START, 0))
-        self.agenda.append((_SEGMENTS, self.program.round_setup, 0, self._env(self.current)))
 
     def _round_end(self) -> None:
+        self.agenda.append((_MATCH_CHECK,))
+        self.agenda.append((_SEGMENTS, self._close_round(), 0, self._env(self.current)))
+
+    def _close_round(self) -> tuple[Segment, ...]:
+        """The round is over: the effects its end runs (by how it ended)."""
         program = self.program
-        effects = {
-            _NORMAL: program.round_end,
-            _LIMIT: program.round_limit_effects,
-            _STUCK: program.round_stuck_effects,
-        }[self.round_end_kind]
-        if self.log is not None and self.round_end_kind != _NORMAL:
-            why = "the turn limit is reached" if self.round_end_kind == _LIMIT else "nobody can move"
+        kind = self.round_end_kind
+        if kind == _NORMAL:
+            effects = program.round_end
+        else:
+            effects = program.round_limit_effects if kind == _LIMIT else program.round_stuck_effects
+        if self.log is not None and kind != _NORMAL:
+            why = "the turn limit is reached" if kind == _LIMIT else "nobody can move"
             self.log.append(f"round {self.round_number} ends: {why}")
         self.phase = -1
         self.round_over = False
-        self.agenda.append((_MATCH_CHECK,))
-        self.agenda.append((_SEGMENTS, effects, 0, self._env(self.current)))
+        return effects
 
     def _end_round(self, kind: int) -> None:
         self.round_over = True
         self.round_end_kind = kind
 
     def _check(self) -> None:
-        """After a step: end the round or phase if due, else stop at the next decision."""
+        """After a step: end the round or phase if due, else stop at the next decision.
+
+        The flow goes straight on from here (phase exits and entries, the round's end, the
+        match check, the next round's start) while no effect list on the way can stop for
+        chance; from the first one that can, the rest goes onto the agenda as the general
+        path (`_check_queued`, one task at a time) puts it, and `_run` goes on from there."""
+        if not DIRECT_FLOW:
+            self._check_queued()
+            return
+        program = self.program
+        budget = MAX_TASKS_PER_STEP
+        while True:
+            budget -= 1
+            if budget < 0:
+                raise self._endless()
+            if self.game_over:
+                self.agenda.clear()
+                return
+            if self.round_over:
+                if not self._finish_round():
+                    return
+                continue
+            phase = program.phases[self.phase]
+            if self.goto is not None:
+                target: int | None = self.goto
+                self.goto = None
+            elif self.phase_over or (phase.until is not None and phase.until(self, self._env(self.current))):
+                target = phase.next
+            elif not self.active_players:
+                self._end_round(_STUCK)
+                continue
+            else:
+                if not self.active[self.current]:
+                    self.current = self.next_active(self.current)
+                self._legal = None
+                if self._legal_ids():
+                    return
+                self._skip()
+                continue
+            env = self._env(self.current)
+            if not self._straight(phase.exit):
+                self.agenda.append((_PHASE_START, target) if target is not None else (_ROUND_END,))
+                self.agenda.append((_SEGMENTS, phase.exit, 0, env))
+                return
+            if not self._run_list(phase.exit, env):
+                return
+            if not (self._finish_round() if target is None else self._enter_phase(target)):
+                return
+
+    def _straight(self, segments: tuple[Segment, ...]) -> bool:
+        """Whether an effect list runs to its end now: nothing in it can stop for chance (with a
+        seed, shuffles and random choices are drawn at once)."""
+        return self.seed is not None or id(segments) not in self.game.chancy
+
+    def _run_list(self, segments: tuple[Segment, ...], env: list) -> bool:
+        """Run a `_straight` effect list to its end, as the agenda would; False if the match ended."""
+        index, count = 0, len(segments)
+        while index < count:
+            segment = segments[index]
+            segment.run(self, env)
+            if segment.shuffle is not None:
+                self._begin_shuffle(segment.shuffle(self, env))
+                index += 1
+            elif self.game_over:
+                break
+            elif segment.choose is not None:
+                self._begin_choice(segment, env)
+                index = segment.next if segment.next >= 0 else index + 1
+            elif segment.test is not None and not segment.test(self, env):
+                index = segment.otherwise
+            else:
+                index = segment.next if segment.next >= 0 else index + 1
+            if self.game_over:
+                break
+        return not self.game_over
+
+    def _finish_round(self) -> bool:
+        """The round's end, the match check and the next round's start up to its first phase,
+        straight (True: check for the next decision), or queued from the first effect list
+        that can stop for chance (False, as when the match ends)."""
+        program = self.program
+        effects = self._close_round()
+        env = self._env(self.current)
+        if not self._straight(effects):
+            self.agenda.append((_MATCH_CHECK,))
+            self.agenda.append((_SEGMENTS, effects, 0, env))
+            return False
+        if not self._run_list(effects, env):
+            return False
+        if program.match_until(self, self._env(self.current)):
+            self.game_over = True
+            return False
+        self._new_round()
+        env = self._env(self.current)
+        if not self._straight(program.round_setup):
+            self.agenda.append((_PHASE_START, 0))
+            self.agenda.append((_SEGMENTS, program.round_setup, 0, env))
+            return False
+        return self._run_list(program.round_setup, env) and self._enter_phase(0)
+
+    def _enter_phase(self, index: int) -> bool:
+        """Phase `index` begins: its `enter` effects and its first player, straight (True: check
+        for the next decision), or queued as `_run` does it (False, as when the match ends)."""
+        phase = self.program.phases[index]
+        self.phase = index
+        self.phase_over = False
+        env = self._env(self.current)
+        if not self._straight(phase.enter):
+            self.agenda.append((_CHECK,))
+            self.agenda.append((_FIRST, index))
+            self.agenda.append((_SEGMENTS, phase.enter, 0, env))
+            return False
+        if not self._run_list(phase.enter, env):
+            return False
+        if phase.first is not None:
+            self.current = phase.first(self, self._env(self.current))
+        return True
+
+    def _endless(self) -> EngineError:
+        return EngineError(
+            f"{self.program.ruleset.file}: the rules keep running without reaching a decision "
+            "(a phase whose end never comes, or phases that lead to each other at once)"
+        )
+
+    def _check_queued(self) -> None:
+        """`_check` one task at a time: what comes next goes onto the agenda (the general path)."""
         if self.game_over:
             self.agenda.clear()
             return
@@ -773,15 +958,19 @@ class State:
             self.current = self.next_active(self.current)
         self._legal = None
         if not self._legal_ids():
-            # The player to move has nothing legal: they are skipped, as if they passed.
-            self.passes += 1
-            if self.log is not None:
-                self.log.append(f"P{self.current + 1} cannot move and is skipped")
-            if self.passes >= len(self.active_players):
-                self._end_round(_STUCK)
-            else:
-                self.current = self.next_active(self.current)
+            self._skip()
             agenda.append((_CHECK,))
+
+    def _skip(self) -> None:
+        """The player to move has nothing legal: they are skipped, as if they passed."""
+        self._legal = None  # kept only at decision nodes: a chance node may come first
+        self.passes += 1
+        if self.log is not None:
+            self.log.append(f"P{self.current + 1} cannot move and is skipped")
+        if self.passes >= len(self.active_players):
+            self._end_round(_STUCK)
+        else:
+            self.current = self.next_active(self.current)
 
     def _advance(self) -> None:
         if self.game_over or self.round_over:
@@ -852,20 +1041,21 @@ class State:
         if card < 0:
             return
         where = self.where
-        source = self.zones[where[card]]
-        target = self.zones[destination]
-        if source is target and source[-1] == card:
-            return
-        source.remove(card)
-        target.append(card)
         start = where[card]
-        where[card] = destination
-        if not self._track:  # an untracked state keeps no knowledge: nothing to note
+        if start == destination:
+            cards = self.zones[start]
+            if cards[-1] != card:
+                cards.remove(card)
+                cards.append(card)
+                if self._track:
+                    self._touched.add(start)
             return
-        if start != destination:
+        zones = self.zones
+        zones[start].remove(card)
+        zones[destination].append(card)
+        where[card] = destination
+        if self._track:  # an untracked state keeps no knowledge: nothing to note
             knowledge.moved(self, (card,), start, destination)
-        else:
-            self._touched.add(start)
 
     def move_all(self, source: int, destination: int, sorted_tables) -> None:
         """`move_cards` for every card of zone `source` onto a zone not kept sorted."""
@@ -879,6 +1069,13 @@ class State:
             self.move_cards(self.zones[source][-count:], destination, False, sorted_tables)
             return
         cards = self.zones[source]
+        if count == 1 and cards:  # one card (a trick's, a draw): no slices
+            card = cards.pop()
+            self.zones[destination].append(card)
+            self.where[card] = destination
+            if self._track:
+                knowledge.moved(self, (card,), source, destination)
+            return
         moved = cards[-count:]
         del cards[-count:]
         self.zones[destination].extend(moved)
@@ -1119,6 +1316,32 @@ def _jumps(segment: Segment) -> bool:
     return segment.choose is not None or segment.test is not None or segment.next >= 0
 
 
+def seeded_shuffle(cards: list, seed: int) -> None:
+    """Exactly `random.Random(seed).shuffle(cards)` (CPython's algorithm: the replay format
+    depends on the order it gives), without a method call per card."""
+    getrandbits = _random.Random(seed).getrandbits  # seeded as random.Random(seed) is, without its Python layer
+    for i in range(len(cards) - 1, 0, -1):
+        size = i + 1
+        bits = size.bit_length()
+        j = getrandbits(bits)
+        while j >= size:
+            j = getrandbits(bits)
+        cards[i], cards[j] = cards[j], cards[i]
+
+
+def _may_stop(segments: tuple[Segment, ...]) -> bool:
+    return any(segment.shuffle is not None or segment.choose is not None for segment in segments)
+
+
+def _effect_lists(program: Program) -> list[tuple[Segment, ...]]:
+    """Every effect list of a program that the flow of a match runs."""
+    lists = [program.setup, program.round_setup, program.round_end]
+    lists += [program.round_limit_effects, program.round_stuck_effects]
+    lists += [effects for phase in program.phases for effects in (phase.enter, phase.exit)]
+    lists += [move.effects for move in program.moves] + [trigger.effects for trigger in program.triggers]
+    return lists
+
+
 def _restore_state(game: Game, seed: int | None, values: list[int], track: bool) -> State:
     state = game.new_initial_state(seed, track=track)
     for value in values:
@@ -1158,6 +1381,9 @@ class Game:
         self.encoding = Encoding(program)  # the ids players see (actions.py)
         self.stepwise = self.encoding.stepwise
         self.simultaneous = any(phase.simultaneous for phase in program.phases)
+        self.whole = not self.stepwise and not self.simultaneous  # every id is a whole action, applied at once
+        # the effect lists that may stop for chance (by identity): a shuffle or a random choice
+        self.chancy = frozenset(id(effects) for effects in _effect_lists(program) if _may_stop(effects))
 
     def new_initial_state(self, seed: int | None = None, record_log: bool = False, track: bool = True) -> State:
         """A new match. With a seed, shuffles are drawn from it; without, they are chance nodes.
