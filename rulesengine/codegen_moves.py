@@ -15,6 +15,8 @@ order in which they are appended does not matter: the list is sorted):
   once per card into a local (tables never change, so the value is the same).
 - `implication`: a test that can hold only when an earlier one does (`a == b` only when
   `a >= b`, the same two operands compared) is asked only inside that one.
+- `every card`: a loop of one move whose test is `a or b(card)` with `a` computed before
+  the loop adds every candidate at once when `a` holds (`_every_card`).
 """
 
 from __future__ import annotations
@@ -66,6 +68,13 @@ _IMPLIES = {
     ">=": {">="},
     "!=": {"!="},
 }
+
+
+def _disjuncts(test: ast.expr) -> list[ast.expr]:
+    """The parts of `a or b or ...`, nested `or`s flattened, in order."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
+        return [part for value in test.values for part in _disjuncts(value)]
+    return [test]
 
 
 def _implies(test: ast.expr, other: ast.expr) -> bool:
@@ -262,7 +271,39 @@ class MoveCodeGenerator(CodeGenerator):
             if not (pyast.is_const(condition) and condition.value):  # type: ignore[attr-defined]
                 inner = [pyast.if_(condition, inner)]
             after += wrap([pyast.for_(var, iterable, inner)])
+        if len(tests) == 1 and not start:
+            every = self._every_card(tests[0], card, candidates)
+            if every is not None:
+                return every
         return [*start, pyast.for_(card, candidates, self.card_tests(tests, card)), *after]
+
+    def _every_card(self, only: tuple[ast.expr, ast.stmt], card: str, candidates: ast.expr) -> list[ast.stmt] | None:
+        """Pass `every card`: one move's test `a or b(card) or ...` where some parts are locals
+        computed before the loop (pass `hoist`): when one of them holds, every candidate is
+        legal and is added at once, without the loop. Preserves the ids found (the locals
+        cannot fail and do not change inside the loop)."""
+        test, action = only
+        parts = _disjuncts(test)
+        fixed = [p for p in parts if isinstance(p, ast.Name) and p.id != card]
+        varying = [p for p in parts if not (isinstance(p, ast.Name) and p.id != card)]
+        call_ = action.value if isinstance(action, ast.Expr) else None
+        if not fixed or not varying or not (isinstance(call_, ast.Call) and len(call_.args) == 1):
+            return None
+        added = call_.args[0]
+        if isinstance(added, ast.Name) and added.id == card:
+            every: ast.expr = candidates
+        elif (
+            isinstance(added, ast.BinOp)
+            and isinstance(added.op, ast.Add)
+            and pyast.is_const(added.left)
+            and isinstance(added.right, ast.Name)
+            and added.right.id == card
+        ):
+            every = pyast.listcomp(added, card, candidates)
+        else:
+            return None
+        loop = pyast.for_(card, candidates, self.card_tests([(pyast.or_(*varying), action)], card))
+        return [pyast.if_(pyast.or_(*fixed), [pyast.expr(pyast.method(name("found"), "extend", every))], [loop])]
 
     @staticmethod
     def _append(key: ast.expr) -> ast.stmt:

@@ -225,3 +225,30 @@ def test_membership_only_where_the_value_cannot_fail(tmp_path: Path, legal: str,
     assert ("in map(" in source) == in_map
     for seed in range(4):
         play_both(fast, reference, seed, choice_seed=seed, max_steps=20)
+
+
+@pytest.mark.parametrize(
+    ("legal", "at_once"),
+    [
+        # following suit: when the hand holds none of the led suit, every card is legal
+        ("not hand[me].any(c, c.suit == top(pile).suit) or card.suit == top(pile).suit", True),
+        ("card.order > 2 or empty(pile) or hand[me].all(c, c.order != size(pile))", True),
+        # nothing computed before the loop: the loop stays
+        ("card.order > 2 or card.suit == top(pile).suit", False),
+    ],
+)
+@pytest.mark.parametrize("first_move", ["", "  wait:\n    legal: size(pile) > 5\n"])
+def test_every_card_is_added_at_once_when_a_part_fixed_before_the_loop_holds(
+    tmp_path: Path, legal: str, at_once: bool, first_move: str
+) -> None:
+    path = tmp_path / "every.yaml"
+    text = _MEMBERSHIP.replace("LEGAL", f'"{legal}"').replace("moves:\n  lay:", f"moves:\n{first_move}  lay:")
+    if first_move:
+        text = text.replace("moves: [lay]", "moves: [wait, lay]")
+    path.write_text(text, encoding="utf-8")
+    fast = rulesengine.make_game(str(path), players=2)
+    reference = rulesengine.make_game(str(path), players=2, optimize=False)
+    source = "\n".join(f.source for f in fast.program.source)
+    assert ("found.extend(" in source) == at_once
+    for seed in range(6):
+        play_both(fast, reference, seed, choice_seed=seed, max_steps=20)
