@@ -9,13 +9,13 @@ conditional, every operand of an arithmetic operator or a call), so nothing is c
 the function did not compute before, and no error is raised that it did not raise. Values
 that can be read only once (iterators such as `map(...)` or a generator) are never shared.
 
-The state is changed only by statements and by method calls (the state's helpers, `append`);
+The state is changed only by statements and by method calls (the state's helpers, `append`):
 an expression holding a method call other than a few that only read is left alone, and the
 arguments of a statement's changing call are regions of their own. Each statement's
-expression is a region of its own (a statement may change the state), and
-so is the body of each `lambda` (its parameters are its own names). The parts evaluated
-inside a comprehension's loop are left alone, and no local is made in a comprehension's
-first iterable, where Python forbids it.
+expression is a region of its own (a statement may change the state), and so is the body of
+each `lambda` (its parameters are its own names). The parts evaluated inside a
+comprehension's loop are left alone, and no local is made in a comprehension's first
+iterable, where Python forbids it.
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ import ast
 import copy
 from collections.abc import Callable
 
-# Calls of these return an iterator (read once) or a new function: never shared.
-_ONCE = frozenset({"map", "filter", "zip", "reversed", "iter", "enumerate", "range"})
+# Calls of these return an iterator, which can be read only once: never shared.
+_ONCE = frozenset({"map", "filter", "zip", "reversed", "iter", "enumerate"})
 # Method calls that only read: any other method call may change something, and its
 # expression is left alone (the statements calling the state's helpers are split, below).
 _READING_METHODS = frozenset({"get", "values", "keys", "items", "join", "next_active", "holder"})
