@@ -61,6 +61,7 @@ class Encoding:
         # their ids increase with their keys, so legal keys all found there need no sorting.
         self.first: dict[int, int] = {}
         self.plain: dict[int, int] = {}
+        self.plain_id = self.plain.get  # bound once: it is called at every decision
         # id -> its key minus the id for a move taken in one id (None for a step of a choice)
         self.key_delta: list[int | None] = []
         for block in self.blocks if self.stepwise else ():

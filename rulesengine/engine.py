@@ -224,7 +224,7 @@ class State:
             if legal is None:
                 legal = self._legal_ids()
             # one id per action, in the keys' order, unless a choice in steps is among them
-            ids = list(map(game.encoding.plain.get, legal))
+            ids = list(map(game.encoding.plain_id, legal))
             return self._first_ids(legal, ids) if None in ids else ids
         legal = self._legal  # kept only at decision nodes (and [] at the end)
         if legal is not None and (player is None or player == self.current):
@@ -430,15 +430,17 @@ class State:
 
     def _candidates(self, legal: list[int], prefix: tuple[int, ...]) -> list[tuple[int, tuple[int, ...]]]:
         """(key, ids) of the legal actions whose ids start with `prefix` (not empty), in key order."""
-        block = self.game.encoding.block_at(prefix[0])
+        encoding = self.game.encoding
+        block = encoding.block_at(prefix[0])
         if block is None:
             return []
         move = block.move
         start, end = bisect_left(legal, move.offset), bisect_left(legal, move.offset + move.width)
         k = len(prefix)
+        known = encoding._steps  # the ids of each action, once computed
         out = []
         for key in legal[start:end]:
-            steps = self._steps_of(key)
+            steps = known.get(key) or self._steps_of(key)
             if steps[:k] == prefix:
                 out.append((key, steps))
         return out
