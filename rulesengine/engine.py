@@ -225,7 +225,7 @@ class State:
                 legal = self._legal_ids()
             # one id per action, in the keys' order, unless a choice in steps is among them
             ids = list(map(game.encoding.plain_id, legal))
-            return self._first_ids(legal, ids) if None in ids else ids
+            return self._first_ids(legal, ids) if None in ids else ids  # type: ignore[return-value]  # no None
         legal = self._legal  # kept only at decision nodes (and [] at the end)
         if legal is not None and (player is None or player == self.current):
             return legal[:]
