@@ -56,7 +56,16 @@ class Encoding:
         self.most_steps = max((self.steps_of_move(b.move) for b in self.blocks if b.stepwise), default=1)
         self.stepwise = any(b.stepwise for b in self.blocks)
         self._steps: dict[int, tuple[int, ...]] = {}  # a complete action's key -> its ids, one per step
-        self.first: dict[int, int] = {}  # a complete action's key -> its first id (kept by the engine)
+        # A complete action's key -> its first id, filled as keys are met (the keys of one move
+        # can be far more than its ids). `plain` holds only the keys of moves taken in one id:
+        # their ids increase with their keys, so legal keys all found there need no sorting.
+        self.first: dict[int, int] = {}
+        self.plain: dict[int, int] = {}
+        self.plain_id = self.plain.get  # bound once: it is called at every decision
+        # id -> its key minus the id for a move taken in one id (None for a step of a choice)
+        self.key_delta: list[int | None] = []
+        for block in self.blocks if self.stepwise else ():
+            self.key_delta += [None if block.stepwise else block.move.offset - block.offset] * block.width
 
     @staticmethod
     def steps_of_move(move: CompiledMove) -> int:
@@ -86,6 +95,13 @@ class Encoding:
             block = self.blocks[move.index]
             found = (block.offset + key - move.offset,) if not block.stepwise else self.steps_of(move, values)
             self._steps[key] = found
+        return found
+
+    def note_first(self, key: int, move: CompiledMove, values: tuple) -> int:
+        """Keep the first id of a complete action (the engine's key, decoded as `move` and `values`)."""
+        found = self.first[key] = self.steps(key, move, values)[0]
+        if not self.blocks[move.index].stepwise:
+            self.plain[key] = found
         return found
 
     def steps_of(self, move: CompiledMove, values: tuple) -> tuple[int, ...]:

@@ -136,7 +136,9 @@ class State:
         self._track = track
         self._pending: tuple[int, ...] = ()  # the ids picked so far of a choice made in steps (actions.py)
         self._commits: tuple[tuple[int, int], ...] = ()  # (player, action key) chosen so far in a simultaneous phase
-        self._ids: tuple | None = None  # (legal keys, picks so far, the ids that may come next)
+        # during a choice in steps: (legal keys, picks so far, the ids that may come next or None,
+        # the (key, ids) of the legal actions that go on from the picks)
+        self._ids: tuple | None = None
         knowledge.initial(self)  # what each player knows, and the trail of steps
 
     # ---- start and clone -------------------------------------------------------------
@@ -216,13 +218,18 @@ class State:
         return sorted((card, p) for card in cards)
 
     def legal_actions(self, player: int | None = None) -> list[int]:
-        if self.game.stepwise and self.chance is None and not self.game_over:
+        game = self.game
+        if game.stepwise and self.chance is None and not self.game_over:
             if player is not None and player != self.current:
                 return []
-            kept = self._ids  # the ids of this decision, when asked before
-            if kept is not None and kept[0] is self._legal and kept[1] == self._pending:
-                return kept[2][:]
-            return self._step_ids()
+            if self._pending:
+                return self._step_ids()
+            legal = self._legal
+            if legal is None:
+                legal = self._legal_ids()
+            # one id per action, in the keys' order, unless a choice in steps is among them
+            ids = list(map(game.encoding.plain_id, legal))
+            return self._first_ids(legal, ids) if None in ids else ids  # type: ignore[return-value]  # no None
         legal = self._legal  # kept only at decision nodes (and [] at the end)
         if legal is not None and (player is None or player == self.current):
             return legal[:]
@@ -338,10 +345,10 @@ class State:
         key, recorded = action, None
         if game.stepwise:
             recorded = action
-            table = game.encoding.table
-            block = table[action] if not self._pending and 0 <= action < len(table) else None
-            if block is not None and not block.stepwise:  # one id, one action: `_act` tests it
-                key = block.move.offset + action - block.offset
+            deltas = game.encoding.key_delta
+            delta = deltas[action] if not self._pending and 0 <= action < len(deltas) else None
+            if delta is not None:  # one id, one action: `_act` tests it
+                key = action + delta
             else:
                 picked = self._pick(action)
                 if picked is None:  # one more step of a choice
@@ -435,57 +442,80 @@ class State:
         found = encoding._steps.get(key)
         return found if found is not None else encoding.steps(key, *self.game.decode(key))
 
+    def _first_ids(self, legal: list[int], ids: list[int | None]) -> list[int]:
+        """The first ids of the legal actions `legal` (`ids`: their ids where one id makes them)."""
+        game = self.game
+        first = game.encoding.first
+        if ids.count(None) == 1:  # one action in steps: its first id lies between its neighbours'
+            place = ids.index(None)
+            key = legal[place]
+            found = first.get(key)
+            ids[place] = found if found is not None else game.encoding.note_first(key, *game.decode(key))
+            return ids  # type: ignore[return-value]  # no None left
+        # the first ids of one move in steps come in no order, and repeat
+        try:
+            return sorted(set(map(first.__getitem__, legal)))
+        except KeyError:  # keys not met before
+            for key in legal:
+                if key not in first:
+                    game.encoding.note_first(key, *game.decode(key))
+            return sorted(set(map(first.__getitem__, legal)))
+
     def _step_ids(self) -> list[int]:
-        """The ids that may come next: the next step of every legal action that starts with the
-        picks so far (kept with the legal actions they come from, until a step)."""
+        """The ids that may come next after the picks so far: the next step of every legal action
+        that starts with them (kept with the legal actions they come from, until a step)."""
         legal = self._legal_ids()
         prefix = self._pending
         kept = self._ids
         if kept is not None and kept[0] is legal and kept[1] == prefix:
-            return kept[2][:]
-        k = len(prefix)
-        if not k:  # the first steps: one set operation over the known first ids
-            first = self.game.encoding.first
-            try:
-                ids = set(map(first.__getitem__, legal))
-            except KeyError:
-                for key in legal:
-                    first[key] = self._steps_of(key)[0]
-                ids = set(map(first.__getitem__, legal))
+            if kept[2] is not None:
+                return kept[2][:]
+            candidates = kept[3]
         else:
-            ids = set()
-            for key in legal:
-                steps = self._steps_of(key)
-                if len(steps) > k and steps[:k] == prefix:
-                    ids.add(steps[k])
-        listed = sorted(ids)
-        self._ids = (legal, prefix, listed)
+            candidates = self._candidates(legal, prefix)
+        k = len(prefix)
+        listed = sorted({steps[k] for _key, steps in candidates})
+        self._ids = (legal, prefix, listed, candidates)
         return listed[:]
+
+    def _candidates(self, legal: list[int], prefix: tuple[int, ...]) -> list[tuple[int, tuple[int, ...]]]:
+        """(key, ids) of the legal actions whose ids start with `prefix` (not empty), in key order."""
+        encoding = self.game.encoding
+        block = encoding.block_at(prefix[0])
+        if block is None:
+            return []
+        move = block.move
+        start, end = bisect_left(legal, move.offset), bisect_left(legal, move.offset + move.width)
+        k = len(prefix)
+        known = encoding._steps  # the ids of each action, once computed
+        out = []
+        for key in legal[start:end]:
+            steps = known.get(key) or self._steps_of(key)
+            if steps[:k] == prefix:
+                out.append((key, steps))
+        return out
 
     def _pick(self, action: int) -> int | None:
         """Take one step of a choice: the key of the complete action it ends, else None (and the
-        pick is kept). An id no legal action continues with is refused."""
-        encoding = self.game.encoding
-        if not self._pending and encoding.block_at(action) is None:
-            self._refuse(action)
-        prefix = (*self._pending, action)
-        k = len(prefix)
-        begun = False
+        pick is kept, with the legal actions that go on with it). An id no legal action continues
+        with is refused."""
         legal = self._legal_ids()
-        first = encoding.block_at(prefix[0])
-        assert first is not None  # a kept pick is a legal id
-        move = first.move
-        start, end = bisect_left(legal, move.offset), bisect_left(legal, move.offset + move.width)
-        for key in legal[start:end]:
-            steps = self._steps_of(key)
-            if steps[:k] == prefix:
-                if len(steps) == k:  # the ids of two actions never start one another
-                    self._pending = ()
-                    return key
-                begun = True
-        if not begun:
+        prefix = self._pending
+        k = len(prefix)
+        kept = self._ids
+        if kept is not None and kept[0] is legal and kept[1] == prefix:
+            going = [c for c in kept[3] if c[1][k] == action]
+        else:
+            going = self._candidates(legal, (*prefix, action))
+        if not going:
             self._refuse(action)
+        key, steps = going[0]
+        if len(steps) == k + 1:  # the ids of two actions never start one another
+            self._pending = ()
+            return key
+        prefix = (*prefix, action)
         self._pending = prefix
+        self._ids = (legal, prefix, None, going)
         self.history = (self.history, action, False)
         return None
 

@@ -1,0 +1,289 @@
+"""An oracle for the ids of choices made in steps: at every step of random matches, the ids
+`legal_actions()` offers are exactly the next steps of the complete legal actions that start
+with the picks so far, computed here from the complete actions and the documented encoding
+(docs/language.md, "Action ids and choices made in steps") by plain code that shares nothing
+with the engine's fast path; and an id nothing continues with is refused, changing nothing.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import rulesengine
+from rulesengine.diagnostics import IllegalActionError
+from tests.test_actions import SMALL
+
+ROOT = Path(__file__).resolve().parent.parent
+SHIPPED = sorted((ROOT / "rulesets").glob("*.yaml")) + sorted((ROOT / "examples").glob("*.yaml"))
+
+# A set of variable size alone (the empty set is one step: "done"), a player before a set and
+# a value after it, and a move taken in one id after two moves chosen in steps.
+CORNERS = """
+rulesengine: 1
+name: corners
+players: {min: 2, max: 3, default: 3}
+decks:
+  d:
+    suits: {a: {}, b: {}, c: {}, d: {}}
+    ranks: ["1", "2", "3", "4", "5", "6"]
+    zone: stock
+cards:
+  attributes:
+    value: order
+zones:
+  stock: {visibility: nobody}
+  hand: {per: player, visibility: owner}
+  table: {visibility: all}
+round:
+  setup:
+    - shuffle stock
+    - deal 3 of stock to hand from seat(0)
+    - move top(stock, 3) to table
+phases:
+  play:
+    moves: [gather, give, lay]
+moves:
+  gather:
+    params:
+      group: {from: table, min: 0, max: 2}
+    legal: size(group) < 2 or group.sum(c, c.value) > 4
+    effects:
+      - move group to hand[me]
+      - move top(stock) to table
+  give:
+    params:
+      target: "others(me)"
+      pair: {from: "hand[me]", size: 2}
+      extra: "range(0, 3)"
+    legal: extra < 2 and size(hand[target]) < 6
+    effects:
+      - move pair to hand[target]
+      - move top(stock) to table
+  lay:
+    params: {card: "hand[me]"}
+    effects:
+      - move card to table
+      - move top(stock) to table
+triggers:
+  over:
+    when: empty(stock)
+    effects:
+      - end round
+match:
+  until: "true"
+  winners: players.filter(p, empty(hand[p]))
+"""
+
+
+def _stepwise_files() -> list[Path]:
+    found = []
+    for path in SHIPPED:
+        ruleset = rulesengine.load_ruleset(path)
+        if getattr(ruleset, "min_players", None) is not None and rulesengine.make_game(ruleset).encoding.stepwise:
+            found.append(path)
+    return found
+
+
+STEPWISE_FILES = _stepwise_files()
+
+
+@pytest.fixture(scope="module")
+def written(tmp_path_factory) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("steps")
+    together = CORNERS.replace("  play:\n", "  play:\n    simultaneous: true\n")  # the same moves, chosen hidden
+    assert together != CORNERS
+    files = {"small": SMALL, "corners": CORNERS, "corners-together": together}
+    out = {}
+    for name, text in files.items():
+        out[name] = folder / f"{name}.yaml"
+        out[name].write_text(text, encoding="utf-8")
+    return out
+
+
+# ---- the oracle: plain code from the documented encoding ---------------------------------
+
+
+def _value_place(param, value) -> int:
+    """A value's place among its parameter's candidates (a card: its id)."""
+    if param.kind == "card":
+        return value
+    domain = list(param.domain or ())
+    return domain.index(value) if value in domain else len(domain)
+
+
+def oracle_steps(game, name: str, values: tuple) -> tuple[int, ...]:
+    """The ids that make the complete action `name` with `values`, by the documented rules."""
+    block = next(b for b in game.encoding.blocks if b.move.name == name)
+    params = block.move.params
+    if not any(p.kind in ("set", "subset") for p in params):
+        place = 0  # one id: the values numbered together, the first parameter varying slowest
+        for param, value in zip(params, values):
+            place = place * param.domain_size + _value_place(param, value)
+        return (block.offset + place,)
+    local: list[int] = []
+    for param, value in zip(params, values):
+        if param.kind in ("set", "subset"):
+            local += sorted(value)
+            if param.kind == "subset":
+                local.append(game.program.num_cards)  # done
+        else:
+            local.append(_value_place(param, value))
+    return tuple(block.offset + i for i in local)
+
+
+def oracle_ids(state, picked: tuple[int, ...]) -> tuple[list[int], dict[tuple[int, ...], tuple]]:
+    """The ids that may come next after `picked`, and every complete legal action by its ids."""
+    complete = {oracle_steps(state.game, name, values): (name, values) for name, values in state.legal_moves()}
+    k = len(picked)
+    ids = sorted({steps[k] for steps in complete if steps[:k] == picked and len(steps) > k})
+    return ids, complete
+
+
+# ---- walking matches ---------------------------------------------------------------------
+
+
+def _refusals_change_nothing(state, expected: list[int], rng: random.Random) -> None:
+    """Ids nothing continues with are refused, and the state is as it was."""
+    count = state.game.num_distinct_actions
+    outside = [a for a in range(count) if a not in expected]
+    for bad in [-1, count, count + 7, *rng.sample(outside, min(2, len(outside)))]:
+        history, steps, player = state.history, state.steps, state.current_player()
+        with pytest.raises(IllegalActionError, match="not legal"):
+            state.apply_action(bad)
+        assert state.history is history and state.steps == steps and state.current_player() == player
+        assert state.legal_actions() == expected
+
+
+def _check_step(state, picked: tuple[int, ...], rng: random.Random, refuse: bool) -> dict:
+    expected, complete = oracle_ids(state, picked)
+    assert expected, "a decision (or a partial choice) with nothing legal"
+    assert state.legal_actions() == expected
+    assert state.legal_actions() == expected  # asked again: the same
+    player = state.current_player()
+    assert state.legal_actions(player) == expected
+    assert all(state.legal_actions(p) == [] for p in range(state.num_players) if p != player)
+    assert state._pending == picked
+    if refuse:
+        _refusals_change_nothing(state, expected, rng)
+    return complete
+
+
+def walk(
+    state, rng: random.Random, checked: int, refuse_every: int = 5, branch: bool = True, picked: tuple[int, ...] = ()
+) -> int:
+    """Play random ids after the picks `picked`, checking every step against the oracle, for
+    `checked` ids or to the end; at some partial picks a clone finishes the choice its own way.
+    Returns the ids played."""
+    played = 0
+    together = state.program.phases[state.phase].simultaneous if state.phase >= 0 else False
+    while not state.is_terminal() and played < checked:
+        if state.is_chance_node():
+            state.apply_action(rng.choice(state.legal_actions()))
+            continue
+        complete = _check_step(state, picked, rng, refuse=played % refuse_every == 0)
+        if branch and picked and rng.random() < 0.3:
+            other = state.clone()
+            walk(other, random.Random(rng.random()), checked=len(max(complete, key=len)), branch=False, picked=picked)
+            assert state.legal_actions() == oracle_ids(state, picked)[0]  # the original is untouched
+        action = rng.choice(state.legal_actions())
+        decisions, player = state.steps, state.current_player()
+        done = (*picked, action) in complete
+        state.apply_action(action)
+        played += 1
+        if state.steps == decisions and not state.is_terminal():
+            assert not done and state.current_player() == player
+            picked = (*picked, action)
+            continue
+        assert done, f"the ids {(*picked, action)} ended a choice that is no complete legal action"
+        together = state.program.phases[state.phase].simultaneous if state.phase >= 0 else together
+        if not together and state.last_action is not None:
+            assert state.decode_key(state.last_action)[0].name == complete[(*picked, action)][0]
+            assert state.decode_key(state.last_action)[1] == complete[(*picked, action)][1]
+        picked = ()
+    return played
+
+
+@pytest.mark.parametrize("path", STEPWISE_FILES, ids=lambda p: p.stem)
+@settings(max_examples=6, deadline=None)
+@given(seed=st.integers(0, 2**31), skip=st.integers(0, 400), track=st.booleans())
+def test_shipped_games_offer_exactly_the_oracles_ids(path: Path, seed: int, skip: int, track: bool) -> None:
+    game = rulesengine.make_game(path)
+    state = game.new_initial_state(seed=seed, track=track)
+    rng = random.Random(seed)
+    picked: tuple[int, ...] = ()
+    for _ in range(skip):  # to somewhere in the match (the long games are not checked whole)
+        if state.is_terminal():
+            break
+        action, decisions, chance = rng.choice(state.legal_actions()), state.steps, state.is_chance_node()
+        state.apply_action(action)
+        picked = (*picked, action) if not chance and state.steps == decisions and not state.is_terminal() else ()
+    walk(state, rng, checked=120, picked=picked)
+
+
+@pytest.mark.parametrize("name", ["small", "corners", "corners-together"])
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 2**31), players=st.sampled_from([2, 3]), track=st.booleans())
+def test_variable_sets_and_parameters_around_a_set_follow_the_oracle(
+    written: dict[str, Path], name: str, seed: int, players: int, track: bool
+) -> None:
+    game = rulesengine.make_game(written[name], players=players)
+    state = game.new_initial_state(seed=seed, track=track)
+    played = walk(state, random.Random(seed), checked=10_000, refuse_every=2)
+    assert state.is_terminal() and played >= state.steps
+
+
+def test_the_corner_game_reaches_its_corners(written: dict[str, Path]) -> None:
+    """The oracle is asked about an empty set chosen in one step, a value after a set, and a
+    move taken in one id that follows moves chosen in steps."""
+    game = rulesengine.make_game(written["corners"])
+    gather, give, lay = game.encoding.blocks
+    seen: set[str] = set()
+    for seed in range(30):
+        state = game.new_initial_state(seed=seed)
+        rng = random.Random(seed)
+        picked: tuple[int, ...] = ()
+        while not state.is_terminal():
+            legal = state.legal_actions()
+            assert legal == oracle_ids(state, picked)[0]
+            if not picked and gather.offset + gather.width - 1 in legal:
+                seen.add("empty set")
+            if len(picked) == 3 and picked[0] >= give.offset:
+                seen.add("value after a set")
+            if not picked and any(a >= lay.offset for a in legal) and any(a < lay.offset for a in legal):
+                seen.add("one id after steps")
+            action = rng.choice(legal)
+            decisions = state.steps
+            state.apply_action(action)
+            picked = (*picked, action) if state.steps == decisions and not state.is_terminal() else ()
+    assert seen == {"empty set", "value after a set", "one id after steps"}
+
+
+def test_a_choice_interrupted_by_a_refused_id_goes_on(written: dict[str, Path]) -> None:
+    """A refused id in the middle of a choice keeps the picks so far; the choice then ends as
+    the oracle says."""
+    game = rulesengine.make_game(written["corners"])
+    for seed in range(40):
+        state = game.new_initial_state(seed=seed)
+        expected, complete = oracle_ids(state, ())
+        give = game.encoding.blocks[1]
+        longest = [steps for steps in complete if steps[0] >= give.offset and len(steps) == 4]
+        if not longest:
+            continue
+        steps = longest[0]
+        state.apply_action(steps[0])
+        state.apply_action(steps[1])
+        with pytest.raises(IllegalActionError, match="not legal"):
+            state.apply_action(steps[0])  # a first id, not a next one
+        assert state._pending == steps[:2]
+        assert state.legal_actions() == oracle_ids(state, steps[:2])[0]
+        state.apply_action(steps[2])
+        state.apply_action(steps[3])
+        assert state._pending == () and state.steps == 1
+        assert state.decode_key(state.last_action)[1] == complete[steps][1]
+        return
+    pytest.fail("no deal offered a gift")
