@@ -15,6 +15,8 @@ import ast
 import copy
 from collections.abc import Callable
 
+from .pyast import changed
+
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _FIELDS = {ast.Expr: "value", ast.Return: "value", ast.Assign: "value", ast.AugAssign: "value", ast.If: "test"}
 
@@ -44,12 +46,7 @@ def _statement(node: ast.stmt, fresh: Callable[[str], str]) -> ast.stmt:
         new_value = _expression(value, fresh)
         if new_value is not value:
             changes[field] = new_value  # type: ignore[index]
-    if not changes:
-        return node
-    out = copy.copy(node)  # keeps the rule-file position a statement carries
-    for attribute, changed in changes.items():
-        setattr(out, attribute, changed)
-    return out
+    return changed(node, changes)
 
 
 def _expression(node: ast.expr, fresh: Callable[[str], str]) -> ast.expr:
@@ -81,12 +78,7 @@ def _expression(node: ast.expr, fresh: Callable[[str], str]) -> ast.expr:
             items = [_item(v, fresh) for v in part]
             if any(a is not b for a, b in zip(items, part)):
                 changes[field] = items
-    if not changes:
-        return node
-    copied = copy.copy(node)
-    for attribute, changed in changes.items():
-        setattr(copied, attribute, changed)
-    return copied
+    return changed(node, changes)
 
 
 def _item(value: object, fresh: Callable[[str], str]) -> object:

@@ -211,6 +211,12 @@ def _with_locals(node: Any, kept: dict[str, str]) -> Any:
             items = [_with_locals(item, kept) if isinstance(item, ast.AST) else item for item in value]
             if any(new is not old for new, old in zip(items, value)):
                 changes[field] = items
+    return changed(node, changes)
+
+
+def changed(node: Any, changes: dict[str, Any]) -> Any:
+    """`node` itself when `changes` is empty, else a shallow copy of it with those fields set:
+    passes never change a node in place, since generated statements may be shared."""
     if not changes:
         return node
     out = copy.copy(node)  # keeps the rule-file position a statement carries

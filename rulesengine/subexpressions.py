@@ -24,6 +24,8 @@ import ast
 import copy
 from collections.abc import Callable
 
+from .pyast import changed
+
 # Calls of these return an iterator, which can be read only once: never shared.
 _ONCE = frozenset({"map", "filter", "zip", "reversed", "iter", "enumerate"})
 # Method calls that only read: any other method call may change something, and its
@@ -84,12 +86,7 @@ class _Sharing:
             new_value = self.region(value)
             if new_value is not value:
                 changes[field] = new_value  # type: ignore[index]
-        if not changes:
-            return node
-        out = copy.copy(node)  # keeps the rule-file position a statement carries
-        for attribute, changed in changes.items():
-            setattr(out, attribute, changed)
-        return out
+        return changed(node, changes)
 
     def _keyword(self, keyword: ast.keyword) -> ast.keyword:
         value = self.region(keyword.value)
