@@ -32,7 +32,6 @@ Nothing here runs while a game is played.
 from __future__ import annotations
 
 import ast
-import copy
 import inspect
 import itertools
 import linecache
@@ -80,7 +79,7 @@ def position(span: Span) -> str:
 def _extreme(kind: str, values: ast.expr, items: ast.expr) -> ast.expr:
     """`max`/`min` of `values` (one per item of the list `items`), 0 for an empty list: the
     emptiness asked of the list, since `default=` makes the built-in parse its keywords."""
-    return pyast.ifexp(copy.deepcopy(items), call(kind, values), const(0))
+    return pyast.ifexp(items, call(kind, values), const(0))
 
 
 def free_slots(e: ir.Expr | None, bound: frozenset[int] = frozenset()) -> set[int]:
