@@ -277,45 +277,7 @@ class State:
         """Apply a player's action or a chance outcome; an illegal one changes nothing."""
         if self.chance is None and not self.game_over and self.game.whole and DIRECT_FLOW:
             # The common case at once: a whole action of a game without steps or hidden choices.
-            # `_act` written out (one call less a step); with DIRECT_FLOW off, `_act` runs
-            # instead, and tests/test_step_path.py compares the two step by step.
-            legal = self._legal
-            if legal is None:
-                legal = self._legal_ids()
-            if action not in legal:
-                self._refuse(action)
-            move, values = self.game._decoded.get(action) or self.game.decode(action)
-            self.history = (self.history, action, False)
-            self.steps += 1
-            self.turns += 1
-            if self.shown_any:
-                for shown in self.shown:
-                    shown.clear()
-                self.shown_any = False
-            self._legal = None
-            player = self.current
-            self.mover = player
-            self.turn_set = False
-            self.last_action = action
-            if self.log is not None:
-                line = f"P{player + 1}: {self._label(move, player, values)}"
-                self.log.append(_HiddenMoveLine(line, player, move.name) if move.hidden else line)
-            if move.is_pass:
-                self.passes += 1
-            else:
-                self.passes = 0
-            step = move.step
-            if step is not None:
-                step(self, player, values)
-                self.program.phases[self.phase].settle(self)
-                if self.agenda or self.steps >= self.game.max_steps:
-                    self._run()
-            else:
-                env = self._env(player)
-                for param, value in zip(move.params, values):
-                    env[param.slot] = value
-                self.agenda = [(_CHECK,), (_ADVANCE,), (_TRIGGERS, 0), (_SEGMENTS, move.effects, 0, env)]
-                self._run()
+            self._act(action)
             if self._track:
                 knowledge.end_step(self, action)
             if self.game_over:
