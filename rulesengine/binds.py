@@ -15,7 +15,7 @@ import ast
 import copy
 from collections.abc import Callable
 
-from .pyast import changed
+from .pyast import changed, rebuilt
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _FIELDS = {ast.Expr: "value", ast.Return: "value", ast.Assign: "value", ast.AugAssign: "value", ast.If: "test"}
@@ -53,13 +53,6 @@ def _expression(node: ast.expr, fresh: Callable[[str], str]) -> ast.expr:
     """`node` with its binds inlined (a copy where changed)."""
     if isinstance(node, _COMPREHENSIONS):
         return node  # see the module's docstring
-    if isinstance(node, ast.Lambda):
-        body = _expression(node.body, fresh)  # a local made in a lambda's body is the lambda's own
-        if body is node.body:
-            return node
-        out = copy.copy(node)
-        out.body = body
-        return out
     parameter = _bound(node)
     if parameter is not None:
         assert isinstance(node, ast.Call) and isinstance(node.func, ast.Lambda)  # what _bound accepts
@@ -68,30 +61,14 @@ def _expression(node: ast.expr, fresh: Callable[[str], str]) -> ast.expr:
         body = _expression(_renamed(node.func.body, parameter, local), fresh)
         kept = ast.BoolOp(ast.Or(), [ast.NamedExpr(ast.Name(local, ast.Store()), value), ast.Constant(True)])
         return ast.IfExp(kept, body, ast.Constant(None))
-    changes: dict[str, object] = {}
-    for field, part in ast.iter_fields(node):
-        if isinstance(part, ast.expr):
-            new = _expression(part, fresh)
-            if new is not part:
-                changes[field] = new
-        elif isinstance(part, list):
-            items = [_item(v, fresh) for v in part]
-            if any(a is not b for a, b in zip(items, part)):
-                changes[field] = items
-    return changed(node, changes)
+    return rebuilt(node, lambda child: _child(child, fresh))
 
 
-def _item(value: object, fresh: Callable[[str], str]) -> object:
-    if isinstance(value, ast.expr):
-        return _expression(value, fresh)
-    if isinstance(value, ast.keyword):
-        new = _expression(value.value, fresh)
-        if new is value.value:
-            return value
-        out = copy.copy(value)
-        out.value = new
-        return out
-    return value
+def _child(node: ast.AST, fresh: Callable[[str], str]) -> ast.AST:
+    """A node inside an expression (an expression, or a keyword argument holding one)."""
+    if isinstance(node, ast.expr):
+        return _expression(node, fresh)
+    return rebuilt(node, lambda child: _child(child, fresh))
 
 
 def _bound(node: ast.expr) -> str | None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 import copy
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 _BINARY = {"+": ast.Add, "-": ast.Sub, "*": ast.Mult, "//": ast.FloorDiv, "%": ast.Mod}
@@ -201,14 +201,20 @@ def _with_locals(node: Any, kept: dict[str, str]) -> Any:
     copied, the rest shared (statements may be shared with other functions: none is changed)."""
     if _state_read(node, kept):
         return name(kept[node.attr])
-    changes = {}
+    return rebuilt(node, lambda child: _with_locals(child, kept))
+
+
+def rebuilt(node: Any, rewrite: Callable[[Any], Any]) -> Any:
+    """`node` with `rewrite` applied to each node directly inside it (alone or in a list):
+    `node` itself when nothing changes, else a copy (see `changed`)."""
+    changes: dict[str, Any] = {}
     for field, value in ast.iter_fields(node):
         if isinstance(value, ast.AST):
-            new = _with_locals(value, kept)
+            new = rewrite(value)
             if new is not value:
                 changes[field] = new
         elif isinstance(value, list):
-            items = [_with_locals(item, kept) if isinstance(item, ast.AST) else item for item in value]
+            items = [rewrite(item) if isinstance(item, ast.AST) else item for item in value]
             if any(new is not old for new, old in zip(items, value)):
                 changes[field] = items
     return changed(node, changes)
