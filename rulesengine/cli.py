@@ -176,6 +176,13 @@ _seed = click.option("--seed", "-s", type=int, default=0, show_default=True, hel
 _options = click.option(
     "-o", "--option", "options", multiple=True, metavar="NAME=VALUE", help="Set a ruleset option; repeat for more."
 )
+_opponents = click.option(
+    "--opponents",
+    default="random",
+    show_default=True,
+    metavar="SPECS",
+    help="The bots in the other seats, in seat order, e.g. ismcts:1000,greedy (see docs/agents.md).",
+)
 
 
 @main.command()
@@ -299,13 +306,7 @@ def _print_result(state) -> None:
 @_seed
 @_options
 @click.option("--seat", type=click.IntRange(min=1), default=1, show_default=True, help="Your seat (P1 is seat 1).")
-@click.option(
-    "--opponents",
-    default="random",
-    show_default=True,
-    metavar="SPECS",
-    help="The bots in the other seats, in seat order, e.g. ismcts:1000,greedy (see docs/agents.md).",
-)
+@_opponents
 def play(ruleset: str, players: int | None, seed: int, options: tuple[str, ...], seat: int, opponents: str) -> None:
     """Play a match of RULESET in the terminal against bots (random unless --opponents says)."""
     game = _load_game(ruleset, players, options)
@@ -386,13 +387,7 @@ def _seat_list(text: str, seats: int) -> list[int]:
     help="The seats people play, e.g. 1,2: a link each (or one link with --hot-seat); bots play the rest.",
 )
 @click.option("--hot-seat", is_flag=True, help="One link, one screen: the people's seats take turns at it.")
-@click.option(
-    "--opponents",
-    default="random",
-    show_default=True,
-    metavar="SPECS",
-    help="The bots in the other seats, in seat order, e.g. ismcts:1000,greedy (see docs/agents.md).",
-)
+@_opponents
 @click.option(
     "--bot-delay",
     type=click.FloatRange(0, 10),
