@@ -10,9 +10,12 @@ Passes over Python syntax nodes here (each keeps the set of legal actions found,
 order in which they are appended does not matter: the list is sorted):
 
 - `shared card loops`: moves with one card parameter (or one set sharing an attribute)
-  taking their candidates from the same collection are tested in one loop over it.
-- `shared lookups`: a constant table several tests of that loop index by the card is read
-  once per card into a local (tables never change, so the value is the same).
+  taking their candidates from the same collection are tested in one loop over it; the
+  cards a set may take are grouped by the attribute as that loop keeps them.
+- `one group`: a set's cards kept by a test `attribute == x` (x the same for every card)
+  share one value, so they are the one group, never grouped.
+- `shared lookups`: a constant table several tests (or groupings) of that loop index by the
+  card is read once per card into a local (tables never change, so the value is the same).
 - `implication`: a test that can hold only when an earlier one does (`a == b` only when
   `a >= b`, the same two operands compared) is asked only inside that one.
 - `every card`: a loop of one move whose test is `a or b(card)` with `a` computed before
@@ -131,8 +134,8 @@ class MoveCodeGenerator(CodeGenerator):
         """The body of a loop testing card `card` for several moves, as (test, action) pairs,
         after the passes `shared lookups` and `implication` (see the module's docstring)."""
         counts: dict[str, int] = {}
-        for test, _ in tests:
-            for node in ast.walk(test):
+        for test, action in tests:
+            for node in (*ast.walk(test), *ast.walk(action)):
                 if (
                     isinstance(node, ast.Subscript)
                     and isinstance(node.value, ast.Name)
@@ -150,7 +153,7 @@ class MoveCodeGenerator(CodeGenerator):
                 first.append(pyast.assign(local, sub(name(table), name(card))))
         if replacements:
             rewrite = _Replace(replacements, card)
-            tests = [(rewrite.visit(copy.deepcopy(test)), action) for test, action in tests]
+            tests = [(rewrite.visit(copy.deepcopy(t)), rewrite.visit(copy.deepcopy(a))) for t, a in tests]
         outer: list[tuple[ast.expr, list[ast.stmt]]] = []  # (test, actions when it holds)
         for test, action in tests:
             inside = next((entry for entry in outer if _implies(test, entry[0])), None)
@@ -252,17 +255,11 @@ class MoveCodeGenerator(CodeGenerator):
                     del self._aliases[param.slot]
                 tests.append((test, self._append(fold_binop(const(compiled.offset), "+", name(card)))))
                 continue
-            kept = self.names.fresh(f"_kept{compiled.index}")
             per_card = self._card_test(move, compiled.params, hoisted, name(card)) if move.legal is not None else None
-            start.append(pyast.assign(kept, pyast.list_([])))
-            tests.append(
-                (
-                    per_card if per_card is not None else const(True),
-                    pyast.expr(pyast.method(name(kept), "append", name(card))),
-                )
-            )
+            keep, wrap, iterable = self._kept_sets(kind, card, self._pins(per_card, kind.same, card))
+            start.append(keep[0])
+            tests.append((per_card if per_card is not None else const(True), keep[1]))
             var = self.slot(param.slot)
-            wrap, iterable = self._set_groups(name(kept), kind)
             condition = (
                 const(True) if per_card is not None or move.legal is None else self._legal_condition(move, hoisted)
             )
@@ -403,19 +400,12 @@ class MoveCodeGenerator(CodeGenerator):
                     iterable = call(self.helper(_sorted_sets, "sorted_sets"), candidates, const(compiled.size))
                 else:
                     if depth == len(params) - 1 and card_test is not None:
-                        kept = self.names.fresh("_s")
-                        test = card_test
-                        filtered = [
-                            pyast.assign(kept, pyast.list_([])),
-                            pyast.for_(
-                                test_card,
-                                candidates,
-                                [pyast.if_(test, [pyast.expr(pyast.method(name(kept), "append", name(test_card)))])],
-                            ),
-                        ]
+                        pinned = self._pins(card_test, compiled.same, test_card)
+                        keep, wrap, iterable = self._kept_sets(compiled, test_card, pinned)
+                        filtered = [keep[0], pyast.for_(test_card, candidates, [pyast.if_(card_test, [keep[1]])])]
                         wraps.append(_after(filtered))
-                        candidates = name(kept)
-                    wrap, iterable = self._set_groups(candidates, compiled)
+                    else:
+                        wrap, iterable = self._set_groups(candidates, compiled)
                     wraps.append(wrap)
             else:
                 positions = name(self.constant({v: i for i, v in enumerate(compiled.domain)}, "positions"))
@@ -456,25 +446,55 @@ class MoveCodeGenerator(CodeGenerator):
         """What opens the groups of `cards` equal in the set parameter's attribute that are
         large enough, and the sets of one group (sorted)."""
         size, same = compiled.size, name(self.constant(compiled.same, "same"))
-        group = self.names.fresh("_g")
         grouped = pyast.method(call(self.helper(_group, "group"), cards, same), "values")
+        wrap, sets = self._sets_of_groups(grouped, size)
+        return lambda body: [pyast.if_(compare(call("len", cards), ">=", const(size)), wrap(body))], sets
+
+    def _kept_sets(self, compiled: Any, card: str, pinned: bool) -> tuple[tuple[ast.stmt, ast.stmt], Wrap, ast.expr]:
+        """For a set parameter whose cards are kept one at a time while a loop over `card` runs:
+        (what starts the keeping, what keeps `card`), what opens the groups large enough after
+        the loop, and the sets of one group (sorted).
+
+        The cards kept are grouped by the attribute as they are kept (no second pass over them),
+        unless every card kept shares one value (`pinned`, see `_pins`): then they are one group."""
+        size = compiled.size
+        if pinned:
+            kept = self.names.fresh("_kept")
+            keep = (pyast.assign(kept, pyast.list_([])), pyast.expr(pyast.method(name(kept), "append", name(card))))
+            sets = call(self.helper(itertools.combinations, "combinations"), call("sorted", name(kept)), const(size))
+            return keep, lambda body: [pyast.if_(compare(call("len", name(kept)), ">=", const(size)), body)], sets
+        groups = self.names.fresh("_groups")
+        value = sub(name(self.constant(compiled.same, "same")), name(card))
+        added = pyast.method(pyast.method(name(groups), "setdefault", value, pyast.list_([])), "append", name(card))
+        keep = (pyast.assign(groups, ast.Dict(keys=[], values=[])), pyast.expr(added))
+        wrap, sets = self._sets_of_groups(pyast.method(name(groups), "values"), size)
+        return keep, wrap, sets
+
+    def _sets_of_groups(self, groups: ast.expr, size: int) -> tuple[Wrap, ast.expr]:
+        """What opens each of `groups` holding at least `size` cards, and its sets (sorted)."""
+        group = self.names.fresh("_g")
 
         def wrap(body: list[ast.stmt]) -> list[ast.stmt]:
-            return [
-                pyast.if_(
-                    compare(call("len", cards), ">=", const(size)),
-                    [
-                        pyast.for_(
-                            group, grouped, [pyast.if_(compare(call("len", name(group)), ">=", const(size)), body)]
-                        )
-                    ],
-                )
-            ]
+            return [pyast.for_(group, groups, [pyast.if_(compare(call("len", name(group)), ">=", const(size)), body)])]
 
-        combinations = call(
-            self.helper(itertools.combinations, "combinations"), call("sorted", name(group)), const(size)
-        )
-        return wrap, combinations
+        sets = call(self.helper(itertools.combinations, "combinations"), call("sorted", name(group)), const(size))
+        return wrap, sets
+
+    def _pins(self, test: ast.expr | None, same: list, card: str) -> bool:
+        """Whether a card passing `test` (a set's test asked of one card `card`) has one value of
+        the attribute table `same` whatever the card: the test is, or is a conjunct of,
+        `same[card] == x` with `x` not read from the card (so it is the same for every card)."""
+        if test is None:
+            return False
+        value = sub(name(self.constant(same, "same")), name(card))
+        parts = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
+        for part in parts:
+            if not (isinstance(part, ast.Compare) and len(part.ops) == 1 and isinstance(part.ops[0], ast.Eq)):
+                continue
+            for one, other in ((part.left, part.comparators[0]), (part.comparators[0], part.left)):
+                if pyast.same(one, value) and card not in pyast.names_in(other):
+                    return True
+        return False
 
     def _card_test(
         self, move: ir.MoveDef, compiled_params: tuple[Any, ...], hoisted: list, card: ast.expr
