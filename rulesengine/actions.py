@@ -62,10 +62,18 @@ class Encoding:
         self.first: dict[int, int] = {}
         self.plain: dict[int, int] = {}
         self.plain_id = self.plain.get  # bound once: it is called at every decision
-        # id -> its key minus the id for a move taken in one id (None for a step of a choice)
-        self.key_delta: list[int | None] = []
-        for block in self.blocks if self.stepwise else ():
-            self.key_delta += [None if block.stepwise else block.move.offset - block.offset] * block.width
+        # The moves before the first one chosen in steps are numbered alike as keys and as ids,
+        # so a key below this is its own id (the ids of the others need a look-up).
+        self.own_ids = next((b.offset for b in self.blocks if b.stepwise), offset)
+        # id -> its key, for the ids of moves taken in one id (in a game with choices in steps);
+        # `key_of` gives None for any other value (a step of a choice, an id out of range)
+        keys = {
+            block.offset + i: block.move.offset + i
+            for block in (self.blocks if self.stepwise else ())
+            if not block.stepwise
+            for i in range(block.width)
+        }
+        self.key_of = keys.get
 
     @staticmethod
     def steps_of_move(move: CompiledMove) -> int:

@@ -227,9 +227,15 @@ class State:
             legal = self._legal
             if legal is None:
                 legal = self._legal_ids()
-            # one id per action, in the keys' order, unless a choice in steps is among them
-            ids = list(map(game.encoding.plain_id, legal))
-            return self._first_ids(legal, ids) if None in ids else ids  # type: ignore[return-value]  # no None
+            ids = legal[:]  # the keys of the moves before the first chosen in steps are their ids
+            if ids and ids[-1] >= game.encoding.own_ids:
+                # usually one action past those, taken in one id (its id is kept once met)
+                last = len(ids) - 1
+                found = game.encoding.plain_id(ids[last])
+                if found is None or (last and ids[last - 1] >= game.encoding.own_ids):
+                    return self._later_ids(legal)
+                ids[last] = found
+            return ids
         legal = self._legal  # kept only at decision nodes (and [] at the end)
         if legal is not None and (player is None or player == self.current):
             return legal[:]
@@ -307,10 +313,9 @@ class State:
         key, recorded = action, None
         if game.stepwise:
             recorded = action
-            deltas = game.encoding.key_delta
-            delta = deltas[action] if not self._pending and 0 <= action < len(deltas) else None
-            if delta is not None:  # one id, one action: `_act` tests it
-                key = action + delta
+            whole = None if self._pending else game.encoding.key_of(action)
+            if whole is not None:  # one id, one action: `_act` tests it
+                key = whole
             else:
                 picked = self._pick(action)
                 if picked is None:  # one more step of a choice
@@ -403,6 +408,14 @@ class State:
         encoding = self.game.encoding
         found = encoding._steps.get(key)
         return found if found is not None else encoding.steps(key, *self.game.decode(key))
+
+    def _later_ids(self, legal: list[int]) -> list[int]:
+        """The first ids of the legal actions `legal` (keys), some past the moves whose keys are ids."""
+        encoding = self.game.encoding
+        cut = bisect_left(legal, encoding.own_ids)
+        later = legal[cut:]
+        ids = list(map(encoding.plain_id, later))  # None for a choice in steps
+        return legal[:cut] + (self._first_ids(later, ids) if None in ids else ids)  # type: ignore[operator]
 
     def _first_ids(self, legal: list[int], ids: list[int | None]) -> list[int]:
         """The first ids of the legal actions `legal` (`ids`: their ids where one id makes them)."""

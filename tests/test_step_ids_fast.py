@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 import rulesengine
 from rulesengine.diagnostics import IllegalActionError
+from tests.oracle import play_both
 from tests.test_actions import SMALL
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -79,6 +80,81 @@ match:
   winners: players.filter(p, empty(hand[p]))
 """
 
+# Sets sharing an attribute, listed by the shortcuts of the generated code: `pair` may come
+# from several groups at once, `match` and `trio` keep only cards equal to one value (the one
+# group; `trio` with a further condition), `quad` is tested as a whole set; and two moves taken
+# in one id follow them, so their ids are looked up, alone, together or not at all.
+GROUPS = """
+rulesengine: 1
+name: groups
+players: {min: 2, max: 3, default: 2}
+decks:
+  d:
+    suits: {a: {}, b: {}, c: {}, d: {}}
+    ranks: ["1", "2", "3", "4", "5"]
+    zone: stock
+cards:
+  attributes:
+    value: order
+variables:
+  wanted: {type: int}
+zones:
+  stock: {visibility: nobody}
+  hand: {per: player, visibility: owner}
+  pile: {visibility: all}
+round:
+  setup:
+    - shuffle stock
+    - deal 6 of stock to hand from seat(0)
+    - move top(stock) to pile
+  limit:
+    turns: 80
+phases:
+  play:
+    moves: [lay, pair, match, trio, quad, draw, knock]
+moves:
+  lay:
+    params: {card: "hand[me]"}
+    legal: card.value >= top(pile).value
+    effects:
+      - move card to pile
+      - wanted = card.value
+  pair:
+    params:
+      cards: {from: "hand[me]", size: 2, same: value}
+    legal: cards.all(c, c.value > top(pile).value)
+    effects: [move cards to pile]
+  match:
+    params:
+      cards: {from: "hand[me]", size: 2, same: value}
+    legal: cards.all(c, c.value == wanted)
+    effects: [move cards to pile]
+  trio:
+    params:
+      cards: {from: "hand[me]", size: 3, same: value}
+    legal: size(stock) > 2 and cards.all(c, c.value == top(pile).value)
+    effects: [move cards to pile]
+  quad:
+    params:
+      cards: {from: "hand[me]", size: 4, same: value}
+    legal: cards.any(c, c.suit == "a")
+    effects: [move cards to pile]
+  draw:
+    legal: not empty(stock)
+    effects: ["move top(stock) to hand[me]"]
+  knock:
+    legal: size(hand[me]) % 2 == 0
+    effects:
+      - wanted = size(hand[me]) % 5 + 1
+triggers:
+  over:
+    when: players.any(p, empty(hand[p]))
+    effects: [end round]
+match:
+  until: "true"
+  winners: players.filter(p, empty(hand[p]))
+"""
+
 
 def _stepwise_files() -> list[Path]:
     found = []
@@ -97,7 +173,7 @@ def written(tmp_path_factory) -> dict[str, Path]:
     folder = tmp_path_factory.mktemp("steps")
     together = CORNERS.replace("  play:\n", "  play:\n    simultaneous: true\n")  # the same moves, chosen hidden
     assert together != CORNERS
-    files = {"small": SMALL, "corners": CORNERS, "corners-together": together}
+    files = {"small": SMALL, "corners": CORNERS, "corners-together": together, "groups": GROUPS}
     out = {}
     for name, text in files.items():
         out[name] = folder / f"{name}.yaml"
@@ -225,7 +301,7 @@ def test_shipped_games_offer_exactly_the_oracles_ids(path: Path, seed: int, skip
     walk(state, rng, checked=120, picked=picked)
 
 
-@pytest.mark.parametrize("name", ["small", "corners", "corners-together"])
+@pytest.mark.parametrize("name", ["small", "corners", "corners-together", "groups"])
 @settings(max_examples=10, deadline=None)
 @given(seed=st.integers(0, 2**31), players=st.sampled_from([2, 3]), track=st.booleans())
 def test_variable_sets_and_parameters_around_a_set_follow_the_oracle(
@@ -287,3 +363,41 @@ def test_a_choice_interrupted_by_a_refused_id_goes_on(written: dict[str, Path]) 
         assert state.decode_key(state.last_action)[1] == complete[steps][1]
         return
     pytest.fail("no deal offered a gift")
+
+
+def test_the_groups_game_reaches_its_corners(written: dict[str, Path]) -> None:
+    """Sets from several groups at once, from the one group, tested whole, and the ids of the
+    moves taken in one id after them: none, one, both, and a decision ending in a set."""
+    game = rulesengine.make_game(written["groups"])
+    pair, match, trio, quad, draw, knock = game.encoding.blocks[1:]
+    seen: set[str] = set()
+    for seed in range(60):
+        state = game.new_initial_state(seed=seed)
+        rng = random.Random(seed)
+        picked: tuple[int, ...] = ()
+        while not state.is_terminal():
+            legal = state.legal_actions()
+            assert legal == oracle_ids(state, picked)[0]
+            if not picked:
+                moves = state.legal_moves()
+                groups = {values[0][0] % 5 for name, values in moves if name == "pair"}  # cards by rank, then suit
+                seen.update({"pair from several groups"} if len(groups) > 1 else ())
+                seen.update(name for name, _ in moves if name in ("match", "trio", "quad"))
+                tail = [a for a in legal if a >= draw.offset]
+                seen.add(f"{len(tail)} after the sets")
+                if not tail and any(a >= pair.offset for a in legal):
+                    seen.add("a set last")
+            action = rng.choice(legal)
+            decisions = state.steps
+            state.apply_action(action)
+            picked = (*picked, action) if state.steps == decisions and not state.is_terminal() else ()
+    assert seen >= {"pair from several groups", "match", "trio", "quad", "0 after the sets", "1 after the sets"}
+    assert seen >= {"2 after the sets", "a set last"}
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_the_groups_game_lists_the_same_sets_as_the_reference_mode(written: dict[str, Path], players: int) -> None:
+    fast = rulesengine.make_game(written["groups"], players=players)
+    reference = rulesengine.make_game(written["groups"], players=players, optimize=False)
+    for seed in range(12):
+        assert play_both(fast, reference, seed, choice_seed=seed, max_steps=300) > 0
