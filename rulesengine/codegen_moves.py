@@ -18,6 +18,8 @@ order in which they are appended does not matter: the list is sorted):
   card is read once per card into a local (tables never change, so the value is the same).
 - `implication`: a test that can hold only when an earlier one does (`a == b` only when
   `a >= b`, the same two operands compared) is asked only inside that one.
+- `exclusive`: of two such tests inside one that cannot both hold, the second is asked
+  only when the first fails, or not at all when it is all that is left (`_exclusive`).
 - `every card`: a loop of one move whose test is `a or b(card)` with `a` computed before
   the loop adds every candidate at once when `a` holds (`_every_card`).
 """
@@ -71,6 +73,48 @@ _IMPLIES = {
     ">=": {">="},
     "!=": {"!="},
 }
+
+
+# The outcomes of comparing two values (less, equal, greater) for which a comparison holds.
+_OUTCOMES = {"<": {"<"}, "<=": {"<", "="}, "==": {"="}, "!=": {"<", ">"}, ">": {">"}, ">=": {"=", ">"}}
+
+
+def _same_operands(a: ast.expr, b: ast.expr) -> bool:
+    return (
+        isinstance(a, ast.Compare)
+        and isinstance(b, ast.Compare)
+        and pyast.same(a.left, b.left)
+        and pyast.same(a.comparators[0], b.comparators[0])
+    )
+
+
+def _exclusive(outer: ast.expr, actions: list[ast.stmt]) -> list[ast.stmt]:
+    """Pass `exclusive`: of two tests in a row comparing the same two values that cannot both
+    hold (`a == b`, `a > b`), the second is asked only when the first fails, and not at all
+    when the test around them leaves only it (inside `a >= b`, `a == b` fails only if `a > b`)."""
+    out: list[ast.stmt] = []
+    for action in actions:
+        last = out[-1] if out else None
+        if (
+            isinstance(last, ast.If)
+            and isinstance(action, ast.If)
+            and not last.orelse
+            and not action.orelse
+            and (a := pyast.compare_op(last.test)) in _OUTCOMES
+            and (b := pyast.compare_op(action.test)) in _OUTCOMES
+            and _same_operands(last.test, action.test)
+            and not _OUTCOMES[a] & _OUTCOMES[b]
+        ):
+            around = pyast.compare_op(outer)
+            left_only = (
+                around in _OUTCOMES
+                and _same_operands(outer, last.test)
+                and _OUTCOMES[around] <= _OUTCOMES[a] | _OUTCOMES[b]
+            )
+            last.orelse = action.body if left_only else [action]
+            continue
+        out.append(action)
+    return out
 
 
 def _disjuncts(test: ast.expr) -> list[ast.expr]:
@@ -165,6 +209,7 @@ class MoveCodeGenerator(CodeGenerator):
                 inside[1].append(pyast.if_(test, [action]))
         lines = first
         for test, actions in outer:
+            actions = _exclusive(test, actions)
             if pyast.is_const(test) and test.value:  # type: ignore[attr-defined]
                 lines += actions
             else:
@@ -461,7 +506,9 @@ class MoveCodeGenerator(CodeGenerator):
         if pinned:
             kept = self.names.fresh("_kept")
             keep = (pyast.assign(kept, pyast.list_([])), pyast.expr(pyast.method(name(kept), "append", name(card))))
-            sets = call(self.helper(itertools.combinations, "combinations"), call("sorted", name(kept)), const(size))
+            sets: ast.expr = call(
+                self.helper(itertools.combinations, "combinations"), call("sorted", name(kept)), const(size)
+            )
             return keep, lambda body: [pyast.if_(compare(call("len", name(kept)), ">=", const(size)), body)], sets
         groups = self.names.fresh("_groups")
         value = sub(name(self.constant(compiled.same, "same")), name(card))

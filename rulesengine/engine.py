@@ -227,14 +227,16 @@ class State:
             legal = self._legal
             if legal is None:
                 legal = self._legal_ids()
-            ids = legal[:]  # the keys of the moves before the first chosen in steps are their ids
-            if ids and ids[-1] >= game.encoding.own_ids:
-                # usually one action past those, taken in one id (its id is kept once met)
-                last = len(ids) - 1
-                found = game.encoding.plain_id(ids[last])
-                if found is None or (last and ids[last - 1] >= game.encoding.own_ids):
-                    return self._later_ids(legal)
-                ids[last] = found
+            encoding = game.encoding
+            # the keys of the moves before the first chosen in steps are their ids
+            if not legal or legal[-1] < encoding.own_ids:
+                return legal[:]
+            # usually one action past those, taken in one id (its id is kept once met)
+            last = encoding.plain_id(legal[-1])
+            if last is None or (len(legal) > 1 and legal[-2] >= encoding.own_ids):
+                return self._later_ids(legal)
+            ids = legal[:]
+            ids[-1] = last
             return ids
         legal = self._legal  # kept only at decision nodes (and [] at the end)
         if legal is not None and (player is None or player == self.current):
@@ -310,19 +312,18 @@ class State:
         """A player's id: a whole action, one step of a choice made in steps, or a hidden
         choice of a simultaneous phase."""
         game = self.game
-        key, recorded = action, None
         if game.stepwise:
-            recorded = action
-            whole = None if self._pending else game.encoding.key_of(action)
-            if whole is not None:  # one id, one action: `_act` tests it
-                key = whole
-            else:
-                picked = self._pick(action)
-                if picked is None:  # one more step of a choice
+            # one id, one action (`_act` tests it), or a step of a choice
+            key = None if self._pending else game.encoding.key_of(action)
+            if key is None:
+                key = self._pick(action)
+                if key is None:  # one more step of a choice
                     if self._track:
                         knowledge.picked(self)
                     return
-                key = picked
+            recorded: int | None = action
+        else:
+            key, recorded = action, None
         if game.simultaneous and self.program.phases[self.phase].simultaneous:
             # a complete action kept hidden until every player of the phase has chosen
             resolved = self._commit(key, recorded)

@@ -82,8 +82,9 @@ match:
 
 # Sets sharing an attribute, listed by the shortcuts of the generated code: `pair` may come
 # from several groups at once, `match` and `trio` keep only cards equal to one value (the one
-# group; `trio` with a further condition), `quad` is tested as a whole set; and two moves taken
-# in one id follow them, so their ids are looked up, alone, together or not at all.
+# group; `match` with a further condition; `trio`'s test and `pair`'s, inside `lay`'s, cannot
+# both hold), `quad` is tested as a whole set; and two moves taken in one id follow them, so
+# their ids are looked up, alone, together or not at all.
 GROUPS = """
 rulesengine: 1
 name: groups
@@ -127,12 +128,12 @@ moves:
   match:
     params:
       cards: {from: "hand[me]", size: 2, same: value}
-    legal: cards.all(c, c.value == wanted)
+    legal: size(stock) > 2 and cards.all(c, c.value == wanted)
     effects: [move cards to pile]
   trio:
     params:
       cards: {from: "hand[me]", size: 3, same: value}
-    legal: size(stock) > 2 and cards.all(c, c.value == top(pile).value)
+    legal: cards.all(c, c.value == top(pile).value)
     effects: [move cards to pile]
   quad:
     params:
