@@ -228,16 +228,22 @@ class State:
             if legal is None:
                 legal = self._legal_ids()
             encoding = game.encoding
+            own = encoding.own_ids
             # the keys of the moves before the first chosen in steps are their ids
-            if not legal or legal[-1] < encoding.own_ids:
+            if not legal or legal[-1] < own:
                 return legal[:]
             # usually one action past those, taken in one id (its id is kept once met)
             last = encoding.plain_id(legal[-1])
-            if last is None or (len(legal) > 1 and legal[-2] >= encoding.own_ids):
-                return self._later_ids(legal)
-            ids = legal[:]
-            ids[-1] = last
-            return ids
+            if last is not None and (len(legal) == 1 or legal[-2] < own):
+                ids = legal[:]
+                ids[-1] = last
+                return ids
+            # else the ids past those are looked up (a long list is not copied twice)
+            cut = bisect_left(legal, own) if own else 0
+            later = legal[cut:] if cut else legal
+            found = list(map(encoding.plain_id, later))  # None for a choice in steps
+            ids = self._first_ids(later, found) if None in found else found  # type: ignore[assignment]
+            return legal[:cut] + ids if cut else ids
         legal = self._legal  # kept only at decision nodes (and [] at the end)
         if legal is not None and (player is None or player == self.current):
             return legal[:]
@@ -409,14 +415,6 @@ class State:
         encoding = self.game.encoding
         found = encoding._steps.get(key)
         return found if found is not None else encoding.steps(key, *self.game.decode(key))
-
-    def _later_ids(self, legal: list[int]) -> list[int]:
-        """The first ids of the legal actions `legal` (keys), some past the moves whose keys are ids."""
-        encoding = self.game.encoding
-        cut = bisect_left(legal, encoding.own_ids)
-        later = legal[cut:]
-        ids = list(map(encoding.plain_id, later))  # None for a choice in steps
-        return legal[:cut] + (self._first_ids(later, ids) if None in ids else ids)  # type: ignore[operator]
 
     def _first_ids(self, legal: list[int], ids: list[int | None]) -> list[int]:
         """The first ids of the legal actions `legal` (`ids`: their ids where one id makes them)."""
