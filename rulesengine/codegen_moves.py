@@ -18,8 +18,8 @@ order in which they are appended does not matter: the list is sorted):
   card is read once per card into a local (tables never change, so the value is the same).
 - `implication`: a test that can hold only when an earlier one does (`a == b` only when
   `a >= b`, the same two operands compared) is asked only inside that one.
-- `exclusive`: of two such tests inside one that cannot both hold, the second is asked
-  only when the first fails, or not at all when it is all that is left (`_exclusive`).
+- `exclusive`: of two such tests inside one that cannot both hold and together cover it
+  (`a == b` and `a > b` inside `a >= b`), the second is not asked (`_exclusive`).
 - `every card`: a loop of one move whose test is `a or b(card)` with `a` computed before
   the loop adds every candidate at once when `a` holds (`_every_card`).
 """
@@ -89,9 +89,12 @@ def _same_operands(a: ast.expr, b: ast.expr) -> bool:
 
 
 def _exclusive(outer: ast.expr, actions: list[ast.stmt]) -> list[ast.stmt]:
-    """Pass `exclusive`: of two tests in a row comparing the same two values that cannot both
-    hold (`a == b`, `a > b`), the second is asked only when the first fails, and not at all
-    when the test around them leaves only it (inside `a >= b`, `a == b` fails only if `a > b`)."""
+    """Pass `exclusive`: inside the test `outer`, of two tests in a row comparing the same two
+    values as it, that cannot both hold and that together hold whenever it does (inside
+    `a >= b`: `a == b` and `a > b`), the second is not asked: its actions run when the first fails."""
+    around = pyast.compare_op(outer)
+    if around not in _OUTCOMES:
+        return actions
     out: list[ast.stmt] = []
     for action in actions:
         last = out[-1] if out else None
@@ -102,16 +105,12 @@ def _exclusive(outer: ast.expr, actions: list[ast.stmt]) -> list[ast.stmt]:
             and not action.orelse
             and (a := pyast.compare_op(last.test)) in _OUTCOMES
             and (b := pyast.compare_op(action.test)) in _OUTCOMES
-            and _same_operands(last.test, action.test)
+            and _same_operands(outer, last.test)
+            and _same_operands(outer, action.test)
             and not _OUTCOMES[a] & _OUTCOMES[b]
+            and _OUTCOMES[around] <= _OUTCOMES[a] | _OUTCOMES[b]  # type: ignore[index]  # around is a key
         ):
-            around = pyast.compare_op(outer)
-            left_only = (
-                around in _OUTCOMES
-                and _same_operands(outer, last.test)
-                and _OUTCOMES[around] <= _OUTCOMES[a] | _OUTCOMES[b]
-            )
-            last.orelse = action.body if left_only else [action]
+            last.orelse = action.body
             continue
         out.append(action)
     return out
