@@ -184,7 +184,8 @@ class MoveCodeGenerator(CodeGenerator):
         `settle(state)` follows a step (see `settle`)."""
         hoisted, body = self._phase_enumeration(moves)
         enumerate_ = self._enumerator_function(hoisted, body, f"legal actions of phase {phase.name}")
-        return enumerate_, self.settle(phase, hoisted, body, turn_limit)
+        passes = any(move.is_pass for move, _compiled in moves)
+        return enumerate_, self.settle(phase, hoisted, body, turn_limit, passes)
 
     def _phase_enumeration(self, moves: list[tuple[ir.MoveDef, Any]]) -> tuple[list, list[ast.stmt]]:
         """(hoisted values, body) listing a phase's legal actions of player `me` into `found`.
@@ -309,13 +310,16 @@ class MoveCodeGenerator(CodeGenerator):
     def _append(key: ast.expr) -> ast.stmt:
         return pyast.expr(pyast.method(name("found"), "append", key))
 
-    def settle(self, phase: ir.Phase, hoisted: list, body: list[ast.stmt], turn_limit: int | None):
+    def settle(self, phase: ir.Phase, hoisted: list, body: list[ast.stmt], turn_limit: int | None, passes: bool = True):
         """One function for what follows a step in `phase`: `settle(state)` passes the turn and
         lists the next player's legal actions (with the phase's enumeration `hoisted` and
         `body`). The turn passing is flow.turn_passing, which the engine's `State.pass_turn` is
         compiled from too, and the end checks are the engine's `State._check`: what is rare
         (the round or phase ending, a player with nothing legal)
-        goes through `_check`, which decides from the same state."""
+        goes through `_check`, which decides from the same state. Tests known false when the
+        game is compiled are left out: the turn limit without one, and every player having
+        passed when no move of the phase is a pass (`passes` False: the engine settles only
+        after the step of a move of this phase, which set `st.passes` to 0)."""
         me = self.me
         st_ = name("st")
         check_return = [pyast.expr(pyast.method(st_, "_check")), pyast.return_()]
@@ -333,7 +337,11 @@ class MoveCodeGenerator(CodeGenerator):
                 ],
             ),
             *flow.turn_passing(
-                const(self.layout.num_players), None if turn_limit is None else const(turn_limit), check_return, me
+                const(self.layout.num_players),
+                None if turn_limit is None else const(turn_limit),
+                check_return,
+                me,
+                passes,
             ),
         ]
         if phase.until is not None:
