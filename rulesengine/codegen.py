@@ -32,6 +32,7 @@ Nothing here runs while a game is played.
 from __future__ import annotations
 
 import ast
+import copy
 import inspect
 import itertools
 import linecache
@@ -54,6 +55,7 @@ from .subexpressions import share_common_subexpressions
 # the state's lists that stay the same objects all through a match (changed only in place)
 _STATE_LISTS = ("zones", "vars", "where", "active")
 
+MAX_TOURNAMENT = 4  # argmax/argmin over at most this many values may be nested comparisons (2**(n-1) paths)
 MAX_UNROLLED = 8  # a macro over at most this many known values may be written out value by value
 UNROLL_BUDGET = 4_096  # ... and only while the written-out code stays within this many syntax nodes
 UNROLL_WORK = 4_096  # bodies written out per game setting: past it, macros stay loops (bodies that fold
@@ -221,7 +223,14 @@ class CodeGenerator:
             if plain and not s.at_bottom and cards.type == ir.CARD:
                 return [pyast.expr(pyast.method(name("st"), "put_on_top", self.gen(cards), destination))]
             if plain and not s.at_bottom and cards.type == ir.ZONE:
-                return [pyast.expr(pyast.method(name("st"), "move_all", self.gen(cards), destination, sorted_tables))]
+                # `move_all` is `move_top` of the zone's every card: called directly, one call less
+                source = self.gen(cards)
+                again = source
+                if not isinstance(source, (ast.Constant, ast.Name)):
+                    kept = self.names.fresh("_source")
+                    source, again = pyast.walrus(kept, source), name(kept)
+                count = call("len", sub(pyast.st("zones"), again))
+                return [pyast.expr(pyast.method(name("st"), "move_top", source, count, destination, sorted_tables))]
             if (
                 plain
                 and not s.at_bottom
@@ -270,14 +279,24 @@ class CodeGenerator:
                 return [pyast.assign(target, value)]
             # `x += v` keeps x within the limits of the language: the stored result is checked.
             first: list[ast.stmt] = []
-            if isinstance(target.slice, ast.Call):  # type: ignore[attr-defined]
+            if not isinstance(target.slice, (ast.Constant, ast.Name, ast.BinOp)):  # type: ignore[attr-defined]
                 # a checked index: computed once for the read and the write
                 local = self.names.fresh("_index")
                 first.append(pyast.assign(local, target.slice))  # type: ignore[attr-defined]
                 target = pyast.store_sub(pyast.st("vars"), name(local))
             read = sub(pyast.st("vars"), target.slice)  # type: ignore[attr-defined]
-            helper = runtime.check_text if s.value.type == ir.STR else runtime.check_int
-            checked = call(self.helper(helper, helper.__name__), pyast.binop(read, s.op[:-1], value), where)
+            result = pyast.binop(read, s.op[:-1], value)
+            if s.value.type == ir.STR:
+                checked: ast.expr = call(self.helper(runtime.check_text, "check_text"), result, where)
+            else:
+                # the range test inline, the helper (and its error) only past the limit
+                r = self.names.fresh("_r")
+                within = pyast.and_(
+                    compare(pyast.walrus(r, result), "<=", const(MAX_INTEGER)),
+                    compare(name(r), ">=", const(-MAX_INTEGER)),
+                )
+                limit = call(self.helper(runtime.check_int, "check_int"), name(r), where)
+                checked = pyast.ifexp(within, name(r), limit)
             return [*first, pyast.assign(target, checked)]
         if isinstance(s, ir.TurnTo):
             return [pyast.expr(pyast.method(name("st"), "turn_to", self.gen(s.player), where))]
@@ -328,6 +347,14 @@ class CodeGenerator:
             lambda: _variable_index(offset, self.layout.num_players, variable, span),
             "var_index",
         )
+        players = self.layout.num_players
+        if _literal_within(node, players):
+            return fold_binop(const(offset), "+", node)
+        if _cheap(index):
+            # Expressions are pure: a cheap index is tested inline (computed again, or kept in a
+            # local by the pass `common subexpressions`), the helper raises the error past the range.
+            within = ast.Compare(const(0), [ast.LtE(), ast.Lt()], [node, const(players)])
+            return pyast.ifexp(within, fold_binop(const(offset), "+", node), call(name(check), node))
         return call(name(check), node)
 
     # ---- expressions -----------------------------------------------------------------
@@ -671,13 +698,15 @@ class CodeGenerator:
         if hoisted is not None:
             del hoisted[mark:]
         parts = []
+        plain: list[ast.expr] = []  # each value's part as when every seat is in the round
         self._forbidden.add(e.slot)
         try:
             for value in values:
                 self._aliases[e.slot] = const(value)
                 part = self.gen(e.body)
+                plain.append(part)
                 if in_round:
-                    part = _in_round(e.kind, value, part, name(self.constant(runtime.OUT, "OUT")))
+                    part = _in_round(e.kind, value, copy.deepcopy(part), name(self.constant(runtime.OUT, "OUT")))
                 parts.append(part)
         finally:
             self._aliases.pop(e.slot, None)
@@ -686,16 +715,22 @@ class CodeGenerator:
             # each value once, in order, as arg_best's loop asks them; without a function per call
             empty = _EMPTY.get(e.type)
             items = name(self.derived(("unrolled", tuple(values)), lambda: tuple(values), "items"))
-            return (
-                call(
-                    self.helper(runtime.arg_best_of, "arg_best_of"),
-                    items,
-                    pyast.tuple_(parts),
-                    const(empty),
-                    const(e.kind == "argmax"),
-                ),
-                None,
+            best: ast.expr = call(
+                self.helper(runtime.arg_best_of, "arg_best_of"),
+                items,
+                pyast.tuple_(parts),
+                const(empty),
+                const(e.kind == "argmax"),
             )
+            if 2 <= len(values) <= MAX_TOURNAMENT:
+                # Pass `tournament`: with every item there, the first best found by comparisons.
+                tree = _tournament(plain, values, e.kind == "argmax", self.names.fresh)
+                if not in_round:
+                    best = tree
+                elif pyast.size(tree) + pyast.size(best) <= UNROLL_BUDGET:
+                    everyone = compare(call("len", pyast.st("active_players")), "==", const(len(values)))
+                    best = pyast.ifexp(everyone, tree, best)
+            return best, None
         if e.kind == "any":
             return _fold_bool("or", parts), None
         if e.kind == "all":
@@ -923,6 +958,28 @@ def fold_binop(left: ast.expr, op: str, right: ast.expr) -> ast.expr:
 
 # what argmax and argmin give over no items, by type
 _EMPTY = {ir.CARD: runtime.NO_CARD, ir.PLAYER: -1, ir.SUIT: -1, ir.RANK: -1, ir.INT: 0, ir.STR: ""}
+
+
+def _tournament(parts: list[ast.expr], items: list[int], want_max: bool, fresh: Callable[[str], str]) -> ast.expr:
+    """Pass `tournament`: the item of the first best of `parts` (one value per item, at least
+    two), as arg_best_of finds it, by nested conditional expressions: item i replaces the best
+    so far only when strictly better. The parts are evaluated once each, in order, as the
+    loop evaluates them: all but the last bound first (as `bind` is, made locals by the pass
+    `inline binds`), the last inside each comparison that reads it (once on every path)."""
+    kept = [fresh("_v") for _ in parts]
+    better = "<" if want_max else ">"
+    last = len(parts) - 1
+
+    def after(i: int, best: int) -> ast.expr:  # parts before i compared, `best` the best so far
+        if i > last:
+            return const(items[best])
+        value = copy.deepcopy(parts[i]) if i == last else name(kept[i])
+        return pyast.ifexp(compare(name(kept[best]), better, value), after(i + 1, i), after(i + 1, best))
+
+    tree = after(1, 0)
+    for i in reversed(range(last)):
+        tree = call(pyast.lambda_([kept[i]], tree), parts[i])
+    return tree
 
 
 def _in_round(kind: str, seat: int, part: ast.expr, out: ast.expr) -> ast.expr:
