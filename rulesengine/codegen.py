@@ -511,6 +511,9 @@ class CodeGenerator:
         phase = self._phase_test(e)
         if phase is not None:
             return phase
+        counted = self._count_test(e)
+        if counted is not None:
+            return counted
         left, right = self.gen(e.left), self.gen(e.right)
         folded = fold(e.op, left, right, position(e.span))
         if folded is not None:
@@ -538,6 +541,76 @@ class CodeGenerator:
         if bound is not None and bound <= MAX_INTEGER:
             return node
         return call(self.helper(runtime.check_int, "check_int"), node, const(position(e.span)))
+
+    def _count_test(self, e: ir.Binary) -> ast.expr | None:
+        """Pass `count test`: `count(...)` compared with a constant, when the comparison holds
+        exactly for counts of 1 or more (`> 0`, `>= 1`, `!= 0`), for 0 (`== 0`, `< 1`), for the
+        collection's constant length N (`== N`, `>= N`) or for fewer (`< N`, `!= N`), is
+        `any`, `not any`, `all` or `not all` of the count's test: the same value, stopping at
+        the first item that decides. Only when no item's test can raise an error (which the
+        count, asking every item, would raise)."""
+        if e.op not in _MIRRORED:
+            return None
+        op, counted, bound = e.op, e.left, e.right
+        if not (isinstance(counted, ir.Macro) and counted.kind == "count"):
+            op, counted, bound = _MIRRORED[e.op], e.right, e.left
+        if not (isinstance(counted, ir.Macro) and counted.kind == "count") or counted.body is None:
+            return None
+        if not isinstance(bound, (ir.Const, ir.OptionRef)):
+            return None
+        k = self.gen(bound).value  # type: ignore[attr-defined]
+        if type(k) is not int:
+            return None
+        n = self._static_length(counted.collection)
+        if n == 0:
+            return None
+        forms = [("any", False, 0, 0, 1, n), ("any", True, 1, n, 0, 0)]  # (kind, negated, false on, true on)
+        if n is not None:
+            forms += [("all", False, 0, n - 1, n, n), ("all", True, n, n, 0, n - 1)]
+        for kind, negated, low_false, high_false, low_true, high_true in forms:
+            if _holds(_NEGATED[op], k, low_false, high_false) and _holds(op, k, low_true, high_true):
+                return self._count_as(counted, kind, negated)
+        return None
+
+    def _count_as(self, counted: ir.Macro, kind: str, negated: bool) -> ast.expr | None:
+        """`counted` asked as `any`/`all` (see `_count_test`), or None if an item's test might raise."""
+        hoisted = self._hoisted
+        mark, work = (len(hoisted) if hoisted is not None else 0), self._unroll_work
+        node = self.gen(attrs.evolve(counted, kind=kind, type=ir.BOOL))
+        if not self._cannot_raise(node):
+            if hoisted is not None:
+                del hoisted[mark:]
+            self._unroll_work = work
+            return None
+        return pyast.not_(node) if negated else node
+
+    def _cannot_raise(self, node: ast.expr) -> bool:
+        """Whether generated code can raise no error: it calls only total functions (a helper
+        raising the language's errors, or a method of the state, is not one)."""
+        for inner in ast.walk(node):
+            if isinstance(inner, ast.Call):
+                function = inner.func
+                if isinstance(function, ast.Lambda):
+                    continue
+                if not isinstance(function, ast.Name):
+                    return False
+                if function.id not in _TOTAL_BUILTINS and self.namespace.get(function.id) not in _TOTAL_HELPERS:
+                    return False
+        return True
+
+    def _static_length(self, e: ir.Expr) -> int | None:
+        """The number of items of a collection fixed for the game setting (None: not known)."""
+        if isinstance(e, ir.Builtin) and e.name == "players":
+            return self.layout.num_players
+        if isinstance(e, ir.Builtin) and e.name == "suits":
+            return len(self.layout.suit_names)
+        if isinstance(e, ir.Call) and e.function == "range" and all(
+            isinstance(a, (ir.Const, ir.OptionRef)) for a in e.args
+        ):
+            bounds = [self.gen(a).value for a in e.args]  # type: ignore[attr-defined]
+            if all(type(b) is int for b in bounds):
+                return len(runtime.range1(*bounds) if len(bounds) == 1 else runtime.range2(*bounds))
+        return None
 
     def _phase_test(self, e: ir.Binary) -> ast.expr | None:
         """`phase == "play"` as a comparison of phase numbers, without the phase's name."""
@@ -954,6 +1027,31 @@ def fold_binop(left: ast.expr, op: str, right: ast.expr) -> ast.expr:
     if op in ("+", "-") and is_const(right) and right.value == 0:  # type: ignore[attr-defined]
         return left
     return pyast.binop(left, op, right)
+
+
+# ---- pass `count test` -----------------------------------------------------------------
+
+_MIRRORED = {"==": "==", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}  # k op c is c op' k
+_NEGATED = {"==": "!=", "!=": "==", "<": ">=", "<=": ">", ">": "<=", ">=": "<"}
+_TOTAL_BUILTINS = frozenset({"len", "any", "all", "map", "sum", "max", "min", "abs", "list"})
+_TOTAL_HELPERS = (runtime.div, runtime.mod, runtime.top, runtime.range1, runtime.range2, runtime.letter)
+
+
+def _holds(op: str, k: int, low: int, high: int | None) -> bool:
+    """Whether `c op k` holds for every integer c from `low` to `high` (None: no end)."""
+    if high is not None and high < low:
+        return True  # no such c
+    if op == "<":
+        return high is not None and high < k
+    if op == "<=":
+        return high is not None and high <= k
+    if op == ">":
+        return low > k
+    if op == ">=":
+        return low >= k
+    if op == "==":
+        return low == high == k
+    return k < low or (high is not None and k > high)  # !=
 
 
 # what argmax and argmin give over no items, by type
