@@ -16,6 +16,15 @@ Python syntax nodes, each named below with what it preserves:
 - `unroll` (IR): `any`, `all`, `count`, `sum` over values known when the game is compiled
   are written out value by value, within a size budget. Preserves the value and the order
   of evaluation (left to right, stopping as `any`/`all` do).
+- `tournament` (Python nodes): an unrolled `argmax`/`argmin` over 2 to MAX_TOURNAMENT values
+  is nested comparisons of locals (over `active`, while every seat is in the round).
+  Preserves the item chosen (the first best on ties) and the order of evaluation.
+- `count test` (IR): `count(...)` compared with 0 or with its collection's constant length
+  is `any`/`all` (or their negation) where that is the same for every possible count and no
+  item's test can raise. Preserves the value.
+- `inline checks` (Python nodes): the range test of a cheap player index of a per-player
+  variable, and the limit test of `x += v`, are written inline; the helper runs only to raise.
+  Preserves every value and every error with its rule position.
 - `alias` (IR): inside a set whose cards share an attribute, a test reading only that
   attribute is asked of the first card. Preserves the answer (every card gives the same).
 - `shared card loops`, `shared lookups` and `implication` (codegen_moves.py).
