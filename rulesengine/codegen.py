@@ -613,8 +613,10 @@ class CodeGenerator:
             return self.layout.num_players
         if isinstance(e, ir.Builtin) and e.name == "suits":
             return len(self.layout.suit_names)
-        if isinstance(e, ir.Call) and e.function == "range" and all(
-            isinstance(a, (ir.Const, ir.OptionRef)) for a in e.args
+        if (
+            isinstance(e, ir.Call)
+            and e.function == "range"
+            and all(isinstance(a, (ir.Const, ir.OptionRef)) for a in e.args)
         ):
             bounds = [self.gen(a).value for a in e.args]  # type: ignore[attr-defined]
             if all(type(b) is int for b in bounds):
