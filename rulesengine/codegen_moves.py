@@ -29,6 +29,8 @@ from collections.abc import Callable
 from math import comb
 from typing import Any
 
+import attrs
+
 from . import flow, ir, pyast, runtime
 from .codegen import MAX_UNROLLED, UNROLL_BUDGET, CodeGenerator, fold_binop, free_slots, position, statement_slots
 from .pyast import call, compare, const, name, sub
@@ -98,6 +100,25 @@ def _loop(var: str, iterable: ast.expr, opened: list[ast.stmt]) -> Wrap:
     return lambda body: [pyast.for_(var, iterable, [*opened, *body])]
 
 
+# the flags of the flow that effects set, by what `end` ends; `goto` sets st.goto
+_FLOW_FLAGS = {"round": "round_over", "game": "game_over", "phase": "phase_over", "goto": "goto"}
+
+
+def _flags_set(statements: list[ir.Stmt] | tuple[ir.Stmt, ...]) -> set[str]:
+    """The flags of the flow (`st.round_over`, ...) that running `statements` may set."""
+    flags: set[str] = set()
+    for statement in statements:
+        if isinstance(statement, ir.End):
+            flags.add(_FLOW_FLAGS[statement.what])
+        elif isinstance(statement, ir.Goto):
+            flags.add("goto")
+        for field in attrs.fields(type(statement)):
+            value = getattr(statement, field.name)
+            if isinstance(value, tuple) and any(isinstance(v, ir.Stmt) for v in value):
+                flags |= _flags_set(value)
+    return flags
+
+
 class _Replace(ast.NodeTransformer):
     def __init__(self, replacements: dict[str, str], card: str):
         self.replacements, self.card = replacements, card
@@ -119,6 +140,7 @@ class MoveCodeGenerator(CodeGenerator):
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
+        self._step_triggers: tuple[ir.Trigger, ...] | None = None  # the triggers every step runs
         self._binomials: dict[int, list[int]] = {}
 
     @property
@@ -185,7 +207,12 @@ class MoveCodeGenerator(CodeGenerator):
         hoisted, body = self._phase_enumeration(moves)
         enumerate_ = self._enumerator_function(hoisted, body, f"legal actions of phase {phase.name}")
         passes = any(move.is_pass for move, _compiled in moves)
-        return enumerate_, self.settle(phase, hoisted, body, turn_limit, passes)
+        if self._step_triggers is None:  # no step generated: settle is never called
+            flags = set(_FLOW_FLAGS.values())
+        else:
+            effects = [s for move, _compiled in moves for s in move.effects]
+            flags = _flags_set([*effects, *(s for t in self._step_triggers for s in t.effects)])
+        return enumerate_, self.settle(phase, hoisted, body, turn_limit, passes, flags)
 
     def _phase_enumeration(self, moves: list[tuple[ir.MoveDef, Any]]) -> tuple[list, list[ast.stmt]]:
         """(hoisted values, body) listing a phase's legal actions of player `me` into `found`.
@@ -310,7 +337,15 @@ class MoveCodeGenerator(CodeGenerator):
     def _append(key: ast.expr) -> ast.stmt:
         return pyast.expr(pyast.method(name("found"), "append", key))
 
-    def settle(self, phase: ir.Phase, hoisted: list, body: list[ast.stmt], turn_limit: int | None, passes: bool = True):
+    def settle(
+        self,
+        phase: ir.Phase,
+        hoisted: list,
+        body: list[ast.stmt],
+        turn_limit: int | None,
+        passes: bool = True,
+        flags: set[str] | None = None,
+    ):
         """One function for what follows a step in `phase`: `settle(state)` passes the turn and
         lists the next player's legal actions (with the phase's enumeration `hoisted` and
         `body`). The turn passing is flow.turn_passing, which the engine's `State.pass_turn` is
@@ -319,23 +354,25 @@ class MoveCodeGenerator(CodeGenerator):
         goes through `_check`, which decides from the same state. Tests known false when the
         game is compiled are left out: the turn limit without one, and every player having
         passed when no move of the phase is a pass (`passes` False: the engine settles only
-        after the step of a move of this phase, which set `st.passes` to 0)."""
+        after the step of a move of this phase, which set `st.passes` to 0), and a flag of the
+        flow no effect of those steps can set (`flags`: the ones that can be; the engine stops
+        at a decision only with every flag clear)."""
         me = self.me
         st_ = name("st")
         check_return = [pyast.expr(pyast.method(st_, "_check")), pyast.return_()]
-        lines: list[ast.stmt] = [
-            pyast.if_(
-                pyast.or_(
-                    pyast.st("game_over"),
-                    pyast.st("round_over"),
-                    compare(pyast.st("goto"), "is not", const(None)),
-                    pyast.st("phase_over"),
-                ),
-                [
-                    pyast.if_(pyast.not_(pyast.st("game_over")), [pyast.expr(pyast.method(st_, "_advance"))]),
-                    *check_return,
-                ],
-            ),
+        set_flags = set(_FLOW_FLAGS.values()) if flags is None else flags
+        raised = [
+            compare(pyast.st(flag), "is not", const(None)) if flag == "goto" else pyast.st(flag)
+            for flag in ("game_over", "round_over", "goto", "phase_over")
+            if flag in set_flags
+        ]
+        lines: list[ast.stmt] = []
+        if raised:
+            advance: ast.stmt = pyast.expr(pyast.method(st_, "_advance"))
+            if "game_over" in set_flags:
+                advance = pyast.if_(pyast.not_(pyast.st("game_over")), [advance])
+            lines.append(pyast.if_(pyast.or_(*raised), [advance, *check_return]))
+        lines += [
             *flow.turn_passing(
                 const(self.layout.num_players),
                 None if turn_limit is None else const(turn_limit),
@@ -541,6 +578,7 @@ class MoveCodeGenerator(CodeGenerator):
         """One generated function for a move no shuffle can interrupt: `step(state, player, values)`
         runs the move's effects, then the triggers in order, each one's firings chosen before
         its effects run (`trigger_firings`, which the engine's general path uses too)."""
+        self._step_triggers = triggers
         body: list[ast.stmt] = []
         if move.params:
             body.append(

@@ -6,7 +6,8 @@
 - pass `count test`: `count(...)` compared with a constant as any/all, at the boundary
   constants, and not where an item's test can raise;
 - the settle function's prologue: the test of every player having passed only with a pass
-  move, and a whole zone moved by one `move_top` call.
+  move, a flag of the flow only where an effect of a step can set it, and a whole zone moved
+  by one `move_top` call.
 
 Each game is played with the optimised and the reference program side by side
 (tests/oracle.py), which share none of this code, and its generated code is checked to be
@@ -412,3 +413,31 @@ def test_a_whole_zone_is_moved_by_one_call_and_passes_are_asked_only_with_pass_m
     assert "move_all" not in source
     pass_moves = any(m.is_pass for m in compiled.program.moves)
     assert ("st.passes" in _source(compiled, "_settle_")) == pass_moves
+
+
+_FLAG_SETTERS = {
+    "": set(),
+    "end round": {"st.round_over"},
+    "end game": {"st.game_over"},
+    "end phase": {"st.phase_over"},
+    "goto open": {"st.goto"},
+}
+
+
+@pytest.mark.parametrize("effect", list(_FLAG_SETTERS))
+def test_a_flag_of_the_flow_is_tested_only_where_an_effect_of_a_step_sets_it(tmp_path: Path, effect: str) -> None:
+    text = _PASSING.replace("    next: play\n", "    next: play\n    until: size(pile) > 7\n")
+    if effect:
+        trigger = f"triggers:\n  full:\n    when: size(pile) == 4\n    effects:\n      - {effect}\n"
+        text = text.replace("match:\n", trigger + "match:\n")
+    fast, reference, _ = _games(tmp_path, text, 3)
+    flags = {"st.round_over", "st.game_over", "st.phase_over", "st.goto"}
+    # the `start` move of phase open ends its phase; the trigger runs after every step
+    settle_open, settle_play = (_source(fast, f"_settle_{phase}") for phase in ("open", "play"))
+    assert "st.phase_over" in settle_open
+    for flag in flags - _FLAG_SETTERS[effect]:
+        assert flag not in settle_play
+    for flag in _FLAG_SETTERS[effect]:
+        assert flag in settle_play
+    for seed in range(6):
+        play_both(fast, reference, seed, choice_seed=seed, max_steps=200)
