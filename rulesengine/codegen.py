@@ -14,7 +14,8 @@ Python syntax nodes, each named below with what it preserves:
   parameter and cannot fail is computed once per enumeration. Preserves every value
   (expressions have no side effects and the state does not change while actions are listed).
 - `unroll` (IR): `any`, `all`, `count`, `sum` over values known when the game is compiled
-  are written out value by value, within a size budget. Preserves the value and the order
+  are written out value by value, within a size budget; so is an effect's `for` over the
+  seats (over `active`, when its body puts nobody out). Preserves the value and the order
   of evaluation (left to right, stopping as `any`/`all` do).
 - `tournament` (Python nodes): an unrolled `argmax`/`argmin` over 2 to MAX_TOURNAMENT values
   is nested comparisons of locals (over `active`, while every seat is in the round).
@@ -335,9 +336,40 @@ class CodeGenerator:
         if isinstance(s, ir.Let):
             return [pyast.assign(self.slot(s.slot), self.gen(s.value))]
         if isinstance(s, ir.For):
+            unrolled = self._for_by_seat(s)
+            if unrolled is not None:
+                return unrolled
             # A copy of the collection: the body may move the cards it goes over.
             return [pyast.for_(self.slot(s.slot), call("list", self.collection(s.collection)), self.statements(s.body))]
         raise EngineError(f"{position(s.span)}: no code for {type(s).__name__}")
+
+    def _for_by_seat(self, s: ir.For) -> list[ast.stmt] | None:
+        """Pass `unroll` for a `for` over `players` or `active`: the body once per seat, in seat
+        order, each with its seat as a constant (over `active`, run while that seat is in the
+        round: the same seats as a copy of the list when the body puts nobody out), within the
+        unrolling budgets."""
+        each = s.collection
+        if not (isinstance(each, ir.Builtin) and each.name in ("players", "active")):
+            return None
+        seats = self.layout.num_players
+        if seats > MAX_UNROLLED or self._unroll_work + seats > UNROLL_WORK:
+            return None
+        if each.name == "active" and _puts_out(s.body):
+            return None
+        statements: list[ast.stmt] = []
+        try:
+            for seat in range(seats):
+                self._aliases[s.slot] = const(seat)
+                body = self.statements(s.body)
+                if each.name == "active":
+                    body = [pyast.if_(sub(pyast.st("active"), const(seat)), body)] if body else []
+                statements += body
+        finally:
+            self._aliases.pop(s.slot, None)
+        if sum(pyast.size(statement) for statement in statements) > UNROLL_BUDGET:
+            return None
+        self._unroll_work += seats
+        return statements
 
     def player(self, e: ir.Expr, where: ast.expr) -> ast.expr:
         """A player that must be a seat: nobody there is an error naming the rule position."""
@@ -1181,6 +1213,18 @@ def value_bound(e: ir.Expr, layout: Layout) -> int | None:
             body = value_bound(e.body, layout) if e.body is not None else None
             return None if body is None else body * max(MAX_CARDS, MAX_RANGE)
     return None
+
+
+def _puts_out(statements: tuple[ir.Stmt, ...]) -> bool:
+    """Whether running `statements` may put a player out of the round."""
+    for statement in statements:
+        if isinstance(statement, ir.Out):
+            return True
+        for field in attrs.fields(type(statement)):
+            value = getattr(statement, field.name)
+            if isinstance(value, tuple) and any(isinstance(v, ir.Stmt) for v in value) and _puts_out(value):
+                return True
+    return False
 
 
 def statement_slots(s: ir.Stmt) -> set[int]:

@@ -119,6 +119,42 @@ def _flags_set(statements: list[ir.Stmt] | tuple[ir.Stmt, ...]) -> set[str]:
     return flags
 
 
+def _start_empty(var: str) -> ast.stmt:
+    statement = pyast.assign(var, const(None))
+    statement.starts_empty = True  # type: ignore[attr-defined]  # told apart from a `let` of none
+    return statement
+
+
+def _starts_empty(statement: ast.stmt) -> bool:
+    return getattr(statement, "starts_empty", False)
+
+
+def _may_read_unset(statements: list[ast.stmt], var: str) -> bool:
+    """Whether `statements` may read local `var` where no loop of theirs has set it (reads
+    inside the body of a `for` over `var` are set by it; any other read counts, even one in a
+    comprehension binding its own `var`, and so does a read after such a loop, which may not
+    have run)."""
+    for statement in statements:
+        if _starts_empty(statement):
+            continue
+        if isinstance(statement, ast.For) and isinstance(statement.target, ast.Name) and statement.target.id == var:
+            if _reads(statement.iter, var) or _may_read_unset(statement.orelse, var):
+                return True
+            continue
+        if isinstance(statement, (ast.If, ast.For, ast.While)):
+            head = statement.iter if isinstance(statement, ast.For) else statement.test
+            if _reads(head, var) or _may_read_unset(statement.body, var) or _may_read_unset(statement.orelse, var):
+                return True
+            continue
+        if _reads(statement, var):
+            return True
+    return False
+
+
+def _reads(node: ast.AST, var: str) -> bool:
+    return any(isinstance(inner, ast.Name) and inner.id == var for inner in ast.walk(node))
+
+
 class _Replace(ast.NodeTransformer):
     def __init__(self, replacements: dict[str, str], card: str):
         self.replacements, self.card = replacements, card
@@ -593,22 +629,25 @@ class MoveCodeGenerator(CodeGenerator):
             for statement in (*move.effects, *(s for t in triggers for s in t.effects))
             for slot in statement_slots(statement)
         }
-        body += [pyast.assign(self.slot(slot), const(None)) for slot in sorted(read - assigned)]
+        body += [_start_empty(self.slot(slot)) for slot in sorted(read - assigned)]
         with self._real_card_parameters(move, decoded=True):
             body += self.statements(move.effects)
+        # The step starts with every flag clear (the engine stops at a decision only so): a flag
+        # is looked at only after effects that may set it.
         over = pyast.or_(pyast.st("game_over"), pyast.st("round_over"))
-        if triggers:
+        ending = {"game_over", "round_over"}
+        if triggers and ending & _flags_set(move.effects):
             body.append(pyast.if_(over, [pyast.return_()]))
         for index, trigger in enumerate(triggers):
             last = index == len(triggers) - 1
             effects = self.statements(trigger.effects)
+            sets = _flags_set(trigger.effects)
             if trigger.each is None:
                 # The flags change only when effects run, so they are looked at after effects.
+                then = [] if last or not ending & sets else [pyast.if_(over, [pyast.return_()])]
                 body.append(
                     pyast.located(
-                        pyast.if_(
-                            self.gen(trigger.when), [*effects, *([] if last else [pyast.if_(over, [pyast.return_()])])]
-                        ),
+                        pyast.if_(self.gen(trigger.when), [*effects, *then]),
                         f"trigger {trigger.name} {position(trigger.when.span)}",
                     )
                 )
@@ -619,14 +658,17 @@ class MoveCodeGenerator(CodeGenerator):
             pyast.located(choice[0], f"trigger {trigger.name} {position(trigger.when.span)}")
             body += choice
             # A round ending in one firing still lets the others of the same trigger run, a match ending does not.
-            loop = pyast.for_(var, name(fired), [*effects, pyast.if_(pyast.st("game_over"), [pyast.return_()])])
-            body.append(
-                pyast.if_(
-                    compare(name(fired), "is not", const(None)),
-                    [loop, *([] if last else [pyast.if_(pyast.st("round_over"), [pyast.return_()])])],
-                )
-            )
+            stop = [pyast.if_(pyast.st("game_over"), [pyast.return_()])] if "game_over" in sets else []
+            loop = pyast.for_(var, name(fired), [*effects, *stop])
+            after = [] if last or "round_over" not in sets else [pyast.if_(pyast.st("round_over"), [pyast.return_()])]
+            body.append(pyast.if_(compare(name(fired), "is not", const(None)), [loop, *after]))
         body.append(pyast.return_())
+        # a slot the code never reads before a loop sets it needs no start value
+        body = [
+            statement
+            for statement in body
+            if not (_starts_empty(statement) and not _may_read_unset(body, statement.targets[0].id))  # type: ignore
+        ]
         fn = pyast.function(self.names.fresh(f"_step_{move.name}"), ["st", self.me, "values"], body)
         return self.define(fn, f"step of move {move.name} {position(move.span)}", of_state=True)
 

@@ -441,3 +441,60 @@ def test_a_flag_of_the_flow_is_tested_only_where_an_effect_of_a_step_sets_it(tmp
         assert flag in settle_play
     for seed in range(6):
         play_both(fast, reference, seed, choice_seed=seed, max_steps=200)
+
+
+# ---- pass `unroll` of a `for` over the seats -------------------------------------------
+
+_FOR_SEATS = (
+    _HEAD
+    + """
+variables:
+  wins: {type: int, per: player}
+round:
+  setup:
+    - move pile to stock
+    - for: p in players
+      do:
+        - move hand[p] to stock
+    - shuffle stock
+    - deal 3 of stock to hand from seat(round)
+phases:
+  play:
+    moves: [lay]
+    until: active.count(p, true) <= 1 or active.all(p, empty(hand[p]))
+moves:
+  lay:
+    params: {card: "hand[me]"}
+    effects:
+      - move card to pile
+      - for: p in active
+        do:
+          - wins[p] += size(hand[p])
+          - if: BODY
+            then:
+              - EFFECT
+match:
+  until: round == 4
+"""
+)
+
+
+@pytest.mark.parametrize(
+    ("body", "effect", "unrolled"),
+    [
+        ("size(hand[p]) == 0 and p != me", "move top(pile) to hand[p]", True),
+        # putting a seat out inside: the loop goes over a copy of the seats in the round
+        ("size(hand[p]) == 0 and p != me", "out p", False),
+        ("wins[p] > 6", "out p", False),
+    ],
+)
+def test_a_for_over_the_seats_is_written_out_unless_it_puts_seats_out(
+    tmp_path: Path, body: str, effect: str, unrolled: bool
+) -> None:
+    text = _FOR_SEATS.replace("BODY", body).replace("EFFECT", effect)
+    for players in (2, 3):
+        fast, reference, _ = _games(tmp_path, text, players)
+        source = _source(fast, "_step_lay")
+        assert ("for " not in source) == unrolled, source
+        played = sum(play_both(fast, reference, seed, choice_seed=seed, max_steps=120) for seed in range(4))
+        assert played > 20
