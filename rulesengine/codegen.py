@@ -35,6 +35,8 @@ Python syntax nodes, each named below with what it preserves:
 - `common subexpressions` (Python nodes, every generated function): a part computed again
   later in the same expression, on every path there, is computed once into a local
   (subexpressions.py). Preserves every value and every error raised.
+- `known truth` (Python nodes, every generated function): a test of a local that the
+  expression around it has already decided is left out (known.py). Preserves every value.
 
 Nothing here runs while a game is played.
 """
@@ -55,6 +57,7 @@ import attrs
 from . import ir, pyast, runtime
 from .binds import inline_binds
 from .diagnostics import EngineError, Span
+from .known import decide_known_tests
 from .layout import Layout
 from .limits import MAX_CARDS, MAX_INTEGER, MAX_PLAYERS, MAX_RANGE, MAX_TEXT_LENGTH
 from .lower import is_seat
@@ -170,6 +173,7 @@ class CodeGenerator:
             fields = {field: self.names.fresh("_" + field) for field in _STATE_LISTS}
             fn = pyast.state_lists_as_locals(fn, fields)
         fn = share_common_subexpressions(inline_binds(fn, self.names.fresh), self.names.fresh, self._reads_once)
+        fn = decide_known_tests(fn)
         source = pyast.emit_function(fn, heading)
         filename = f"<{heading} #{next(_COMPILED)}>"
         # Tracebacks read the lines from here, for as long as the function lives.

@@ -5,6 +5,7 @@
   raise their error naming the rule position;
 - pass `count test`: `count(...)` compared with a constant as any/all, at the boundary
   constants, and not where an item's test can raise;
+- pass `known truth`: a test already decided by the expression around it is left out;
 - the settle function's prologue: the test of every player having passed only with a pass
   move, a flag of the flow only where an effect of a step can set it, and a whole zone moved
   by one `move_top` call.
@@ -27,6 +28,7 @@ from hypothesis import strategies as st
 import rulesengine
 from rulesengine import EngineError, pyast, runtime
 from rulesengine.codegen import MAX_TOURNAMENT, _tournament
+from rulesengine.known import decide_known_tests
 from rulesengine.names import NameAllocator
 from tests.oracle import play_both
 
@@ -498,3 +500,71 @@ def test_a_for_over_the_seats_is_written_out_unless_it_puts_seats_out(
         assert ("for " not in source) == unrolled, source
         played = sum(play_both(fast, reference, seed, choice_seed=seed, max_steps=120) for seed in range(4))
         assert played > 20
+
+
+# ---- pass `known truth` ----------------------------------------------------------------
+
+_LEAVES = st.sampled_from(["a", "b", "a", "b", "c", "0", "[]"])  # locals often tested twice
+
+
+def _expressions(children):
+    pair = st.tuples(children, children)
+    both = pair.map(lambda p: f"({p[0]} and {p[1]})")
+    either = pair.map(lambda p: f"({p[0]} or {p[1]})")
+    choice = st.tuples(children, children, children).map(lambda p: f"({p[0]} if {p[1]} else {p[2]})")
+    # a part tested first, then more inside: what the pass decides
+    tests = st.sampled_from(["a", "(not a)", "(d := a)", "(a and b)", "(a or b)", "(not (a or b))", "b"])
+    forms = st.sampled_from(["({t} and {x})", "({t} or {x})", "({x} if {t} else {y})"])
+    decided = st.tuples(forms, tests, children, children).map(lambda p: p[0].format(t=p[1], x=p[2], y=p[3]))
+    return st.one_of(
+        both,
+        either,
+        choice,
+        decided,
+        decided,
+        decided,
+        children.map(lambda x: f"(not {x})"),
+        children.map(lambda x: f"(d := {x})"),
+    )
+
+
+def _run(source: str, values: tuple) -> object:
+    namespace: dict = {}
+    exec(source, namespace)
+    try:
+        return namespace["f"](*values)
+    except NameError:  # `d` read before it is set: the same error both ways
+        return NameError
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    expression=st.recursive(_LEAVES, _expressions, max_leaves=10),
+    values=st.tuples(*[st.sampled_from([0, 1, 2, [], [5], ""])] * 3),
+)
+def test_known_truth_keeps_every_value(expression: str, values: tuple) -> None:
+    source = f"def f(a, b, c):\n    return {expression}\n"
+    fn = ast.parse(source).body[0]
+    assert isinstance(fn, ast.FunctionDef)
+    rewritten = pyast.emit_function(decide_known_tests(fn))
+    assert _run(rewritten, values) == _run(source, values), rewritten
+
+
+@pytest.mark.parametrize(
+    ("expression", "decided"),
+    [
+        ("not a or (max(a) if a else 0)", "not a or max(a)"),
+        ("(x if not (c := a) else (c or k)[-1])", "x if not (c := a) else c[-1]"),
+        ("a and (a or b)", "a and a"),
+        ("not a or not a", "not a or False"),
+        # a local set twice, or a test with an effect, is left alone
+        ("(b := a) and (b := c) and (b or k)", None),
+        ("[a for a in z] and (a or k)", None),
+    ],
+)
+def test_known_truth_leaves_out_decided_tests(expression: str, decided: str | None) -> None:
+    fn = ast.parse(f"def f(a, k, x, z):\n    return {expression}\n").body[0]
+    assert isinstance(fn, ast.FunctionDef)
+    out = decide_known_tests(fn)
+    body = ast.unparse(out.body[0].value)  # type: ignore[attr-defined]
+    assert body == (decided if decided is not None else ast.unparse(ast.parse(expression, mode="eval").body))
