@@ -243,7 +243,7 @@ class CodeGenerator:
                 if not isinstance(source, (ast.Constant, ast.Name)):
                     kept = self.names.fresh("_source")
                     source, again = pyast.walrus(kept, source), name(kept)
-                count = call("len", sub(pyast.st("zones"), again))
+                count: ast.expr = call("len", sub(pyast.st("zones"), again))
                 return [pyast.expr(pyast.method(name("st"), "move_top", source, count, destination, sorted_tables))]
             if (
                 plain
