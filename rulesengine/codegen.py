@@ -14,8 +14,18 @@ Python syntax nodes, each named below with what it preserves:
   parameter and cannot fail is computed once per enumeration. Preserves every value
   (expressions have no side effects and the state does not change while actions are listed).
 - `unroll` (IR): `any`, `all`, `count`, `sum` over values known when the game is compiled
-  are written out value by value, within a size budget. Preserves the value and the order
+  are written out value by value, within a size budget; so is an effect's `for` over the
+  seats (over `active`, when its body puts nobody out). Preserves the value and the order
   of evaluation (left to right, stopping as `any`/`all` do).
+- `tournament` (Python nodes): an unrolled `argmax`/`argmin` over 2 to MAX_TOURNAMENT values
+  is nested comparisons of locals (over `active`, while every seat is in the round).
+  Preserves the item chosen (the first best on ties) and the order of evaluation.
+- `count test` (IR): `count(...)` compared with 0 or with its collection's constant length
+  is `any`/`all` (or their negation) where that is the same for every possible count and no
+  item's test can raise. Preserves the value.
+- `inline checks` (Python nodes): the range test of a cheap player index of a per-player
+  variable, and the limit test of `x += v`, are written inline; the helper runs only to raise.
+  Preserves every value and every error with its rule position.
 - `alias` (IR): inside a set whose cards share an attribute, a test reading only that
   attribute is asked of the first card. Preserves the answer (every card gives the same).
 - `shared card loops`, `shared lookups` and `implication` (codegen_moves.py).
@@ -25,6 +35,8 @@ Python syntax nodes, each named below with what it preserves:
 - `common subexpressions` (Python nodes, every generated function): a part computed again
   later in the same expression, on every path there, is computed once into a local
   (subexpressions.py). Preserves every value and every error raised.
+- `known truth` (Python nodes, every generated function): a test of a local that the
+  expression around it has already decided is left out (known.py). Preserves every value.
 
 Nothing here runs while a game is played.
 """
@@ -32,6 +44,7 @@ Nothing here runs while a game is played.
 from __future__ import annotations
 
 import ast
+import copy
 import inspect
 import itertools
 import linecache
@@ -44,6 +57,7 @@ import attrs
 from . import ir, pyast, runtime
 from .binds import inline_binds
 from .diagnostics import EngineError, Span
+from .known import decide_known_tests
 from .layout import Layout
 from .limits import MAX_CARDS, MAX_INTEGER, MAX_PLAYERS, MAX_RANGE, MAX_TEXT_LENGTH
 from .lower import is_seat
@@ -54,6 +68,7 @@ from .subexpressions import share_common_subexpressions
 # the state's lists that stay the same objects all through a match (changed only in place)
 _STATE_LISTS = ("zones", "vars", "where", "active")
 
+MAX_TOURNAMENT = 4  # argmax/argmin over at most this many values may be nested comparisons (2**(n-1) paths)
 MAX_UNROLLED = 8  # a macro over at most this many known values may be written out value by value
 UNROLL_BUDGET = 4_096  # ... and only while the written-out code stays within this many syntax nodes
 UNROLL_WORK = 4_096  # bodies written out per game setting: past it, macros stay loops (bodies that fold
@@ -158,6 +173,7 @@ class CodeGenerator:
             fields = {field: self.names.fresh("_" + field) for field in _STATE_LISTS}
             fn = pyast.state_lists_as_locals(fn, fields)
         fn = share_common_subexpressions(inline_binds(fn, self.names.fresh), self.names.fresh, self._reads_once)
+        fn = decide_known_tests(fn)
         source = pyast.emit_function(fn, heading)
         filename = f"<{heading} #{next(_COMPILED)}>"
         # Tracebacks read the lines from here, for as long as the function lives.
@@ -221,7 +237,14 @@ class CodeGenerator:
             if plain and not s.at_bottom and cards.type == ir.CARD:
                 return [pyast.expr(pyast.method(name("st"), "put_on_top", self.gen(cards), destination))]
             if plain and not s.at_bottom and cards.type == ir.ZONE:
-                return [pyast.expr(pyast.method(name("st"), "move_all", self.gen(cards), destination, sorted_tables))]
+                # `move_all` is `move_top` of the zone's every card: called directly, one call less
+                source = self.gen(cards)
+                again = source
+                if not isinstance(source, (ast.Constant, ast.Name)):
+                    kept = self.names.fresh("_source")
+                    source, again = pyast.walrus(kept, source), name(kept)
+                count: ast.expr = call("len", sub(pyast.st("zones"), again))
+                return [pyast.expr(pyast.method(name("st"), "move_top", source, count, destination, sorted_tables))]
             if (
                 plain
                 and not s.at_bottom
@@ -270,14 +293,24 @@ class CodeGenerator:
                 return [pyast.assign(target, value)]
             # `x += v` keeps x within the limits of the language: the stored result is checked.
             first: list[ast.stmt] = []
-            if isinstance(target.slice, ast.Call):  # type: ignore[attr-defined]
+            if not isinstance(target.slice, (ast.Constant, ast.Name, ast.BinOp)):  # type: ignore[attr-defined]
                 # a checked index: computed once for the read and the write
                 local = self.names.fresh("_index")
                 first.append(pyast.assign(local, target.slice))  # type: ignore[attr-defined]
                 target = pyast.store_sub(pyast.st("vars"), name(local))
             read = sub(pyast.st("vars"), target.slice)  # type: ignore[attr-defined]
-            helper = runtime.check_text if s.value.type == ir.STR else runtime.check_int
-            checked = call(self.helper(helper, helper.__name__), pyast.binop(read, s.op[:-1], value), where)
+            result = pyast.binop(read, s.op[:-1], value)
+            if s.value.type == ir.STR:
+                checked: ast.expr = call(self.helper(runtime.check_text, "check_text"), result, where)
+            else:
+                # the range test inline, the helper (and its error) only past the limit
+                r = self.names.fresh("_r")
+                within = pyast.and_(
+                    compare(pyast.walrus(r, result), "<=", const(MAX_INTEGER)),
+                    compare(name(r), ">=", const(-MAX_INTEGER)),
+                )
+                limit = call(self.helper(runtime.check_int, "check_int"), name(r), where)
+                checked = pyast.ifexp(within, name(r), limit)
             return [*first, pyast.assign(target, checked)]
         if isinstance(s, ir.TurnTo):
             return [pyast.expr(pyast.method(name("st"), "turn_to", self.gen(s.player), where))]
@@ -307,9 +340,40 @@ class CodeGenerator:
         if isinstance(s, ir.Let):
             return [pyast.assign(self.slot(s.slot), self.gen(s.value))]
         if isinstance(s, ir.For):
+            unrolled = self._for_by_seat(s)
+            if unrolled is not None:
+                return unrolled
             # A copy of the collection: the body may move the cards it goes over.
             return [pyast.for_(self.slot(s.slot), call("list", self.collection(s.collection)), self.statements(s.body))]
         raise EngineError(f"{position(s.span)}: no code for {type(s).__name__}")
+
+    def _for_by_seat(self, s: ir.For) -> list[ast.stmt] | None:
+        """Pass `unroll` for a `for` over `players` or `active`: the body once per seat, in seat
+        order, each with its seat as a constant (over `active`, run while that seat is in the
+        round: the same seats as a copy of the list when the body puts nobody out), within the
+        unrolling budgets."""
+        each = s.collection
+        if not (isinstance(each, ir.Builtin) and each.name in ("players", "active")):
+            return None
+        seats = self.layout.num_players
+        if seats > MAX_UNROLLED or self._unroll_work + seats > UNROLL_WORK:
+            return None
+        if each.name == "active" and _puts_out(s.body):
+            return None
+        statements: list[ast.stmt] = []
+        try:
+            for seat in range(seats):
+                self._aliases[s.slot] = const(seat)
+                body = self.statements(s.body)
+                if each.name == "active":
+                    body = [pyast.if_(sub(pyast.st("active"), const(seat)), body)] if body else []
+                statements += body
+        finally:
+            self._aliases.pop(s.slot, None)
+        if sum(pyast.size(statement) for statement in statements) > UNROLL_BUDGET:
+            return None
+        self._unroll_work += seats
+        return statements
 
     def player(self, e: ir.Expr, where: ast.expr) -> ast.expr:
         """A player that must be a seat: nobody there is an error naming the rule position."""
@@ -328,6 +392,14 @@ class CodeGenerator:
             lambda: _variable_index(offset, self.layout.num_players, variable, span),
             "var_index",
         )
+        players = self.layout.num_players
+        if _literal_within(node, players):
+            return fold_binop(const(offset), "+", node)
+        if _cheap(index):
+            # Expressions are pure: a cheap index is tested inline (computed again, or kept in a
+            # local by the pass `common subexpressions`), the helper raises the error past the range.
+            within = ast.Compare(const(0), [ast.LtE(), ast.Lt()], [node, const(players)])
+            return pyast.ifexp(within, fold_binop(const(offset), "+", node), call(name(check), node))
         return call(name(check), node)
 
     # ---- expressions -----------------------------------------------------------------
@@ -484,6 +556,9 @@ class CodeGenerator:
         phase = self._phase_test(e)
         if phase is not None:
             return phase
+        counted = self._count_test(e)
+        if counted is not None:
+            return counted
         left, right = self.gen(e.left), self.gen(e.right)
         folded = fold(e.op, left, right, position(e.span))
         if folded is not None:
@@ -511,6 +586,78 @@ class CodeGenerator:
         if bound is not None and bound <= MAX_INTEGER:
             return node
         return call(self.helper(runtime.check_int, "check_int"), node, const(position(e.span)))
+
+    def _count_test(self, e: ir.Binary) -> ast.expr | None:
+        """Pass `count test`: `count(...)` compared with a constant, when the comparison holds
+        exactly for counts of 1 or more (`> 0`, `>= 1`, `!= 0`), for 0 (`== 0`, `< 1`), for the
+        collection's constant length N (`== N`, `>= N`) or for fewer (`< N`, `!= N`), is
+        `any`, `not any`, `all` or `not all` of the count's test: the same value, stopping at
+        the first item that decides. Only when no item's test can raise an error (which the
+        count, asking every item, would raise)."""
+        if e.op not in _MIRRORED:
+            return None
+        op, counted, bound = e.op, e.left, e.right
+        if not (isinstance(counted, ir.Macro) and counted.kind == "count"):
+            op, counted, bound = _MIRRORED[e.op], e.right, e.left
+        if not (isinstance(counted, ir.Macro) and counted.kind == "count") or counted.body is None:
+            return None
+        if not isinstance(bound, (ir.Const, ir.OptionRef)):
+            return None
+        k = self.gen(bound).value  # type: ignore[attr-defined]
+        if type(k) is not int:
+            return None
+        n = self._static_length(counted.collection)
+        if n == 0:
+            return None
+        forms = [("any", False, 0, 0, 1, n), ("any", True, 1, n, 0, 0)]  # (kind, negated, false on, true on)
+        if n is not None:
+            forms += [("all", False, 0, n - 1, n, n), ("all", True, n, n, 0, n - 1)]
+        for kind, negated, low_false, high_false, low_true, high_true in forms:
+            if _holds(_NEGATED[op], k, low_false, high_false) and _holds(op, k, low_true, high_true):
+                return self._count_as(counted, kind, negated)
+        return None
+
+    def _count_as(self, counted: ir.Macro, kind: str, negated: bool) -> ast.expr | None:
+        """`counted` asked as `any`/`all` (see `_count_test`), or None if an item's test might raise."""
+        hoisted = self._hoisted
+        mark, work = (len(hoisted) if hoisted is not None else 0), self._unroll_work
+        node = self.gen(attrs.evolve(counted, kind=kind, type=ir.BOOL))
+        if not self._cannot_raise(node):
+            if hoisted is not None:
+                del hoisted[mark:]
+            self._unroll_work = work
+            return None
+        return pyast.not_(node) if negated else node
+
+    def _cannot_raise(self, node: ast.expr) -> bool:
+        """Whether generated code can raise no error: it calls only total functions (a helper
+        raising the language's errors, or a method of the state, is not one)."""
+        for inner in ast.walk(node):
+            if isinstance(inner, ast.Call):
+                function = inner.func
+                if isinstance(function, ast.Lambda):
+                    continue
+                if not isinstance(function, ast.Name):
+                    return False
+                if function.id not in _TOTAL_BUILTINS and self.namespace.get(function.id) not in _TOTAL_HELPERS:
+                    return False
+        return True
+
+    def _static_length(self, e: ir.Expr) -> int | None:
+        """The number of items of a collection fixed for the game setting (None: not known)."""
+        if isinstance(e, ir.Builtin) and e.name == "players":
+            return self.layout.num_players
+        if isinstance(e, ir.Builtin) and e.name == "suits":
+            return len(self.layout.suit_names)
+        if (
+            isinstance(e, ir.Call)
+            and e.function == "range"
+            and all(isinstance(a, (ir.Const, ir.OptionRef)) for a in e.args)
+        ):
+            bounds = [self.gen(a).value for a in e.args]  # type: ignore[attr-defined]
+            if all(type(b) is int for b in bounds):
+                return len(runtime.range1(*bounds) if len(bounds) == 1 else runtime.range2(*bounds))
+        return None
 
     def _phase_test(self, e: ir.Binary) -> ast.expr | None:
         """`phase == "play"` as a comparison of phase numbers, without the phase's name."""
@@ -671,13 +818,15 @@ class CodeGenerator:
         if hoisted is not None:
             del hoisted[mark:]
         parts = []
+        plain: list[ast.expr] = []  # each value's part as when every seat is in the round
         self._forbidden.add(e.slot)
         try:
             for value in values:
                 self._aliases[e.slot] = const(value)
                 part = self.gen(e.body)
+                plain.append(part)
                 if in_round:
-                    part = _in_round(e.kind, value, part, name(self.constant(runtime.OUT, "OUT")))
+                    part = _in_round(e.kind, value, copy.deepcopy(part), name(self.constant(runtime.OUT, "OUT")))
                 parts.append(part)
         finally:
             self._aliases.pop(e.slot, None)
@@ -686,16 +835,22 @@ class CodeGenerator:
             # each value once, in order, as arg_best's loop asks them; without a function per call
             empty = _EMPTY.get(e.type)
             items = name(self.derived(("unrolled", tuple(values)), lambda: tuple(values), "items"))
-            return (
-                call(
-                    self.helper(runtime.arg_best_of, "arg_best_of"),
-                    items,
-                    pyast.tuple_(parts),
-                    const(empty),
-                    const(e.kind == "argmax"),
-                ),
-                None,
+            best: ast.expr = call(
+                self.helper(runtime.arg_best_of, "arg_best_of"),
+                items,
+                pyast.tuple_(parts),
+                const(empty),
+                const(e.kind == "argmax"),
             )
+            if 2 <= len(values) <= MAX_TOURNAMENT:
+                # Pass `tournament`: with every item there, the first best found by comparisons.
+                tree = _tournament(plain, values, e.kind == "argmax", self.names.fresh)
+                if not in_round:
+                    best = tree
+                elif pyast.size(tree) + pyast.size(best) <= UNROLL_BUDGET:
+                    everyone = compare(call("len", pyast.st("active_players")), "==", const(len(values)))
+                    best = pyast.ifexp(everyone, tree, best)
+            return best, None
         if e.kind == "any":
             return _fold_bool("or", parts), None
         if e.kind == "all":
@@ -921,8 +1076,55 @@ def fold_binop(left: ast.expr, op: str, right: ast.expr) -> ast.expr:
     return pyast.binop(left, op, right)
 
 
+# ---- pass `count test` -----------------------------------------------------------------
+
+_MIRRORED = {"==": "==", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}  # k op c is c op' k
+_NEGATED = {"==": "!=", "!=": "==", "<": ">=", "<=": ">", ">": "<=", ">=": "<"}
+_TOTAL_BUILTINS = frozenset({"len", "any", "all", "map", "sum", "max", "min", "abs", "list"})
+_TOTAL_HELPERS = (runtime.div, runtime.mod, runtime.top, runtime.range1, runtime.range2, runtime.letter)
+
+
+def _holds(op: str, k: int, low: int, high: int | None) -> bool:
+    """Whether `c op k` holds for every integer c from `low` to `high` (None: no end)."""
+    if high is not None and high < low:
+        return True  # no such c
+    if op == "<":
+        return high is not None and high < k
+    if op == "<=":
+        return high is not None and high <= k
+    if op == ">":
+        return low > k
+    if op == ">=":
+        return low >= k
+    if op == "==":
+        return low == high == k
+    return k < low or (high is not None and k > high)  # !=
+
+
 # what argmax and argmin give over no items, by type
 _EMPTY = {ir.CARD: runtime.NO_CARD, ir.PLAYER: -1, ir.SUIT: -1, ir.RANK: -1, ir.INT: 0, ir.STR: ""}
+
+
+def _tournament(parts: list[ast.expr], items: list[int], want_max: bool, fresh: Callable[[str], str]) -> ast.expr:
+    """Pass `tournament`: the item of the first best of `parts` (one value per item, at least
+    two), as arg_best_of finds it, by nested conditional expressions: item i replaces the best
+    so far only when strictly better. The parts are evaluated once each, in order, as the
+    loop evaluates them: all but the last bound first (as `bind` is, made locals by the pass
+    `inline binds`), the last inside each comparison that reads it (once on every path)."""
+    kept = [fresh("_v") for _ in parts]
+    better = "<" if want_max else ">"
+    last = len(parts) - 1
+
+    def after(i: int, best: int) -> ast.expr:  # parts before i compared, `best` the best so far
+        if i > last:
+            return const(items[best])
+        value = copy.deepcopy(parts[i]) if i == last else name(kept[i])
+        return pyast.ifexp(compare(name(kept[best]), better, value), after(i + 1, i), after(i + 1, best))
+
+    tree = after(1, 0)
+    for i in reversed(range(last)):
+        tree = call(pyast.lambda_([kept[i]], tree), parts[i])
+    return tree
 
 
 def _in_round(kind: str, seat: int, part: ast.expr, out: ast.expr) -> ast.expr:
@@ -1015,6 +1217,18 @@ def value_bound(e: ir.Expr, layout: Layout) -> int | None:
             body = value_bound(e.body, layout) if e.body is not None else None
             return None if body is None else body * max(MAX_CARDS, MAX_RANGE)
     return None
+
+
+def _puts_out(statements: tuple[ir.Stmt, ...]) -> bool:
+    """Whether running `statements` may put a player out of the round."""
+    for statement in statements:
+        if isinstance(statement, ir.Out):
+            return True
+        for field in attrs.fields(type(statement)):
+            value = getattr(statement, field.name)
+            if isinstance(value, tuple) and any(isinstance(v, ir.Stmt) for v in value) and _puts_out(value):
+                return True
+    return False
 
 
 def statement_slots(s: ir.Stmt) -> set[int]:

@@ -34,6 +34,8 @@ from collections.abc import Callable
 from math import comb
 from typing import Any
 
+import attrs
+
 from . import flow, ir, pyast, runtime
 from .codegen import MAX_UNROLLED, UNROLL_BUDGET, CodeGenerator, fold_binop, free_slots, position, statement_slots
 from .pyast import call, compare, const, name, sub
@@ -144,6 +146,61 @@ def _loop(var: str, iterable: ast.expr, opened: list[ast.stmt]) -> Wrap:
     return lambda body: [pyast.for_(var, iterable, [*opened, *body])]
 
 
+# the flags of the flow that effects set, by what `end` ends; `goto` sets st.goto
+_FLOW_FLAGS = {"round": "round_over", "game": "game_over", "phase": "phase_over", "goto": "goto"}
+
+
+def _flags_set(statements: list[ir.Stmt] | tuple[ir.Stmt, ...]) -> set[str]:
+    """The flags of the flow (`st.round_over`, ...) that running `statements` may set."""
+    flags: set[str] = set()
+    for statement in statements:
+        if isinstance(statement, ir.End):
+            flags.add(_FLOW_FLAGS[statement.what])
+        elif isinstance(statement, ir.Goto):
+            flags.add("goto")
+        for field in attrs.fields(type(statement)):
+            value = getattr(statement, field.name)
+            if isinstance(value, tuple) and any(isinstance(v, ir.Stmt) for v in value):
+                flags |= _flags_set(value)
+    return flags
+
+
+def _start_empty(var: str) -> ast.stmt:
+    statement = pyast.assign(var, const(None))
+    statement.starts_empty = True  # type: ignore[attr-defined]  # told apart from a `let` of none
+    return statement
+
+
+def _starts_empty(statement: ast.stmt) -> bool:
+    return getattr(statement, "starts_empty", False)
+
+
+def _may_read_unset(statements: list[ast.stmt], var: str) -> bool:
+    """Whether `statements` may read local `var` where no loop of theirs has set it (reads
+    inside the body of a `for` over `var` are set by it; any other read counts, even one in a
+    comprehension binding its own `var`, and so does a read after such a loop, which may not
+    have run)."""
+    for statement in statements:
+        if _starts_empty(statement):
+            continue
+        if isinstance(statement, ast.For) and isinstance(statement.target, ast.Name) and statement.target.id == var:
+            if _reads(statement.iter, var) or _may_read_unset(statement.orelse, var):
+                return True
+            continue
+        if isinstance(statement, (ast.If, ast.For, ast.While)):
+            head = statement.iter if isinstance(statement, ast.For) else statement.test
+            if _reads(head, var) or _may_read_unset(statement.body, var) or _may_read_unset(statement.orelse, var):
+                return True
+            continue
+        if _reads(statement, var):
+            return True
+    return False
+
+
+def _reads(node: ast.AST, var: str) -> bool:
+    return any(isinstance(inner, ast.Name) and inner.id == var for inner in ast.walk(node))
+
+
 class _Replace(ast.NodeTransformer):
     def __init__(self, replacements: dict[str, str], card: str):
         self.replacements, self.card = replacements, card
@@ -165,6 +222,7 @@ class MoveCodeGenerator(CodeGenerator):
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
+        self._step_triggers: tuple[ir.Trigger, ...] | None = None  # the triggers every step runs
         self._binomials: dict[int, list[int]] = {}
 
     @property
@@ -231,7 +289,13 @@ class MoveCodeGenerator(CodeGenerator):
         `settle(state)` follows a step (see `settle`)."""
         hoisted, body = self._phase_enumeration(moves)
         enumerate_ = self._enumerator_function(hoisted, body, f"legal actions of phase {phase.name}")
-        return enumerate_, self.settle(phase, hoisted, body, turn_limit)
+        passes = any(move.is_pass for move, _compiled in moves)
+        if self._step_triggers is None:  # no step generated: settle is never called
+            flags = set(_FLOW_FLAGS.values())
+        else:
+            effects = [s for move, _compiled in moves for s in move.effects]
+            flags = _flags_set([*effects, *(s for t in self._step_triggers for s in t.effects)])
+        return enumerate_, self.settle(phase, hoisted, body, turn_limit, passes, flags)
 
     def _phase_enumeration(self, moves: list[tuple[ir.MoveDef, Any]]) -> tuple[list, list[ast.stmt]]:
         """(hoisted values, body) listing a phase's legal actions of player `me` into `found`.
@@ -350,31 +414,48 @@ class MoveCodeGenerator(CodeGenerator):
     def _append(key: ast.expr) -> ast.stmt:
         return pyast.expr(pyast.method(name("found"), "append", key))
 
-    def settle(self, phase: ir.Phase, hoisted: list, body: list[ast.stmt], turn_limit: int | None):
+    def settle(
+        self,
+        phase: ir.Phase,
+        hoisted: list,
+        body: list[ast.stmt],
+        turn_limit: int | None,
+        passes: bool = True,
+        flags: set[str] | None = None,
+    ):
         """One function for what follows a step in `phase`: `settle(state)` passes the turn and
         lists the next player's legal actions (with the phase's enumeration `hoisted` and
         `body`). The turn passing is flow.turn_passing, which the engine's `State.pass_turn` is
         compiled from too, and the end checks are the engine's `State._check`: what is rare
         (the round or phase ending, a player with nothing legal)
-        goes through `_check`, which decides from the same state."""
+        goes through `_check`, which decides from the same state. Tests known false when the
+        game is compiled are left out: the turn limit without one, and every player having
+        passed when no move of the phase is a pass (`passes` False: the engine settles only
+        after the step of a move of this phase, which set `st.passes` to 0), and a flag of the
+        flow no effect of those steps can set (`flags`: the ones that can be; the engine stops
+        at a decision only with every flag clear)."""
         me = self.me
         st_ = name("st")
         check_return = [pyast.expr(pyast.method(st_, "_check")), pyast.return_()]
-        lines: list[ast.stmt] = [
-            pyast.if_(
-                pyast.or_(
-                    pyast.st("game_over"),
-                    pyast.st("round_over"),
-                    compare(pyast.st("goto"), "is not", const(None)),
-                    pyast.st("phase_over"),
-                ),
-                [
-                    pyast.if_(pyast.not_(pyast.st("game_over")), [pyast.expr(pyast.method(st_, "_advance"))]),
-                    *check_return,
-                ],
-            ),
+        set_flags = set(_FLOW_FLAGS.values()) if flags is None else flags
+        raised = [
+            compare(pyast.st(flag), "is not", const(None)) if flag == "goto" else pyast.st(flag)
+            for flag in ("game_over", "round_over", "goto", "phase_over")
+            if flag in set_flags
+        ]
+        lines: list[ast.stmt] = []
+        if raised:
+            advance: ast.stmt = pyast.expr(pyast.method(st_, "_advance"))
+            if "game_over" in set_flags:
+                advance = pyast.if_(pyast.not_(pyast.st("game_over")), [advance])
+            lines.append(pyast.if_(pyast.or_(*raised), [advance, *check_return]))
+        lines += [
             *flow.turn_passing(
-                const(self.layout.num_players), None if turn_limit is None else const(turn_limit), check_return, me
+                const(self.layout.num_players),
+                None if turn_limit is None else const(turn_limit),
+                check_return,
+                me,
+                passes,
             ),
         ]
         if phase.until is not None:
@@ -599,6 +680,7 @@ class MoveCodeGenerator(CodeGenerator):
         """One generated function for a move no shuffle can interrupt: `step(state, player, values)`
         runs the move's effects, then the triggers in order, each one's firings chosen before
         its effects run (`trigger_firings`, which the engine's general path uses too)."""
+        self._step_triggers = triggers
         body: list[ast.stmt] = []
         if move.params:
             body.append(
@@ -613,22 +695,25 @@ class MoveCodeGenerator(CodeGenerator):
             for statement in (*move.effects, *(s for t in triggers for s in t.effects))
             for slot in statement_slots(statement)
         }
-        body += [pyast.assign(self.slot(slot), const(None)) for slot in sorted(read - assigned)]
+        body += [_start_empty(self.slot(slot)) for slot in sorted(read - assigned)]
         with self._real_card_parameters(move, decoded=True):
             body += self.statements(move.effects)
+        # The step starts with every flag clear (the engine stops at a decision only so): a flag
+        # is looked at only after effects that may set it.
         over = pyast.or_(pyast.st("game_over"), pyast.st("round_over"))
-        if triggers:
+        ending = {"game_over", "round_over"}
+        if triggers and ending & _flags_set(move.effects):
             body.append(pyast.if_(over, [pyast.return_()]))
         for index, trigger in enumerate(triggers):
             last = index == len(triggers) - 1
             effects = self.statements(trigger.effects)
+            sets = _flags_set(trigger.effects)
             if trigger.each is None:
                 # The flags change only when effects run, so they are looked at after effects.
+                then = [] if last or not ending & sets else [pyast.if_(over, [pyast.return_()])]
                 body.append(
                     pyast.located(
-                        pyast.if_(
-                            self.gen(trigger.when), [*effects, *([] if last else [pyast.if_(over, [pyast.return_()])])]
-                        ),
+                        pyast.if_(self.gen(trigger.when), [*effects, *then]),
                         f"trigger {trigger.name} {position(trigger.when.span)}",
                     )
                 )
@@ -639,14 +724,17 @@ class MoveCodeGenerator(CodeGenerator):
             pyast.located(choice[0], f"trigger {trigger.name} {position(trigger.when.span)}")
             body += choice
             # A round ending in one firing still lets the others of the same trigger run, a match ending does not.
-            loop = pyast.for_(var, name(fired), [*effects, pyast.if_(pyast.st("game_over"), [pyast.return_()])])
-            body.append(
-                pyast.if_(
-                    compare(name(fired), "is not", const(None)),
-                    [loop, *([] if last else [pyast.if_(pyast.st("round_over"), [pyast.return_()])])],
-                )
-            )
+            stop = [pyast.if_(pyast.st("game_over"), [pyast.return_()])] if "game_over" in sets else []
+            loop = pyast.for_(var, name(fired), [*effects, *stop])
+            after = [] if last or "round_over" not in sets else [pyast.if_(pyast.st("round_over"), [pyast.return_()])]
+            body.append(pyast.if_(compare(name(fired), "is not", const(None)), [loop, *after]))
         body.append(pyast.return_())
+        # a slot the code never reads before a loop sets it needs no start value
+        body = [
+            statement
+            for statement in body
+            if not (_starts_empty(statement) and not _may_read_unset(body, statement.targets[0].id))  # type: ignore
+        ]
         fn = pyast.function(self.names.fresh(f"_step_{move.name}"), ["st", self.me, "values"], body)
         return self.define(fn, f"step of move {move.name} {position(move.span)}", of_state=True)
 

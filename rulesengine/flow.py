@@ -21,10 +21,13 @@ from .pyast import compare, const, name, sub
 NORMAL, LIMIT, STUCK = range(3)
 
 
-def turn_passing(players: ast.expr, limit: ast.expr | None, on_end: list[ast.stmt], seat: str) -> list[ast.stmt]:
+def turn_passing(
+    players: ast.expr, limit: ast.expr | None, on_end: list[ast.stmt], seat: str, passes: bool = True
+) -> list[ast.stmt]:
     """Statements passing the turn of state `st` (the player to move is then in local `seat`
     and in `st.current`), then ending the round when due and running `on_end`. `players`
-    is the number of seats, `limit` the round's turn limit (None: no limit)."""
+    is the number of seats, `limit` the round's turn limit (None: no limit); `passes` False
+    leaves out the test of every player having passed (known false: no pass came before)."""
     st = name("st")
     step = pyast.binop(pyast.binop(pyast.st("current"), "+", pyast.st("direction")), "%", players)
     passing = [
@@ -48,14 +51,17 @@ def turn_passing(players: ast.expr, limit: ast.expr | None, on_end: list[ast.stm
     stuck = pyast.and_(pyast.st("passes"), compare(pyast.st("passes"), ">=", everyone))
     end_stuck = [pyast.expr(pyast.method(st, "_end_round", const(STUCK))), *on_end]
     if limit is None:
-        out.append(pyast.if_(stuck, end_stuck))
+        if passes:
+            out.append(pyast.if_(stuck, end_stuck))
         return out
     over: ast.expr = compare(pyast.st("turns"), ">=", limit)
     if not pyast.is_const(limit):
         over = pyast.and_(compare(limit, "is not", const(None)), over)
     out.append(
         pyast.if_(
-            over, [pyast.expr(pyast.method(st, "_end_round", const(LIMIT))), *on_end], [pyast.if_(stuck, end_stuck)]
+            over,
+            [pyast.expr(pyast.method(st, "_end_round", const(LIMIT))), *on_end],
+            [pyast.if_(stuck, end_stuck)] if passes else [],
         )
     )
     return out

@@ -106,6 +106,11 @@ def ifexp(test: ast.expr, body: ast.expr, orelse: ast.expr) -> ast.IfExp:
     return ast.IfExp(test, body, orelse)
 
 
+def walrus(target: str, value: ast.expr) -> ast.NamedExpr:
+    """`(target := value)`: the value, kept in a local as it is computed."""
+    return ast.NamedExpr(store(target), value)
+
+
 def tuple_(items: Iterable[ast.expr]) -> ast.Tuple:
     return ast.Tuple(list(items), ast.Load())
 

@@ -1,0 +1,570 @@
+"""The code generator's cheaper forms of common constructs, each held to the reference mode.
+
+- pass `tournament`: argmax/argmin over a few values as nested comparisons (ties, seats out);
+- pass `inline checks`: a player index that may be nobody, and `x += v` past the limit, still
+  raise their error naming the rule position;
+- pass `count test`: `count(...)` compared with a constant as any/all, at the boundary
+  constants, and not where an item's test can raise;
+- pass `known truth`: a test already decided by the expression around it is left out;
+- the settle function's prologue: the test of every player having passed only with a pass
+  move, a flag of the flow only where an effect of a step can set it, and a whole zone moved
+  by one `move_top` call.
+
+Each game is played with the optimised and the reference program side by side
+(tests/oracle.py), which share none of this code, and its generated code is checked to be
+the form the pass claims.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import rulesengine
+from rulesengine import EngineError, pyast, runtime
+from rulesengine.codegen import MAX_TOURNAMENT, _tournament
+from rulesengine.known import decide_known_tests
+from rulesengine.names import NameAllocator
+from tests.oracle import play_both
+
+_HEAD = """
+name: Inline
+players: {min: 2, max: 5}
+decks:
+  standard:
+    suits: [hearts, spades, clubs, diamonds]
+    ranks: ["2", "3", "4", "5", "6", "7"]
+    zone: stock
+zones:
+  stock: {visibility: nobody}
+  hand: {per: player, visibility: owner}
+  pile: {visibility: all}
+"""
+
+
+def _games(tmp_path: Path, text: str, players: int) -> tuple[rulesengine.Game, rulesengine.Game, Path]:
+    path = tmp_path / "inline.yaml"
+    path.write_text(text, encoding="utf-8")
+    fast = rulesengine.make_game(str(path), players=players)
+    return fast, rulesengine.make_game(str(path), players=players, optimize=False), path
+
+
+def _source(game: rulesengine.Game, prefix: str = "") -> str:
+    return "\n".join(f.source for f in game.program.source if f.name.startswith(prefix))
+
+
+# ---- pass `tournament` -----------------------------------------------------------------
+
+
+def _record(values: list[int]):
+    asked: list[int] = []
+
+    def value(i: int) -> int:
+        asked.append(i)
+        return values[i]
+
+    return asked, value
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    values=st.lists(st.integers(-2, 2), min_size=2, max_size=MAX_TOURNAMENT),
+    want_max=st.booleans(),
+    first=st.integers(-3, 20),
+)
+def test_tournament_picks_what_arg_best_picks_asking_each_value_once_in_order(
+    values: list[int], want_max: bool, first: int
+) -> None:
+    items = [first + 2 * i for i in range(len(values))]
+    parts: list[ast.expr] = [pyast.call("value", pyast.const(i)) for i in range(len(values))]
+    tree = ast.fix_missing_locations(
+        ast.Expression(_tournament(copy.deepcopy(parts), items, want_max, NameAllocator().fresh))
+    )
+    asked, value = _record(values)
+    chosen = eval(compile(tree, "<tournament>", "eval"), {"value": value})
+    assert chosen == runtime.arg_best(items, lambda item: values[items.index(item)], -1, want_max)
+    assert asked == list(range(len(values)))  # each once, in order, as the loop asks them
+
+
+_TIES = (
+    _HEAD
+    + """
+variables:
+  best: {type: player}
+  worst: {type: player}
+  top_seat: {type: player}
+  low_seat: {type: player}
+  wins: {type: int, per: player}
+round:
+  setup:
+    - move pile to stock
+    - for: p in players
+      do:
+        - move hand[p] to stock
+    - shuffle stock
+    - deal 4 of stock to hand from seat(round)
+phases:
+  play:
+    moves: [lay, leave]
+    until: active.count(p, true) <= 1 or active.all(p, empty(hand[p]))
+moves:
+  lay:
+    params: {card: "hand[me]"}
+    effects:
+      - move card to pile
+      - best = active.argmax(p, size(hand[p]))
+      - worst = active.argmin(p, size(hand[p]) % 2)
+      - top_seat = players.argmax(p, size(hand[p]) // 2)
+      - low_seat = players.argmin(p, wins[p])
+      - wins[best] += 1
+  leave:
+    legal: active.count(p, true) > 1 and turn > 2
+    effects:
+      - out me
+      - best = active.argmin(p, wins[p])
+match:
+  until: round == 6
+"""
+)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_argmax_and_argmin_with_ties_and_seats_out_agree_with_the_reference(tmp_path: Path, players: int) -> None:
+    fast, reference, _ = _games(tmp_path, _TIES, players)
+    source = _source(fast, "_step_")
+    # over the seats in the round: comparisons while everyone is in, the loop's helper else
+    tournament = players <= MAX_TOURNAMENT
+    assert (f"len(st.active_players) == {players}" in source) == tournament
+    assert "_arg_best_of" in source
+    played = sum(play_both(fast, reference, seed, choice_seed=seed, max_steps=150) for seed in range(6))
+    assert played > 100
+
+
+def test_seats_do_leave_in_the_matches_compared(tmp_path: Path) -> None:
+    # the helper's path is compared above only if seats go out while argmax is asked
+    fast, _, _ = _games(tmp_path, _TIES, 3)
+    leave = next(m for m in fast.program.moves if m.name == "leave").offset
+    seen_out = False
+    for seed in range(3):
+        state = fast.new_initial_state(seed=seed)
+        while not state.is_terminal() and state.steps < 100:
+            legal = state.legal_actions()
+            state.apply_action(leave if leave in legal else legal[0])
+            seen_out = seen_out or (not all(state.active) and not state.is_terminal())
+    assert seen_out
+
+
+# ---- pass `inline checks` --------------------------------------------------------------
+
+_NOBODY = (
+    _HEAD
+    + """
+variables:
+  winner: {type: player}
+  total: {type: int}
+  tricks: {type: int, per: player}
+setup:
+  - shuffle stock
+  - deal 4 of stock to hand from seat(0)
+phases:
+  play:
+    moves: [lay]
+moves:
+  lay:
+    params: {card: "hand[me]"}
+    effects:
+      - if: size(pile) >= 3
+        then:
+          - move card to pile
+      - winner = holder(card)
+      - STATEMENT
+      - move card to pile
+match:
+  until: round == 2
+"""
+)
+
+
+@pytest.mark.parametrize("statement", ["tricks[winner] += 1", "total = tricks[winner] + 1", "tricks[winner] = 5"])
+def test_a_nobody_index_raises_naming_its_rule_position(tmp_path: Path, statement: str) -> None:
+    text = _NOBODY.replace("STATEMENT", statement)
+    fast, reference, path = _games(tmp_path, text, 2)
+    assert "_var_index" in _source(fast, "_step_")  # the helper is there, behind the inline test
+    line = next(n for n, row in enumerate(text.splitlines(), 1) if statement in row)
+    column = text.splitlines()[line - 1].index("tricks[winner]") + 1  # the statement, or the read in it
+    state = fast.new_initial_state(seed=1)
+    with pytest.raises(EngineError) as raised:
+        while not state.is_terminal():
+            state.apply_action(state.legal_actions()[0])
+    assert str(raised.value).startswith(f"{path}:{line}:{column}: 'tricks' has no value for nobody")
+    assert state.steps >= 3  # the seats were fine until the card was in the pile
+    for seed in range(3):
+        play_both(fast, reference, seed, choice_seed=seed, max_steps=40)
+
+
+_OVERFLOW = (
+    _HEAD
+    + """
+variables:
+  big: {type: int}
+  each: {type: int, per: player}
+setup:
+  - shuffle stock
+  - deal 4 of stock to hand from seat(0)
+phases:
+  play:
+    moves: [lay]
+moves:
+  lay:
+    params: {card: "hand[me]"}
+    effects:
+      - move card to pile
+      - STATEMENT
+match:
+  until: round == 2
+"""
+)
+
+
+@pytest.mark.parametrize(
+    ("statement", "steps"),
+    [
+        ("big += 3074457345618258603", 3),  # 3 * that is past 2**63 - 1, 2 * that is not
+        ("big -= 4611686018427387904", 2),
+        ("each[me] += 4611686018427387904", 3),  # two seats take turns: the first seat's second
+        ("each[current] -= 9223372036854775807", 3),
+    ],
+)
+def test_an_overflow_by_an_update_raises_naming_its_rule_position(tmp_path: Path, statement: str, steps: int) -> None:
+    text = _OVERFLOW.replace("STATEMENT", statement)
+    fast, reference, path = _games(tmp_path, text, 2)
+    assert "_check_int" in _source(fast, "_step_")  # the helper is there, behind the inline test
+    line = next(n for n, row in enumerate(text.splitlines(), 1) if statement in row)
+    column = text.splitlines()[line - 1].index(statement) + 1
+    state = fast.new_initial_state(seed=2)
+    with pytest.raises(EngineError) as raised:
+        while not state.is_terminal():
+            state.apply_action(state.legal_actions()[0])
+    assert str(raised.value).startswith(f"{path}:{line}:{column}: an integer passes the language's limit")
+    assert state.steps == steps  # the steps before were within the limit
+    play_both(fast, reference, 2, choice_seed=2, max_steps=40)
+
+
+# ---- pass `count test` -----------------------------------------------------------------
+
+_COUNTS = (
+    _HEAD
+    + """
+variables:
+  winner: {type: player}
+setup:
+  - shuffle stock
+  - deal 4 of stock to hand from seat(0)
+phases:
+  play:
+    moves: [lay, MOVES]
+moves:
+  lay:
+    params: {card: "hand[me]"}
+    effects:
+      - move card to pile
+      - if: size(pile) >= 5
+        then:
+          - winner = holder(card)
+MOVE_BODIES
+match:
+  until: round == 2
+"""
+)
+
+# (a count, the length of its collection when the game is compiled, with 3 players)
+_COUNTED = [
+    ("range(4).count(i, size(hand[me]) > i)", 4),
+    ("players.count(p, size(hand[p]) > 2)", 3),
+    ("suits.count(s, hand[me].any(c, c.suit == s))", 3),
+    ("range(OPTION).count(i, size(pile) > i * 2)", 4),
+    ("hand[me].count(c, c.order > 1)", None),
+    ("active.count(p, size(hand[p]) >= 3)", None),
+]
+
+
+def _count_game(counted: str, length: int | None) -> tuple[str, list[str]]:
+    """Moves whose `legal` compare `counted` with every constant near 0 and its length, both
+    ways round; the legal actions listed at every step give every comparison's value."""
+    constants = sorted({-1, 0, 1, 2, 3, 4, 5} | ({length - 1, length, length + 1} if length else set()))
+    tests = []
+    for k in constants:
+        for op in ("==", "!=", "<", "<=", ">", ">="):
+            tests += [f"{counted} {op} {k}", f"{k} {op} {counted}"]
+    names = [f"t{i}" for i in range(len(tests))]
+    bodies = "".join(f'  {n}:\n    legal: "{t}"\n' for n, t in zip(names, tests))
+    text = _COUNTS.replace("MOVES", ", ".join(names)).replace("MOVE_BODIES", bodies)
+    return text.replace("range(OPTION)", "range(option_four)"), tests
+
+
+@pytest.mark.parametrize(("counted", "length"), _COUNTED)
+def test_counts_compared_with_constants_agree_with_the_reference(
+    tmp_path: Path, counted: str, length: int | None
+) -> None:
+    text, tests = _count_game(counted, length)
+    text = text.replace("variables:", "options:\n  option_four: {type: int, default: 4}\nvariables:", 1)
+    fast, reference, _ = _games(tmp_path, text, 3)
+    played = sum(play_both(fast, reference, seed, choice_seed=seed, max_steps=60) for seed in range(4))
+    assert played > 40
+
+
+@pytest.mark.parametrize(
+    ("legal", "rewritten"),
+    [
+        ("range(4).count(i, size(hand[me]) > i) > 0", "any"),
+        ("0 < range(4).count(i, size(hand[me]) > i)", "any"),
+        ("range(4).count(i, size(hand[me]) > i) >= 1", "any"),
+        ("range(4).count(i, size(hand[me]) > i) != 0", "any"),
+        ("range(4).count(i, size(hand[me]) > i) == 0", "none"),
+        ("range(4).count(i, size(hand[me]) > i) < 1", "none"),
+        ("range(4).count(i, size(hand[me]) > i) < 4", "not all"),
+        ("range(4).count(i, size(hand[me]) > i) != 4", "not all"),
+        ("range(4).count(i, size(hand[me]) > i) <= 3", "not all"),
+        ("range(4).count(i, size(hand[me]) > i) == 4", "all"),
+        ("range(4).count(i, size(hand[me]) > i) >= 4", "all"),
+        ("4 <= range(4).count(i, size(hand[me]) > i)", "all"),
+        ("hand[me].count(c, c.order > 1) > 0", "any"),
+        # not the same as any/all for every count: the count stays
+        ("range(4).count(i, size(hand[me]) > i) < 3", None),
+        ("range(4).count(i, size(hand[me]) > i) == 1", None),
+        ("hand[me].count(c, c.order > 1) < 4", None),
+        # an item's test may raise (winner may be nobody): asking every item stays
+        ("range(3).count(i, size(hand[winner]) > i) > 0", None),
+    ],
+)
+def test_a_count_becomes_any_or_all_only_where_that_is_its_value(
+    tmp_path: Path, legal: str, rewritten: str | None
+) -> None:
+    text = _COUNTS.replace("MOVES", "knock").replace("MOVE_BODIES", f'  knock:\n    legal: "{legal}"\n')
+    fast, reference, _ = _games(tmp_path, text, 3)
+    source = _source(fast, "_enumerate")
+    counted = "1 if" in source or "len([1 for" in source
+    assert counted == (rewritten is None), source
+    if rewritten in ("all", "not all"):
+        assert " and " in source
+    for seed in range(4):
+        play_both(fast, reference, seed, choice_seed=seed, max_steps=60)
+
+
+# ---- settle ----------------------------------------------------------------------------
+
+_PASSING = (
+    _HEAD
+    + """
+setup:
+  - shuffle stock
+  - deal 3 of stock to hand from seat(0)
+phases:
+  open:
+    moves: [start]
+    next: play
+  play:
+    moves: [lay, pass]
+moves:
+  start:
+    params: {card: "hand[me]"}
+    effects:
+      - move card to pile
+      - end phase
+  lay:
+    params: {card: "hand[me]"}
+    legal: card.order > top(pile).order
+    effects:
+      - move card to pile
+      - if: size(pile) == 5
+        then:
+          - move pile to stock
+          - move top(stock) to pile
+  pass:
+    pass: true
+match:
+  until: round == 4
+"""
+)
+
+
+def test_every_player_passing_is_tested_only_where_a_move_is_a_pass(tmp_path: Path) -> None:
+    fast, reference, _ = _games(tmp_path, _PASSING, 3)
+    assert "passes" not in _source(fast, "_settle_open")
+    assert "st.passes" in _source(fast, "_settle_play")
+    for seed in range(6):
+        play_both(fast, reference, seed, choice_seed=seed, max_steps=200)
+    # rounds do end by everyone passing in the matches compared
+    state = fast.new_initial_state(seed=1, record_log=True)
+    pass_id = next(m for m in fast.program.moves if m.name == "pass").offset
+    while not state.is_terminal() and state.steps < 200:
+        legal = state.legal_actions()
+        state.apply_action(pass_id if pass_id in legal else legal[-1])
+    assert state.round_number >= 2
+
+
+@pytest.mark.parametrize("game", ["padan", "pan", "padvinderspel"])
+def test_a_whole_zone_is_moved_by_one_call_and_passes_are_asked_only_with_pass_moves(game: str) -> None:
+    compiled = rulesengine.make_game(game, players=3 if game != "padan" else 2)
+    source = _source(compiled)
+    assert "move_all" not in source
+    pass_moves = any(m.is_pass for m in compiled.program.moves)
+    assert ("st.passes" in _source(compiled, "_settle_")) == pass_moves
+
+
+_FLAG_SETTERS = {
+    "": set(),
+    "end round": {"st.round_over"},
+    "end game": {"st.game_over"},
+    "end phase": {"st.phase_over"},
+    "goto open": {"st.goto"},
+}
+
+
+@pytest.mark.parametrize("effect", list(_FLAG_SETTERS))
+def test_a_flag_of_the_flow_is_tested_only_where_an_effect_of_a_step_sets_it(tmp_path: Path, effect: str) -> None:
+    text = _PASSING.replace("    next: play\n", "    next: play\n    until: size(pile) > 7\n")
+    if effect:
+        trigger = f"triggers:\n  full:\n    when: size(pile) == 4\n    effects:\n      - {effect}\n"
+        text = text.replace("match:\n", trigger + "match:\n")
+    fast, reference, _ = _games(tmp_path, text, 3)
+    flags = {"st.round_over", "st.game_over", "st.phase_over", "st.goto"}
+    # the `start` move of phase open ends its phase; the trigger runs after every step
+    settle_open, settle_play = (_source(fast, f"_settle_{phase}") for phase in ("open", "play"))
+    assert "st.phase_over" in settle_open
+    for flag in flags - _FLAG_SETTERS[effect]:
+        assert flag not in settle_play
+    for flag in _FLAG_SETTERS[effect]:
+        assert flag in settle_play
+    for seed in range(6):
+        play_both(fast, reference, seed, choice_seed=seed, max_steps=200)
+
+
+# ---- pass `unroll` of a `for` over the seats -------------------------------------------
+
+_FOR_SEATS = (
+    _HEAD
+    + """
+variables:
+  wins: {type: int, per: player}
+round:
+  setup:
+    - move pile to stock
+    - for: p in players
+      do:
+        - move hand[p] to stock
+    - shuffle stock
+    - deal 3 of stock to hand from seat(round)
+phases:
+  play:
+    moves: [lay]
+    until: active.count(p, true) <= 1 or active.all(p, empty(hand[p]))
+moves:
+  lay:
+    params: {card: "hand[me]"}
+    effects:
+      - move card to pile
+      - for: p in active
+        do:
+          - wins[p] += size(hand[p])
+          - if: BODY
+            then:
+              - EFFECT
+match:
+  until: round == 4
+"""
+)
+
+
+@pytest.mark.parametrize(
+    ("body", "effect", "unrolled"),
+    [
+        ("size(hand[p]) == 0 and p != me", "move top(pile) to hand[p]", True),
+        # putting a seat out inside: the loop goes over a copy of the seats in the round
+        ("size(hand[p]) == 0 and p != me", "out p", False),
+        ("wins[p] > 6", "out p", False),
+    ],
+)
+def test_a_for_over_the_seats_is_written_out_unless_it_puts_seats_out(
+    tmp_path: Path, body: str, effect: str, unrolled: bool
+) -> None:
+    text = _FOR_SEATS.replace("BODY", body).replace("EFFECT", effect)
+    for players in (2, 3):
+        fast, reference, _ = _games(tmp_path, text, players)
+        source = _source(fast, "_step_lay")
+        assert ("for " not in source) == unrolled, source
+        played = sum(play_both(fast, reference, seed, choice_seed=seed, max_steps=120) for seed in range(4))
+        assert played > 20
+
+
+# ---- pass `known truth` ----------------------------------------------------------------
+
+_LEAVES = st.sampled_from(["a", "b", "a", "b", "c", "0", "[]"])  # locals often tested twice
+
+
+def _expressions(children):
+    pair = st.tuples(children, children)
+    both = pair.map(lambda p: f"({p[0]} and {p[1]})")
+    either = pair.map(lambda p: f"({p[0]} or {p[1]})")
+    choice = st.tuples(children, children, children).map(lambda p: f"({p[0]} if {p[1]} else {p[2]})")
+    # a part tested first, then more inside: what the pass decides
+    tests = st.sampled_from(["a", "(not a)", "(d := a)", "(a and b)", "(a or b)", "(not (a or b))", "b"])
+    forms = st.sampled_from(["({t} and {x})", "({t} or {x})", "({x} if {t} else {y})"])
+    decided = st.tuples(forms, tests, children, children).map(lambda p: p[0].format(t=p[1], x=p[2], y=p[3]))
+    return st.one_of(
+        both,
+        either,
+        choice,
+        decided,
+        decided,
+        decided,
+        children.map(lambda x: f"(not {x})"),
+        children.map(lambda x: f"(d := {x})"),
+    )
+
+
+def _run(source: str, values: tuple) -> object:
+    namespace: dict = {}
+    exec(source, namespace)
+    try:
+        return namespace["f"](*values)
+    except NameError:  # `d` read before it is set: the same error both ways
+        return NameError
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    expression=st.recursive(_LEAVES, _expressions, max_leaves=10),
+    values=st.tuples(*[st.sampled_from([0, 1, 2, [], [5], ""])] * 3),
+)
+def test_known_truth_keeps_every_value(expression: str, values: tuple) -> None:
+    source = f"def f(a, b, c):\n    return {expression}\n"
+    fn = ast.parse(source).body[0]
+    assert isinstance(fn, ast.FunctionDef)
+    rewritten = pyast.emit_function(decide_known_tests(fn))
+    assert _run(rewritten, values) == _run(source, values), rewritten
+
+
+@pytest.mark.parametrize(
+    ("expression", "decided"),
+    [
+        ("not a or (max(a) if a else 0)", "not a or max(a)"),
+        ("(x if not (c := a) else (c or k)[-1])", "x if not (c := a) else c[-1]"),
+        ("a and (a or b)", "a and a"),
+        ("not a or not a", "not a or False"),
+        # a local set twice, or a test with an effect, is left alone
+        ("(b := a) and (b := c) and (b or k)", None),
+        ("[a for a in z] and (a or k)", None),
+    ],
+)
+def test_known_truth_leaves_out_decided_tests(expression: str, decided: str | None) -> None:
+    fn = ast.parse(f"def f(a, k, x, z):\n    return {expression}\n").body[0]
+    assert isinstance(fn, ast.FunctionDef)
+    out = decide_known_tests(fn)
+    body = ast.unparse(out.body[0].value)  # type: ignore[attr-defined]
+    assert body == (decided if decided is not None else ast.unparse(ast.parse(expression, mode="eval").body))
