@@ -17,6 +17,7 @@ from typing import Any
 from . import flow, ir, knowledge, results
 from .actions import Encoding
 from .compile import CompiledMove, Program, Segment
+from .compile import _nothing as _no_effects  # the run of an empty effect list
 from .diagnostics import EngineError, IllegalActionError
 from .effect_flow import most_outcomes
 from .limits import DEFAULT_MAX_STEPS, MAX_TASKS_PER_STEP
@@ -275,14 +276,43 @@ class State:
 
     def apply_action(self, action: int) -> None:
         """Apply a player's action or a chance outcome; an illegal one changes nothing."""
-        if self.chance is None and not self.game_over and self.game.whole and DIRECT_FLOW:
-            # The common case at once: a whole action of a game without steps or hidden choices.
-            self._act(action)
-            if self._track:
-                knowledge.end_step(self, action)
-            if self.game_over:
-                self._verify_result()
-            return
+        legal = self._legal  # not empty only at a decision node
+        game = self.game
+        if legal and game.whole and DIRECT_FLOW and not self.game_over:
+            # The common case at once: a legal whole action (of a game without steps or hidden
+            # choices) whose move has a step. `_act` written out: this is the hot path of every playout.
+            play = game.direct.get(action)
+            if play is not None and (action in legal if len(legal) <= 16 else _listed(legal, action)):
+                step, values, is_pass, move = play
+                self.history = (self.history, action, False)
+                steps = self.steps + 1
+                self.steps = steps
+                self.turns += 1
+                if self.shown_any:
+                    for shown in self.shown:
+                        shown.clear()
+                    self.shown_any = False
+                self._legal = None
+                player = self.current
+                self.mover = player
+                self.turn_set = False
+                self.last_action = action
+                if self.log is not None:
+                    line = f"P{player + 1}: {self._label(move, player, values)}"
+                    self.log.append(_HiddenMoveLine(line, player, move.name) if move.hidden else line)
+                if is_pass:
+                    self.passes += 1
+                else:
+                    self.passes = 0
+                step(self, player, values)
+                game.settles[self.phase](self)
+                if self.agenda or steps >= game.max_steps:
+                    self._run()
+                if self._track:
+                    knowledge.end_step(self, action)
+                if self.game_over:
+                    self._verify_result()
+                return
         if self.game_over:
             raise IllegalActionError("the match is over; no action can be applied")
         if self.chance is not None:
@@ -547,9 +577,15 @@ class State:
             index = bisect_left(legal, action)
             if index == len(legal) or legal[index] != action:
                 self._refuse(recorded)
-        move, values = self.game._decoded.get(action) or self.game.decode(action)
+        game = self.game
+        try:
+            step, values, is_pass, move = game.plays[action]
+        except KeyError:  # the first time this action is played: decoded once
+            game.decode(action)
+            step, values, is_pass, move = game.plays[action]
         self.history = (self.history, recorded, False)
-        self.steps += 1
+        steps = self.steps + 1
+        self.steps = steps
         self.turns += 1
         if self.shown_any:
             for shown in self.shown:
@@ -563,16 +599,15 @@ class State:
         if self.log is not None:
             line = f"P{player + 1}: {self._label(move, player, values)}"
             self.log.append(_HiddenMoveLine(line, player, move.name) if move.hidden else line)
-        if move.is_pass:
+        if is_pass:
             self.passes += 1
         else:
             self.passes = 0
-        step = move.step
         if step is not None:
             # The common case, without the agenda: no shuffle can interrupt this step.
             step(self, player, values)
-            self.program.phases[self.phase].settle(self)
-            if self.agenda or self.steps >= self.game.max_steps:
+            game.settles[self.phase](self)
+            if self.agenda or steps >= game.max_steps:
                 self._run()
             return
         env = self._env(player)
@@ -837,13 +872,14 @@ class State:
                     return
                 self._skip()
                 continue
-            env = self._env(self.current)
-            if not self._straight(phase.exit):
-                self.agenda.append((_PHASE_START, target) if target is not None else (_ROUND_END,))
-                self.agenda.append((_SEGMENTS, phase.exit, 0, env))
-                return
-            if not self._run_list(phase.exit, env):
-                return
+            if id(phase.exit) not in self.game.idle:
+                env = self._env(self.current)
+                if not self._straight(phase.exit):
+                    self.agenda.append((_PHASE_START, target) if target is not None else (_ROUND_END,))
+                    self.agenda.append((_SEGMENTS, phase.exit, 0, env))
+                    return
+                if not self._run_list(phase.exit, env):
+                    return
             if not (self._finish_round() if target is None else self._enter_phase(target)):
                 return
 
@@ -904,14 +940,15 @@ class State:
         phase = self.program.phases[index]
         self.phase = index
         self.phase_over = False
-        env = self._env(self.current)
-        if not self._straight(phase.enter):
-            self.agenda.append((_CHECK,))
-            self.agenda.append((_FIRST, index))
-            self.agenda.append((_SEGMENTS, phase.enter, 0, env))
-            return False
-        if not self._run_list(phase.enter, env):
-            return False
+        if id(phase.enter) not in self.game.idle:
+            env = self._env(self.current)
+            if not self._straight(phase.enter):
+                self.agenda.append((_CHECK,))
+                self.agenda.append((_FIRST, index))
+                self.agenda.append((_SEGMENTS, phase.enter, 0, env))
+                return False
+            if not self._run_list(phase.enter, env):
+                return False
         if phase.first is not None:
             self.current = phase.first(self, self._env(self.current))
         return True
@@ -1032,8 +1069,7 @@ class State:
         """`move_cards` for one card onto a zone that is not kept sorted."""
         if card < 0:
             return
-        where = self.where
-        start = where[card]
+        start = self.where[card]
         if start == destination:
             cards = self.zones[start]
             if cards[-1] != card:
@@ -1045,32 +1081,42 @@ class State:
         zones = self.zones
         zones[start].remove(card)
         zones[destination].append(card)
-        where[card] = destination
+        self.where[card] = destination
         if self._track:  # an untracked state keeps no knowledge: nothing to note
             knowledge.moved(self, (card,), start, destination)
 
     def move_all(self, source: int, destination: int, sorted_tables) -> None:
         """`move_cards` for every card of zone `source` onto a zone not kept sorted."""
-        self.move_top(source, len(self.zones[source]), destination, sorted_tables)
-
-    def move_top(self, source: int, count: int, destination: int, sorted_tables) -> None:
-        """`move_cards` for the top `count` cards of zone `source` onto a zone not kept sorted."""
-        if count <= 0:
-            return
-        if source == destination:
-            self.move_cards(self.zones[source][-count:], destination, False, sorted_tables)
-            return
-        cards = self.zones[source]
-        if count == 1 and cards:  # one card (a trick's, a draw): no slices
+        zones = self.zones
+        cards = zones[source]
+        if len(cards) == 1 and source != destination:  # one card (a trick's): `move_top` written out
             card = cards.pop()
-            self.zones[destination].append(card)
+            zones[destination].append(card)
             self.where[card] = destination
             if self._track:
                 knowledge.moved(self, (card,), source, destination)
             return
+        self.move_top(source, len(cards), destination, sorted_tables)
+
+    def move_top(self, source: int, count: int, destination: int, sorted_tables) -> None:
+        """`move_cards` for the top `count` cards of zone `source` onto a zone not kept sorted."""
+        zones = self.zones
+        cards = zones[source]
+        if count == 1 and cards and source != destination:  # one card (a draw): no slices
+            card = cards.pop()
+            zones[destination].append(card)
+            self.where[card] = destination
+            if self._track:
+                knowledge.moved(self, (card,), source, destination)
+            return
+        if count <= 0:
+            return
+        if source == destination:
+            self.move_cards(cards[-count:], destination, False, sorted_tables)
+            return
         moved = cards[-count:]
         del cards[-count:]
-        self.zones[destination].extend(moved)
+        zones[destination] += moved
         where = self.where
         for card in moved:
             where[card] = destination
@@ -1303,6 +1349,12 @@ class _HiddenMoveLine(str):
         return f"P{self.mover + 1}: {self.move_name.replace('_', ' ')}"
 
 
+def _listed(legal: list[int], action: int) -> bool:
+    """Whether `action` is in the sorted list `legal` (bisected: a long list)."""
+    index = bisect_left(legal, action)
+    return index < len(legal) and legal[index] == action
+
+
 def _jumps(segment: Segment) -> bool:
     """Whether a segment does more than end its list: a random choice, a test or a jump."""
     return segment.choose is not None or segment.test is not None or segment.next >= 0
@@ -1323,6 +1375,10 @@ def seeded_shuffle(cards: list, seed: int) -> None:
 
 def _may_stop(segments: tuple[Segment, ...]) -> bool:
     return any(segment.shuffle is not None or segment.choose is not None for segment in segments)
+
+
+def _does_nothing(segments: tuple[Segment, ...]) -> bool:
+    return all(s.run is _no_effects and s.shuffle is None and not _jumps(s) for s in segments)
 
 
 def _effect_lists(program: Program) -> list[tuple[Segment, ...]]:
@@ -1370,12 +1426,21 @@ class Game:
         self.max_steps = max_steps
         self.sight = knowledge.Sight(program)
         self._decoded: dict[int, tuple[CompiledMove, tuple]] = {}  # at most one entry per action id
+        # (step or None, parameter values, is a pass, move) of every action decoded so far, as
+        # `State._act` reads them; filled with `_decoded`
+        self.plays: dict[int, tuple[Any, tuple, bool, CompiledMove]] = {}
+        # the same for the actions `State.apply_action` applies at once: those of a whole game with a step
+        self.direct: dict[int, tuple[Any, tuple, bool, CompiledMove]] = {}
+        # each phase's settle function by phase index: one load reaches it after a step
+        self.settles = tuple(phase.settle for phase in program.phases)
         self.encoding = Encoding(program)  # the ids players see (actions.py)
         self.stepwise = self.encoding.stepwise
         self.simultaneous = any(phase.simultaneous for phase in program.phases)
         self.whole = not self.stepwise and not self.simultaneous  # every id is a whole action, applied at once
         # the effect lists that may stop for chance (by identity): a shuffle or a random choice
         self.chancy = frozenset(id(effects) for effects in _effect_lists(program) if _may_stop(effects))
+        # the effect lists that do nothing (by identity): the direct flow passes them by
+        self.idle = frozenset(id(effects) for effects in _effect_lists(program) if _does_nothing(effects))
 
     def new_initial_state(self, seed: int | None = None, record_log: bool = False, track: bool = True) -> State:
         """A new match. With a seed, shuffles are drawn from it; without, they are chance nodes.
@@ -1418,6 +1483,10 @@ class Game:
         decoded = self._decoded.get(action)
         if decoded is None:
             decoded = self._decoded[action] = self._decode(action)
+            move, values = decoded
+            play = self.plays[action] = (move.step, values, move.is_pass, move)
+            if self.whole and move.step is not None:
+                self.direct[action] = play
         return decoded
 
     def _decode(self, action: int) -> tuple[CompiledMove, tuple]:
