@@ -10,7 +10,7 @@ from __future__ import annotations
 import _random
 import functools
 import random
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from typing import Any
 
@@ -1038,6 +1038,7 @@ class State:
         zones, where = self.zones, self.where
         target = zones[destination]
         table = sorted_tables.get(destination) if sorted_tables else None
+        key = table.__getitem__ if table is not None else None
         # one statement moves its cards at once: the players learn of the move as a whole,
         # as for `move_top` (a player who knew a whole zone's cards still knows them after)
         sources: dict[int, list[int]] | None = {} if self._track else None
@@ -1050,7 +1051,7 @@ class State:
                 continue
             source.remove(card)
             if table is not None:
-                insert_sorted(target, card, table)
+                target.insert(bisect_right(target, table[card], key=key), card)  # insert_sorted written out
             elif at_bottom:
                 target.insert(0, card)
             else:
@@ -1148,6 +1149,23 @@ class State:
         if base <= source < base + n:  # dealing from one of the receiving zones
             for k in range(total):
                 self.move_cards((cards[-1],), base + (first + k) % n, False, sorted_tables)
+            return
+        if not self._track and total:  # no knowledge to note card by card: each seat's cards at once
+            dealt = cards[-total:]
+            del cards[-total:]
+            dealt.reverse()  # in the order dealt, the top card first
+            for k in range(min(n, total)):
+                destination = base + (first + k) % n
+                part = dealt[k::n]  # every n-th card from this seat's first, as dealing one by one
+                table = sorted_tables.get(destination)
+                if table is None:
+                    zones[destination].extend(part)
+                else:
+                    zone, key = zones[destination], table.__getitem__
+                    for card in part:
+                        zone.insert(bisect_right(zone, table[card], key=key), card)  # insert_sorted
+                for card in part:
+                    where[card] = destination
             return
         for k in range(total):
             card = cards.pop()

@@ -239,3 +239,62 @@ def test_the_step_limit_stops_the_direct_path(limit: int) -> None:
     assert state.truncated and state.steps == limit
     assert state.log is not None and state.log[-1].startswith(f"the match is stopped after {limit} decisions")
     assert state.returns() == [0.0, 0.0] and state.legal_actions() == []
+
+
+def sorted_hands(tmp_path: Path, name: str, hand: str) -> str:
+    """An example with its hands kept sorted (a copy of the file with one zone line changed)."""
+    text = (EXAMPLES / name).read_text()
+    assert hand in text
+    path = tmp_path / name
+    path.write_text(text.replace(hand, hand[:-1] + ", sorted_by: order}"))
+    return str(path)
+
+
+def lockstep(game: rulesengine.Game, seed: int | None, choices: int) -> int:
+    """A match played by a state that keeps knowledge and by one that does not (whose card moves
+    take the shortcuts of an untracked state): the same cards, variables and log at every step."""
+    rng = random.Random(choices)
+    tracked = game.new_initial_state(seed, record_log=True, track=True)
+    untracked = game.new_initial_state(seed, record_log=True, track=False)
+    steps = 0
+    while True:
+        for field in ("zones", "where", "vars", "log", "current", "phase", "round_number", "chance", "game_over"):
+            assert getattr(tracked, field) == getattr(untracked, field), (steps, field)
+        assert tracked.legal_actions() == untracked.legal_actions()
+        if tracked.is_terminal():
+            return steps
+        if tracked.is_chance_node():
+            action = rng.choice([c for c, _ in tracked.chance_outcomes()])
+        else:
+            action = rng.choice(tracked.legal_actions())
+        tracked.apply_action(action)
+        untracked.apply_action(action)
+        steps += 1
+
+
+@pytest.mark.parametrize(("name", "players", "options"), SETTINGS, ids=lambda v: Path(str(v)).stem)
+@pytest.mark.parametrize("chance", [False, True], ids=["seeded", "chance-nodes"])
+def test_untracked_states_move_cards_as_tracked_ones(name: str, players: int | None, options: dict, chance: bool):
+    game = game_of(name, players, options, max_steps=300)
+    for choices in range(2):
+        lockstep(game, None if chance else 11 + choices, choices)
+
+
+@pytest.mark.parametrize(
+    ("example", "hand", "players"),
+    [
+        ("fishing.yaml", "hand: {per: player, visibility: owner}", 3),  # deal 4 of stock to hand
+        ("ladder.yaml", "hand: {per: player, visibility: owner}", 4),  # deal all of stock to hand
+    ],
+)
+def test_a_deal_into_sorted_hands_is_the_same_untracked(tmp_path: Path, example: str, hand: str, players: int):
+    """Dealing into zones kept sorted, all at once (untracked) or card by card (tracked)."""
+    game = rulesengine.make_game(sorted_hands(tmp_path, example, hand), players=players)
+    for seed in range(4):
+        state = game.new_initial_state(seed, track=False)
+        tables = state.program.layout.sorted_tables
+        hands = [(z, tables[i]) for i, z in enumerate(state.zones) if state.program.zone_names[i].startswith("hand")]
+        assert any(len(hand) > 1 for hand, _ in hands)
+        for hand, order in hands:  # dealt into their sorted places
+            assert [order[c] for c in hand] == sorted(order[c] for c in hand)
+        lockstep(game, seed, seed)
