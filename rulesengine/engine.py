@@ -1382,11 +1382,15 @@ def seeded_shuffle(cards: list, seed: int) -> None:
     """Exactly `random.Random(seed).shuffle(cards)` (CPython's algorithm: the replay format
     depends on the order it gives), without a method call per card."""
     getrandbits = _random.Random(seed).getrandbits  # seeded as random.Random(seed) is, without its Python layer
-    for i in range(len(cards) - 1, 0, -1):
-        size = i + 1
-        bits = size.bit_length()
+    size = len(cards)
+    bits = size.bit_length()  # the bits drawn for a place among i + 1 cards: (i + 1).bit_length()
+    edge = (1 << bits >> 1) - 1  # below this i, one bit fewer
+    for i in range(size - 1, 0, -1):
+        if i < edge:
+            bits -= 1
+            edge >>= 1
         j = getrandbits(bits)
-        while j >= size:
+        while j > i:
             j = getrandbits(bits)
         cards[i], cards[j] = cards[j], cards[i]
 
