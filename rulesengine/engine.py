@@ -1038,7 +1038,6 @@ class State:
         zones, where = self.zones, self.where
         target = zones[destination]
         table = sorted_tables.get(destination) if sorted_tables else None
-        key = table.__getitem__ if table is not None else None
         # one statement moves its cards at once: the players learn of the move as a whole,
         # as for `move_top` (a player who knew a whole zone's cards still knows them after)
         sources: dict[int, list[int]] | None = {} if self._track else None
@@ -1051,7 +1050,7 @@ class State:
                 continue
             source.remove(card)
             if table is not None:
-                target.insert(bisect_right(target, table[card], key=key), card)  # insert_sorted written out
+                target.insert(bisect_right(target, table[card], key=table.__getitem__), card)  # insert_sorted
             elif at_bottom:
                 target.insert(0, card)
             else:
