@@ -1086,17 +1086,29 @@ class State:
             knowledge.moved(self, (card,), start, destination)
 
     def move_all(self, source: int, destination: int, sorted_tables) -> None:
-        """`move_cards` for every card of zone `source` onto a zone not kept sorted."""
+        """`move_cards` for every card of zone `source` onto a zone not kept sorted (`move_top`
+        for all its cards, written out: a trick's cards are gathered this way)."""
         zones = self.zones
         cards = zones[source]
-        if len(cards) == 1 and source != destination:  # one card (a trick's): `move_top` written out
+        if not cards or source == destination:
+            if cards:
+                self.move_cards(cards[:], destination, False, sorted_tables)
+            return
+        if len(cards) == 1:
             card = cards.pop()
             zones[destination].append(card)
             self.where[card] = destination
             if self._track:
                 knowledge.moved(self, (card,), source, destination)
             return
-        self.move_top(source, len(cards), destination, sorted_tables)
+        moved = cards[:]
+        cards.clear()
+        zones[destination].extend(moved)
+        where = self.where
+        for card in moved:
+            where[card] = destination
+        if self._track:
+            knowledge.moved(self, moved, source, destination)
 
     def move_top(self, source: int, count: int, destination: int, sorted_tables) -> None:
         """`move_cards` for the top `count` cards of zone `source` onto a zone not kept sorted."""
