@@ -276,43 +276,48 @@ class State:
 
     def apply_action(self, action: int) -> None:
         """Apply a player's action or a chance outcome; an illegal one changes nothing."""
-        legal = self._legal  # not empty only at a decision node
-        game = self.game
-        if legal and game.whole and DIRECT_FLOW and not self.game_over:
-            # The common case at once: a legal whole action (of a game without steps or hidden
-            # choices) whose move has a step. `_act` written out: this is the hot path of every playout.
-            play = game.direct.get(action)
-            if play is not None and (action in legal if len(legal) <= 16 else _listed(legal, action)):
-                step, values, is_pass, move = play
-                self.history = (self.history, action, False)
-                steps = self.steps + 1
-                self.steps = steps
-                self.turns += 1
-                if self.shown_any:
-                    for shown in self.shown:
-                        shown.clear()
-                    self.shown_any = False
-                self._legal = None
-                player = self.current
-                self.mover = player
-                self.turn_set = False
-                self.last_action = action
-                if self.log is not None:
-                    line = f"P{player + 1}: {self._label(move, player, values)}"
-                    self.log.append(_HiddenMoveLine(line, player, move.name) if move.hidden else line)
-                if is_pass:
-                    self.passes += 1
-                else:
-                    self.passes = 0
-                step(self, player, values)
-                game.settles[self.phase](self)
-                if self.agenda or steps >= game.max_steps:
-                    self._run()
-                if self._track:
-                    knowledge.end_step(self, action)
-                if self.game_over:
-                    self._verify_result()
-                return
+        legal = self._legal  # not empty only at a decision node (so not at a chance node)
+        if legal and not self.game_over:
+            game = self.game
+            if game.whole and DIRECT_FLOW:
+                play = game.direct.get(action)
+                if play is not None and (action in legal if len(legal) <= 16 else _listed(legal, action)):
+                    # The common case at once: a legal whole action (of a game without steps or hidden
+                    # choices) whose move has a step. `_act` written out: the hot path of every playout.
+                    step, values, is_pass, move = play
+                    self.history = (self.history, action, False)
+                    steps = self.steps + 1
+                    self.steps = steps
+                    self.turns += 1
+                    if self.shown_any:
+                        for shown in self.shown:
+                            shown.clear()
+                        self.shown_any = False
+                    self._legal = None
+                    player = self.current
+                    self.mover = player
+                    self.turn_set = False
+                    self.last_action = action
+                    if self.log is not None:
+                        line = f"P{player + 1}: {self._label(move, player, values)}"
+                        self.log.append(_HiddenMoveLine(line, player, move.name) if move.hidden else line)
+                    if is_pass:
+                        self.passes += 1
+                    else:
+                        self.passes = 0
+                    step(self, player, values)
+                    game.settles[self.phase](self)
+                    if self.agenda or steps >= game.max_steps:
+                        self._run()
+                    if self._track:
+                        knowledge.end_step(self, action)
+                    if self.game_over:
+                        self._verify_result()
+                    return
+            self._apply_player_action(action)
+            if self.game_over:
+                self._verify_result()
+            return
         if self.game_over:
             raise IllegalActionError("the match is over; no action can be applied")
         if self.chance is not None:
@@ -726,9 +731,8 @@ class State:
     # ---- the flow of a match ---------------------------------------------------------
 
     def _env(self, me: int) -> list:
-        env: list[Any] = [None] * self.program.slots
-        env[0] = me
-        return env
+        """A fresh environment of the rules' slots: `me` in slot 0, None in the others."""
+        return [me, *self.game.blank]
 
     def _run(self) -> None:
         """Work through the agenda until a decision, a chance node or the end."""
@@ -842,7 +846,7 @@ class State:
         if not DIRECT_FLOW:
             self._check_queued()
             return
-        program = self.program
+        program, game = self.program, self.game
         budget = MAX_TASKS_PER_STEP
         while True:
             budget -= 1
@@ -859,7 +863,7 @@ class State:
             if self.goto is not None:
                 target: int | None = self.goto
                 self.goto = None
-            elif self.phase_over or (phase.until is not None and phase.until(self, self._env(self.current))):
+            elif self.phase_over or (phase.until is not None and phase.until(self, [self.current, *game.blank])):
                 target = phase.next
             elif not self.active_players:
                 self._end_round(_STUCK)
@@ -872,7 +876,7 @@ class State:
                     return
                 self._skip()
                 continue
-            if id(phase.exit) not in self.game.idle:
+            if id(phase.exit) not in game.idle:
                 env = self._env(self.current)
                 if not self._straight(phase.exit):
                     self.agenda.append((_PHASE_START, target) if target is not None else (_ROUND_END,))
@@ -950,7 +954,7 @@ class State:
             if not self._run_list(phase.enter, env):
                 return False
         if phase.first is not None:
-            self.current = phase.first(self, self._env(self.current))
+            self.current = phase.first(self, [self.current, *self.game.blank])  # `_env` written out
         return True
 
     def _endless(self) -> EngineError:
@@ -1473,6 +1477,7 @@ class Game:
         # the effect lists that may stop for chance (by identity): a shuffle or a random choice
         self.chancy = frozenset(id(effects) for effects in _effect_lists(program) if _may_stop(effects))
         # the effect lists that do nothing (by identity): the direct flow passes them by
+        self.blank = (None,) * (program.slots - 1)  # an environment after its slot 0 (`State._env`)
         self.idle = frozenset(id(effects) for effects in _effect_lists(program) if _does_nothing(effects))
 
     def new_initial_state(self, seed: int | None = None, record_log: bool = False, track: bool = True) -> State:
