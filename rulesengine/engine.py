@@ -99,10 +99,7 @@ class State:
         self.game = game
         self.program = program
         self.zones = [list(z) for z in program.initial_zones]
-        self.where = [0] * program.num_cards
-        for index, zone in enumerate(self.zones):
-            for card in zone:
-                self.where[card] = index
+        self.where = game.initial_where[:]
         self.vars = list(program.initial_variables)
         n = program.num_players
         self.current = 0
@@ -1477,7 +1474,11 @@ class Game:
         # the effect lists that may stop for chance (by identity): a shuffle or a random choice
         self.chancy = frozenset(id(effects) for effects in _effect_lists(program) if _may_stop(effects))
         # the effect lists that do nothing (by identity): the direct flow passes them by
-        self.blank = (None,) * (program.slots - 1)  # an environment after its slot 0 (`State._env`)
+        self.blank = (None,) * (program.slots - 1)
+        self.initial_where = [0] * program.num_cards  # each card's zone at the start (`State.where`)
+        for index, zone in enumerate(program.initial_zones):
+            for card in zone:
+                self.initial_where[card] = index  # an environment after its slot 0 (`State._env`)
         self.idle = frozenset(id(effects) for effects in _effect_lists(program) if _does_nothing(effects))
 
     def new_initial_state(self, seed: int | None = None, record_log: bool = False, track: bool = True) -> State:

@@ -75,6 +75,10 @@ def check_game(game: rulesengine.Game) -> None:
     """The game's tables: each entry equals what it caches."""
     program = game.program
     assert game.settles == tuple(phase.settle for phase in program.phases)
+    assert len(game.blank) == program.slots - 1 and set(game.blank) <= {None}
+    for index, cards in enumerate(program.initial_zones):
+        assert all(game.initial_where[card] == index for card in cards)
+    assert len(game.initial_where) == program.num_cards
     for action, play in game.plays.items():
         move, values = game._decode(action)
         assert play == (move.step, values, move.is_pass, move)
