@@ -1129,7 +1129,7 @@ class State:
             return
         moved = cards[-count:]
         del cards[-count:]
-        zones[destination] += moved
+        zones[destination].extend(moved)
         where = self.where
         for card in moved:
             where[card] = destination
@@ -1412,6 +1412,7 @@ def _may_stop(segments: tuple[Segment, ...]) -> bool:
 
 
 def _does_nothing(segments: tuple[Segment, ...]) -> bool:
+    """Whether an effect list has no effects, no chance and no jumps (as an empty list compiles)."""
     return all(s.run is _no_effects and s.shuffle is None and not _jumps(s) for s in segments)
 
 
@@ -1474,12 +1475,12 @@ class Game:
         # the effect lists that may stop for chance (by identity): a shuffle or a random choice
         self.chancy = frozenset(id(effects) for effects in _effect_lists(program) if _may_stop(effects))
         # the effect lists that do nothing (by identity): the direct flow passes them by
-        self.blank = (None,) * (program.slots - 1)
+        self.idle = frozenset(id(effects) for effects in _effect_lists(program) if _does_nothing(effects))
+        self.blank = (None,) * (program.slots - 1)  # an environment after its slot 0 (`State._env`)
         self.initial_where = [0] * program.num_cards  # each card's zone at the start (`State.where`)
         for index, zone in enumerate(program.initial_zones):
             for card in zone:
-                self.initial_where[card] = index  # an environment after its slot 0 (`State._env`)
-        self.idle = frozenset(id(effects) for effects in _effect_lists(program) if _does_nothing(effects))
+                self.initial_where[card] = index
 
     def new_initial_state(self, seed: int | None = None, record_log: bool = False, track: bool = True) -> State:
         """A new match. With a seed, shuffles are drawn from it; without, they are chance nodes.
