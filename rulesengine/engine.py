@@ -10,13 +10,14 @@ from __future__ import annotations
 import _random
 import functools
 import random
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from typing import Any
 
 from . import flow, ir, knowledge, results
 from .actions import Encoding
 from .compile import CompiledMove, Program, Segment
+from .compile import _nothing as _no_effects  # the run of an empty effect list
 from .diagnostics import EngineError, IllegalActionError
 from .effect_flow import most_outcomes
 from .limits import DEFAULT_MAX_STEPS, MAX_TASKS_PER_STEP
@@ -98,10 +99,7 @@ class State:
         self.game = game
         self.program = program
         self.zones = [list(z) for z in program.initial_zones]
-        self.where = [0] * program.num_cards
-        for index, zone in enumerate(self.zones):
-            for card in zone:
-                self.where[card] = index
+        self.where = game.initial_where[:]
         self.vars = list(program.initial_variables)
         n = program.num_players
         self.current = 0
@@ -289,11 +287,45 @@ class State:
 
     def apply_action(self, action: int) -> None:
         """Apply a player's action or a chance outcome; an illegal one changes nothing."""
-        if self.chance is None and not self.game_over and self.game.whole and DIRECT_FLOW:
-            # The common case at once: a whole action of a game without steps or hidden choices.
-            self._act(action)
-            if self._track:
-                knowledge.end_step(self, action)
+        legal = self._legal  # not empty only at a decision node (so not at a chance node)
+        if legal and not self.game_over:
+            game = self.game
+            if game.whole and DIRECT_FLOW:
+                play = game.direct.get(action)
+                if play is not None and (action in legal if len(legal) <= 16 else _listed(legal, action)):
+                    # The common case at once: a legal whole action (of a game without steps or hidden
+                    # choices) whose move has a step. `_act` written out: the hot path of every playout.
+                    step, values, is_pass, move = play
+                    self.history = (self.history, action, False)
+                    steps = self.steps + 1
+                    self.steps = steps
+                    self.turns += 1
+                    if self.shown_any:
+                        for shown in self.shown:
+                            shown.clear()
+                        self.shown_any = False
+                    self._legal = None
+                    player = self.current
+                    self.mover = player
+                    self.turn_set = False
+                    self.last_action = action
+                    if self.log is not None:
+                        line = f"P{player + 1}: {self._label(move, player, values)}"
+                        self.log.append(_HiddenMoveLine(line, player, move.name) if move.hidden else line)
+                    if is_pass:
+                        self.passes += 1
+                    else:
+                        self.passes = 0
+                    step(self, player, values)
+                    game.settles[self.phase](self)
+                    if self.agenda or steps >= game.max_steps:
+                        self._run()
+                    if self._track:
+                        knowledge.end_step(self, action)
+                    if self.game_over:
+                        self._verify_result()
+                    return
+            self._apply_player_action(action)
             if self.game_over:
                 self._verify_result()
             return
@@ -559,9 +591,15 @@ class State:
             index = bisect_left(legal, action)
             if index == len(legal) or legal[index] != action:
                 self._refuse(recorded)
-        move, values = self.game._decoded.get(action) or self.game.decode(action)
+        game = self.game
+        try:
+            step, values, is_pass, move = game.plays[action]
+        except KeyError:  # the first time this action is played: decoded once
+            game.decode(action)
+            step, values, is_pass, move = game.plays[action]
         self.history = (self.history, recorded, False)
-        self.steps += 1
+        steps = self.steps + 1
+        self.steps = steps
         self.turns += 1
         if self.shown_any:
             for shown in self.shown:
@@ -575,16 +613,15 @@ class State:
         if self.log is not None:
             line = f"P{player + 1}: {self._label(move, player, values)}"
             self.log.append(_HiddenMoveLine(line, player, move.name) if move.hidden else line)
-        if move.is_pass:
+        if is_pass:
             self.passes += 1
         else:
             self.passes = 0
-        step = move.step
         if step is not None:
             # The common case, without the agenda: no shuffle can interrupt this step.
             step(self, player, values)
-            self.program.phases[self.phase].settle(self)
-            if self.agenda or self.steps >= self.game.max_steps:
+            game.settles[self.phase](self)
+            if self.agenda or steps >= game.max_steps:
                 self._run()
             return
         env = self._env(player)
@@ -703,9 +740,8 @@ class State:
     # ---- the flow of a match ---------------------------------------------------------
 
     def _env(self, me: int) -> list:
-        env: list[Any] = [None] * self.program.slots
-        env[0] = me
-        return env
+        """A fresh environment of the rules' slots: `me` in slot 0, None in the others."""
+        return [me, *self.game.blank]
 
     def _run(self) -> None:
         """Work through the agenda until a decision, a chance node or the end."""
@@ -819,7 +855,7 @@ class State:
         if not DIRECT_FLOW:
             self._check_queued()
             return
-        program = self.program
+        program, game = self.program, self.game
         budget = MAX_TASKS_PER_STEP
         while True:
             budget -= 1
@@ -836,7 +872,7 @@ class State:
             if self.goto is not None:
                 target: int | None = self.goto
                 self.goto = None
-            elif self.phase_over or (phase.until is not None and phase.until(self, self._env(self.current))):
+            elif self.phase_over or (phase.until is not None and phase.until(self, [self.current, *game.blank])):
                 target = phase.next
             elif not self.active_players:
                 self._end_round(_STUCK)
@@ -849,13 +885,14 @@ class State:
                     return
                 self._skip()
                 continue
-            env = self._env(self.current)
-            if not self._straight(phase.exit):
-                self.agenda.append((_PHASE_START, target) if target is not None else (_ROUND_END,))
-                self.agenda.append((_SEGMENTS, phase.exit, 0, env))
-                return
-            if not self._run_list(phase.exit, env):
-                return
+            if id(phase.exit) not in game.idle:
+                env = self._env(self.current)
+                if not self._straight(phase.exit):
+                    self.agenda.append((_PHASE_START, target) if target is not None else (_ROUND_END,))
+                    self.agenda.append((_SEGMENTS, phase.exit, 0, env))
+                    return
+                if not self._run_list(phase.exit, env):
+                    return
             if not (self._finish_round() if target is None else self._enter_phase(target)):
                 return
 
@@ -916,16 +953,17 @@ class State:
         phase = self.program.phases[index]
         self.phase = index
         self.phase_over = False
-        env = self._env(self.current)
-        if not self._straight(phase.enter):
-            self.agenda.append((_CHECK,))
-            self.agenda.append((_FIRST, index))
-            self.agenda.append((_SEGMENTS, phase.enter, 0, env))
-            return False
-        if not self._run_list(phase.enter, env):
-            return False
+        if id(phase.enter) not in self.game.idle:
+            env = self._env(self.current)
+            if not self._straight(phase.enter):
+                self.agenda.append((_CHECK,))
+                self.agenda.append((_FIRST, index))
+                self.agenda.append((_SEGMENTS, phase.enter, 0, env))
+                return False
+            if not self._run_list(phase.enter, env):
+                return False
         if phase.first is not None:
-            self.current = phase.first(self, self._env(self.current))
+            self.current = phase.first(self, [self.current, *self.game.blank])  # `_env` written out
         return True
 
     def _endless(self) -> EngineError:
@@ -1025,7 +1063,7 @@ class State:
                 continue
             source.remove(card)
             if table is not None:
-                insert_sorted(target, card, table)
+                target.insert(bisect_right(target, table[card], key=table.__getitem__), card)  # insert_sorted
             elif at_bottom:
                 target.insert(0, card)
             else:
@@ -1044,8 +1082,7 @@ class State:
         """`move_cards` for one card onto a zone that is not kept sorted."""
         if card < 0:
             return
-        where = self.where
-        start = where[card]
+        start = self.where[card]
         if start == destination:
             cards = self.zones[start]
             if cards[-1] != card:
@@ -1057,32 +1094,54 @@ class State:
         zones = self.zones
         zones[start].remove(card)
         zones[destination].append(card)
-        where[card] = destination
+        self.where[card] = destination
         if self._track:  # an untracked state keeps no knowledge: nothing to note
             knowledge.moved(self, (card,), start, destination)
 
     def move_all(self, source: int, destination: int, sorted_tables) -> None:
-        """`move_cards` for every card of zone `source` onto a zone not kept sorted."""
-        self.move_top(source, len(self.zones[source]), destination, sorted_tables)
-
-    def move_top(self, source: int, count: int, destination: int, sorted_tables) -> None:
-        """`move_cards` for the top `count` cards of zone `source` onto a zone not kept sorted."""
-        if count <= 0:
+        """`move_cards` for every card of zone `source` onto a zone not kept sorted (`move_top`
+        for all its cards, written out: a trick's cards are gathered this way)."""
+        zones = self.zones
+        cards = zones[source]
+        if not cards or source == destination:
+            if cards:
+                self.move_cards(cards[:], destination, False, sorted_tables)
             return
-        if source == destination:
-            self.move_cards(self.zones[source][-count:], destination, False, sorted_tables)
-            return
-        cards = self.zones[source]
-        if count == 1 and cards:  # one card (a trick's, a draw): no slices
+        if len(cards) == 1:
             card = cards.pop()
-            self.zones[destination].append(card)
+            zones[destination].append(card)
             self.where[card] = destination
             if self._track:
                 knowledge.moved(self, (card,), source, destination)
             return
+        moved = cards[:]
+        cards.clear()
+        zones[destination].extend(moved)
+        where = self.where
+        for card in moved:
+            where[card] = destination
+        if self._track:
+            knowledge.moved(self, moved, source, destination)
+
+    def move_top(self, source: int, count: int, destination: int, sorted_tables) -> None:
+        """`move_cards` for the top `count` cards of zone `source` onto a zone not kept sorted."""
+        zones = self.zones
+        cards = zones[source]
+        if count == 1 and cards and source != destination:  # one card (a draw): no slices
+            card = cards.pop()
+            zones[destination].append(card)
+            self.where[card] = destination
+            if self._track:
+                knowledge.moved(self, (card,), source, destination)
+            return
+        if count <= 0:
+            return
+        if source == destination:
+            self.move_cards(cards[-count:], destination, False, sorted_tables)
+            return
         moved = cards[-count:]
         del cards[-count:]
-        self.zones[destination].extend(moved)
+        zones[destination].extend(moved)
         where = self.where
         for card in moved:
             where[card] = destination
@@ -1114,6 +1173,23 @@ class State:
         if base <= source < base + n:  # dealing from one of the receiving zones
             for k in range(total):
                 self.move_cards((cards[-1],), base + (first + k) % n, False, sorted_tables)
+            return
+        if not self._track and total:  # no knowledge to note card by card: each seat's cards at once
+            dealt = cards[-total:]
+            del cards[-total:]
+            dealt.reverse()  # in the order dealt, the top card first
+            for k in range(min(n, total)):
+                destination = base + (first + k) % n
+                part = dealt[k::n]  # every n-th card from this seat's first, as dealing one by one
+                table = sorted_tables.get(destination)
+                if table is None:
+                    zones[destination].extend(part)
+                else:
+                    zone, key = zones[destination], table.__getitem__
+                    for card in part:
+                        zone.insert(bisect_right(zone, table[card], key=key), card)  # insert_sorted
+                for card in part:
+                    where[card] = destination
             return
         for k in range(total):
             card = cards.pop()
@@ -1315,6 +1391,12 @@ class _HiddenMoveLine(str):
         return f"P{self.mover + 1}: {self.move_name.replace('_', ' ')}"
 
 
+def _listed(legal: list[int], action: int) -> bool:
+    """Whether `action` is in the sorted list `legal` (bisected: a long list)."""
+    index = bisect_left(legal, action)
+    return index < len(legal) and legal[index] == action
+
+
 def _jumps(segment: Segment) -> bool:
     """Whether a segment does more than end its list: a random choice, a test or a jump."""
     return segment.choose is not None or segment.test is not None or segment.next >= 0
@@ -1324,17 +1406,26 @@ def seeded_shuffle(cards: list, seed: int) -> None:
     """Exactly `random.Random(seed).shuffle(cards)` (CPython's algorithm: the replay format
     depends on the order it gives), without a method call per card."""
     getrandbits = _random.Random(seed).getrandbits  # seeded as random.Random(seed) is, without its Python layer
-    for i in range(len(cards) - 1, 0, -1):
-        size = i + 1
-        bits = size.bit_length()
+    size = len(cards)
+    bits = size.bit_length()  # the bits drawn for a place among i + 1 cards: (i + 1).bit_length()
+    edge = (1 << bits >> 1) - 1  # below this i, one bit fewer
+    for i in range(size - 1, 0, -1):
+        if i < edge:
+            bits -= 1
+            edge >>= 1
         j = getrandbits(bits)
-        while j >= size:
+        while j > i:
             j = getrandbits(bits)
         cards[i], cards[j] = cards[j], cards[i]
 
 
 def _may_stop(segments: tuple[Segment, ...]) -> bool:
     return any(segment.shuffle is not None or segment.choose is not None for segment in segments)
+
+
+def _does_nothing(segments: tuple[Segment, ...]) -> bool:
+    """Whether an effect list has no effects, no chance and no jumps (as an empty list compiles)."""
+    return all(s.run is _no_effects and s.shuffle is None and not _jumps(s) for s in segments)
 
 
 def _effect_lists(program: Program) -> list[tuple[Segment, ...]]:
@@ -1382,12 +1473,26 @@ class Game:
         self.max_steps = max_steps
         self.sight = knowledge.Sight(program)
         self._decoded: dict[int, tuple[CompiledMove, tuple]] = {}  # at most one entry per action id
+        # (step or None, parameter values, is a pass, move) of every action decoded so far, as
+        # `State._act` reads them; filled with `_decoded`
+        self.plays: dict[int, tuple[Any, tuple, bool, CompiledMove]] = {}
+        # the same for the actions `State.apply_action` applies at once: those of a whole game with a step
+        self.direct: dict[int, tuple[Any, tuple, bool, CompiledMove]] = {}
+        # each phase's settle function by phase index: one load reaches it after a step
+        self.settles = tuple(phase.settle for phase in program.phases)
         self.encoding = Encoding(program)  # the ids players see (actions.py)
         self.stepwise = self.encoding.stepwise
         self.simultaneous = any(phase.simultaneous for phase in program.phases)
         self.whole = not self.stepwise and not self.simultaneous  # every id is a whole action, applied at once
         # the effect lists that may stop for chance (by identity): a shuffle or a random choice
         self.chancy = frozenset(id(effects) for effects in _effect_lists(program) if _may_stop(effects))
+        # the effect lists that do nothing (by identity): the direct flow passes them by
+        self.idle = frozenset(id(effects) for effects in _effect_lists(program) if _does_nothing(effects))
+        self.blank = (None,) * (program.slots - 1)  # an environment after its slot 0 (`State._env`)
+        self.initial_where = [0] * program.num_cards  # each card's zone at the start (`State.where`)
+        for index, zone in enumerate(program.initial_zones):
+            for card in zone:
+                self.initial_where[card] = index
 
     def new_initial_state(self, seed: int | None = None, record_log: bool = False, track: bool = True) -> State:
         """A new match. With a seed, shuffles are drawn from it; without, they are chance nodes.
@@ -1430,6 +1535,10 @@ class Game:
         decoded = self._decoded.get(action)
         if decoded is None:
             decoded = self._decoded[action] = self._decode(action)
+            move, values = decoded
+            play = self.plays[action] = (move.step, values, move.is_pass, move)
+            if self.whole and move.step is not None:
+                self.direct[action] = play
         return decoded
 
     def _decode(self, action: int) -> tuple[CompiledMove, tuple]:

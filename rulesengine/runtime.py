@@ -40,7 +40,9 @@ class StateInterface(Protocol):
     round_over: bool
     phase_over: bool
     goto: int | None
-    _legal: list[int] | None  # written by a phase's settle function: the next legal actions
+    # written by a phase's settle function: the next legal actions; not empty only at a
+    # decision node (`State.apply_action` then applies a legal action without testing for chance)
+    _legal: list[int] | None
 
     # card movements and effects
     def put_on_top(self, card: int, destination: int) -> None: ...
