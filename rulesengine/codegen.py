@@ -237,7 +237,7 @@ class CodeGenerator:
             if plain and not s.at_bottom and cards.type == ir.CARD:
                 return [pyast.expr(pyast.method(name("st"), "put_on_top", self.gen(cards), destination))]
             if plain and not s.at_bottom and cards.type == ir.ZONE:
-                # `move_all` is `move_top` of the zone's every card: called directly, one call less
+                # the whole zone: `move_top` of all its cards
                 source = self.gen(cards)
                 again = source
                 if not isinstance(source, (ast.Constant, ast.Name)):

@@ -459,7 +459,7 @@ class Compiler:
 
     def effects(self, statements: list[ir.Stmt], what: str = "effects") -> Effect:
         if not statements:
-            return _nothing
+            return no_effects
         first = statements[0].span
         return self.codegen.effects(tuple(statements), f"{what} {first.file}:{first.line}:{first.column}")
 
@@ -478,7 +478,7 @@ class Compiler:
         return self.codegen.function(e, what)
 
 
-def _nothing(st, env) -> None:
+def no_effects(st, env) -> None:
     return None
 
 

@@ -16,8 +16,7 @@ from typing import Any
 
 from . import flow, ir, knowledge, results
 from .actions import Encoding
-from .compile import CompiledMove, Program, Segment
-from .compile import _nothing as _no_effects  # the run of an empty effect list
+from .compile import CompiledMove, Program, Segment, no_effects
 from .diagnostics import EngineError, IllegalActionError
 from .effect_flow import most_outcomes
 from .limits import DEFAULT_MAX_STEPS, MAX_TASKS_PER_STEP
@@ -287,45 +286,12 @@ class State:
 
     def apply_action(self, action: int) -> None:
         """Apply a player's action or a chance outcome; an illegal one changes nothing."""
-        legal = self._legal  # not empty only at a decision node (so not at a chance node)
-        if legal and not self.game_over:
-            game = self.game
-            if game.whole and DIRECT_FLOW:
-                play = game.direct.get(action)
-                if play is not None and (action in legal if len(legal) <= 16 else _listed(legal, action)):
-                    # The common case at once: a legal whole action (of a game without steps or hidden
-                    # choices) whose move has a step. `_act` written out: the hot path of every playout.
-                    step, values, is_pass, move = play
-                    self.history = (self.history, action, False)
-                    steps = self.steps + 1
-                    self.steps = steps
-                    self.turns += 1
-                    if self.shown_any:
-                        for shown in self.shown:
-                            shown.clear()
-                        self.shown_any = False
-                    self._legal = None
-                    player = self.current
-                    self.mover = player
-                    self.turn_set = False
-                    self.last_action = action
-                    if self.log is not None:
-                        line = f"P{player + 1}: {self._label(move, player, values)}"
-                        self.log.append(_HiddenMoveLine(line, player, move.name) if move.hidden else line)
-                    if is_pass:
-                        self.passes += 1
-                    else:
-                        self.passes = 0
-                    step(self, player, values)
-                    game.settles[self.phase](self)
-                    if self.agenda or steps >= game.max_steps:
-                        self._run()
-                    if self._track:
-                        knowledge.end_step(self, action)
-                    if self.game_over:
-                        self._verify_result()
-                    return
-            self._apply_player_action(action)
+        if self._legal and self.game.whole and DIRECT_FLOW and not self.game_over:
+            # The common case at once: a whole action of a game without steps or hidden choices,
+            # at a decision node (a list of legal actions that is not empty is kept only there).
+            self._act(action)
+            if self._track:
+                knowledge.end_step(self, action)
             if self.game_over:
                 self._verify_result()
             return
@@ -1098,31 +1064,6 @@ class State:
         if self._track:  # an untracked state keeps no knowledge: nothing to note
             knowledge.moved(self, (card,), start, destination)
 
-    def move_all(self, source: int, destination: int, sorted_tables) -> None:
-        """`move_cards` for every card of zone `source` onto a zone not kept sorted (`move_top`
-        for all its cards, written out: a trick's cards are gathered this way)."""
-        zones = self.zones
-        cards = zones[source]
-        if not cards or source == destination:
-            if cards:
-                self.move_cards(cards[:], destination, False, sorted_tables)
-            return
-        if len(cards) == 1:
-            card = cards.pop()
-            zones[destination].append(card)
-            self.where[card] = destination
-            if self._track:
-                knowledge.moved(self, (card,), source, destination)
-            return
-        moved = cards[:]
-        cards.clear()
-        zones[destination].extend(moved)
-        where = self.where
-        for card in moved:
-            where[card] = destination
-        if self._track:
-            knowledge.moved(self, moved, source, destination)
-
     def move_top(self, source: int, count: int, destination: int, sorted_tables) -> None:
         """`move_cards` for the top `count` cards of zone `source` onto a zone not kept sorted."""
         zones = self.zones
@@ -1391,12 +1332,6 @@ class _HiddenMoveLine(str):
         return f"P{self.mover + 1}: {self.move_name.replace('_', ' ')}"
 
 
-def _listed(legal: list[int], action: int) -> bool:
-    """Whether `action` is in the sorted list `legal` (bisected: a long list)."""
-    index = bisect_left(legal, action)
-    return index < len(legal) and legal[index] == action
-
-
 def _jumps(segment: Segment) -> bool:
     """Whether a segment does more than end its list: a random choice, a test or a jump."""
     return segment.choose is not None or segment.test is not None or segment.next >= 0
@@ -1425,7 +1360,7 @@ def _may_stop(segments: tuple[Segment, ...]) -> bool:
 
 def _does_nothing(segments: tuple[Segment, ...]) -> bool:
     """Whether an effect list has no effects, no chance and no jumps (as an empty list compiles)."""
-    return all(s.run is _no_effects and s.shuffle is None and not _jumps(s) for s in segments)
+    return all(s.run is no_effects and s.shuffle is None and not _jumps(s) for s in segments)
 
 
 def _effect_lists(program: Program) -> list[tuple[Segment, ...]]:
@@ -1476,8 +1411,6 @@ class Game:
         # (step or None, parameter values, is a pass, move) of every action decoded so far, as
         # `State._act` reads them; filled with `_decoded`
         self.plays: dict[int, tuple[Any, tuple, bool, CompiledMove]] = {}
-        # the same for the actions `State.apply_action` applies at once: those of a whole game with a step
-        self.direct: dict[int, tuple[Any, tuple, bool, CompiledMove]] = {}
         # each phase's settle function by phase index: one load reaches it after a step
         self.settles = tuple(phase.settle for phase in program.phases)
         self.encoding = Encoding(program)  # the ids players see (actions.py)
@@ -1536,9 +1469,7 @@ class Game:
         if decoded is None:
             decoded = self._decoded[action] = self._decode(action)
             move, values = decoded
-            play = self.plays[action] = (move.step, values, move.is_pass, move)
-            if self.whole and move.step is not None:
-                self.direct[action] = play
+            self.plays[action] = (move.step, values, move.is_pass, move)
         return decoded
 
     def _decode(self, action: int) -> tuple[CompiledMove, tuple]:

@@ -1,8 +1,8 @@
 """The tables and facts the engine's direct paths rely on hold after every step.
 
-`State.apply_action` applies a whole action at once when the state keeps a non-empty list
-of legal actions (`_legal`, written only at decision nodes) and the game has the action in
-`Game.direct`; the step reads its settle function from `Game.settles`, and phase changes
+`State.apply_action` sends a whole action straight to `State._act` when the state keeps a
+non-empty list of legal actions (`_legal`, written only at decision nodes); `_act` reads the
+action's step from `Game.plays` and its settle function from `Game.settles`, and phase changes
 pass by the effect lists in `Game.idle`. These tests play random matches of every shipped
 ruleset and example (seeded and with chance nodes, with and without knowledge kept, up to
 their ends) and check those tables against what they stand for at every step, the cards'
@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 import rulesengine
 from rulesengine import engine
-from rulesengine.compile import _nothing
+from rulesengine.compile import no_effects
 from rulesengine.diagnostics import IllegalActionError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -83,15 +83,10 @@ def check_game(game: rulesengine.Game) -> None:
         move, values = game._decode(action)
         assert play == (move.step, values, move.is_pass, move)
         assert game._decoded[action] == (move, values)
-        if game.whole and move.step is not None:
-            assert game.direct[action] == play
-        else:
-            assert action not in game.direct
-    assert set(game.direct) <= set(game.plays)
     assert set(game._decoded) == set(game.plays)
     lists = engine._effect_lists(program)
     for effects in lists:
-        plain = all(s.run is _nothing and s.shuffle is None and s.choose is None and s.test is None for s in effects)
+        plain = all(s.run is no_effects and s.shuffle is None and s.choose is None and s.test is None for s in effects)
         assert (id(effects) in game.idle) == (plain and all(s.next < 0 for s in effects))
     assert game.idle <= {id(effects) for effects in lists}
 
@@ -134,27 +129,27 @@ def test_every_shipped_ruleset_and_example_is_covered() -> None:
 
 
 def test_the_direct_path_is_taken_by_a_whole_game() -> None:
-    """A whole action of a game without steps goes through `Game.direct` (not `_act`), and the
-    idle effect lists of its phases are known."""
+    """A whole action of a game without steps goes straight to `_act` (not through the general
+    dispatch), and the idle effect lists of its phases are known."""
     game = game_of("padan", 2, {})
     assert game.whole and not game.stepwise
     calls = {"act": 0}
-    real_act = engine.State._act
+    real_act = engine.State._apply_player_action
 
     def counted(state: engine.State, *args) -> None:
         calls["act"] += 1
         real_act(state, *args)
 
-    engine.State._act = counted  # type: ignore[method-assign]
+    engine.State._apply_player_action = counted  # type: ignore[method-assign]
     try:
         for seed in range(3):
             play(game, seed, seed, track=False)
         calls["act"] = 0
         state = play(game, 3, 3, track=True)
     finally:
-        engine.State._act = real_act  # type: ignore[method-assign]
+        engine.State._apply_player_action = real_act  # type: ignore[method-assign]
     assert state.steps > 20 and calls["act"] < state.steps // 4
-    assert game.direct and game.idle
+    assert game.plays and game.idle
 
 
 @pytest.mark.parametrize("name", ["padan", "padvinderspel"])
@@ -168,8 +163,8 @@ def test_an_illegal_action_is_refused_alike_on_both_paths(name: str) -> None:
     while not state.is_terminal():
         legal = state.legal_actions()
         illegal = next(a for a in range(game.num_distinct_actions) if a not in legal)
-        # an action the game applied directly before (so in `Game.direct`) but not legal now
-        known = [a for a in game.direct if a not in legal]
+        # an action the game applied before (so in `Game.plays`) but not legal now
+        known = [a for a in game.plays if a not in legal]
         for action in [illegal, *known[:2], -1, game.num_distinct_actions + 5]:
             before = (state.history, state.steps, [z[:] for z in state.zones], state.vars[:])
             with pytest.raises(IllegalActionError) as direct:
@@ -187,7 +182,7 @@ def test_an_illegal_action_is_refused_alike_on_both_paths(name: str) -> None:
         if state.steps > 60:
             break
     assert any("is not legal for P" in m for m in messages)
-    assert game.direct
+    assert game.plays
 
 
 def test_a_finished_match_refuses_even_with_a_list_of_legal_actions_left() -> None:
