@@ -155,6 +155,11 @@ class Resampler:
             self._now = ("base", player, key, state._seen[player][2], chain)
         result.trail = (None, (*self._now, tuple(map(tuple, result.zones))))
         result.seed = rng.getrandbits(62)
+        if result._pending and player != result.current:
+            # Another player's picks of a choice made in steps are hidden from this one (its key is
+            # the same without them), and the redrawn cards may not allow them: the choice restarts.
+            result._pending = ()
+            result._ids = None
         result._checkpoint = result.clone()
         result._checkpoint._checkpoint = None
         return result

@@ -118,3 +118,30 @@ def test_an_untracked_state_cannot_be_resampled():
     state = game.new_initial_state(seed=1, track=False)
     with pytest.raises(rulesengine.EngineError, match="track=False"):
         state.resample(0, random.Random(1))
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 10_000))
+def test_a_fallback_sample_taken_during_anothers_choice_in_steps_can_be_played_on(seed):
+    """The fallback relabels the current state; another player's picks of a choice made in steps
+    are hidden from the sampling player and may not fit the redrawn cards, so the sample's
+    chooser starts that choice again: the sample looks the same and has legal actions."""
+    game = game_of(str(Path(__file__).parent.parent / "examples" / "ladder.yaml"), None)
+    rng = random.Random(seed)
+    state = game.new_initial_state(None)
+    while not state._pending:  # play until some player is in the middle of a choice in steps
+        if state.is_terminal():
+            state = game.new_initial_state(None)
+        step_randomly(state, rng)
+    player = (state.current + 1) % game.num_players
+    key = state.information_state_key(player)
+    resampler = Resampler(state, player, attempts=0)  # the fallback at once
+    for _ in range(5):
+        sample = resampler.sample(rng)
+        assert sample.information_state_key(player) == key
+        assert sample.observation(player) == state.observation(player)
+        for _ in range(40):
+            if sample.is_terminal():
+                break
+            step_randomly(sample, rng)  # legal actions are never empty before the end
+    assert resampler.fallbacks == 5
