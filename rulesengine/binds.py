@@ -15,7 +15,7 @@ import ast
 import copy
 from collections.abc import Callable
 
-from .pyast import changed, rebuilt
+from .pyast import rebuilt, rewrite_statements
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _FIELDS = {ast.Expr: "value", ast.Return: "value", ast.Assign: "value", ast.AugAssign: "value", ast.If: "test"}
@@ -24,29 +24,7 @@ _FIELDS = {ast.Expr: "value", ast.Return: "value", ast.Assign: "value", ast.AugA
 def inline_binds(fn: ast.FunctionDef, fresh: Callable[[str], str]) -> ast.FunctionDef:
     """`fn` with its immediately called one-parameter lambdas inlined (statements copied where
     changed, never changed in place: they may be shared with other functions)."""
-    body = [_statement(s, fresh) for s in fn.body]
-    if all(new is old for new, old in zip(body, fn.body)):
-        return fn
-    out = copy.copy(fn)
-    out.body = body
-    return out
-
-
-def _statement(node: ast.stmt, fresh: Callable[[str], str]) -> ast.stmt:
-    changes: dict[str, object] = {}
-    if isinstance(node, (ast.If, ast.For, ast.While)):
-        for block in ("body", "orelse"):
-            old = getattr(node, block)
-            new = [_statement(s, fresh) for s in old]
-            if any(a is not b for a, b in zip(new, old)):
-                changes[block] = new
-    field = _FIELDS.get(type(node))
-    value = getattr(node, field) if field is not None else None
-    if isinstance(value, ast.expr):
-        new_value = _expression(value, fresh)
-        if new_value is not value:
-            changes[field] = new_value  # type: ignore[index]
-    return changed(node, changes)
+    return rewrite_statements(fn, _FIELDS, lambda value: _expression(value, fresh))
 
 
 def _expression(node: ast.expr, fresh: Callable[[str], str]) -> ast.expr:

@@ -19,9 +19,8 @@ value is not the result.
 from __future__ import annotations
 
 import ast
-import copy
 
-from .pyast import changed, rebuilt
+from .pyast import rebuilt, rewrite_statements
 
 _SCOPES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _FIELDS = {ast.Expr: "value", ast.Return: "value", ast.Assign: "value", ast.If: "test", ast.For: "iter"}
@@ -35,12 +34,7 @@ def decide_known_tests(fn: ast.FunctionDef) -> ast.FunctionDef:
     once = _set_once(fn)
     if not once:
         return fn
-    body = [_statement(s, once) for s in fn.body]
-    if all(new is old for new, old in zip(body, fn.body)):
-        return fn
-    out = copy.copy(fn)
-    out.body = body
-    return out
+    return rewrite_statements(fn, _FIELDS, lambda value: _expression(value, {}, once))
 
 
 def _set_once(fn: ast.FunctionDef) -> frozenset[str]:
@@ -52,23 +46,6 @@ def _set_once(fn: ast.FunctionDef) -> frozenset[str]:
         elif isinstance(node, ast.arg):
             stores[node.arg] = stores.get(node.arg, 0) + (0 if node in fn.args.args else 1)
     return frozenset(local for local, count in stores.items() if count == 1)
-
-
-def _statement(node: ast.stmt, once: frozenset[str]) -> ast.stmt:
-    changes: dict[str, object] = {}
-    if isinstance(node, (ast.If, ast.For, ast.While)):
-        for block in ("body", "orelse"):
-            old = getattr(node, block)
-            new = [_statement(s, once) for s in old]
-            if any(a is not b for a, b in zip(new, old)):
-                changes[block] = new
-    field = _FIELDS.get(type(node))
-    value = getattr(node, field) if field is not None else None
-    if isinstance(value, ast.expr):
-        new_value = _expression(value, {}, once)
-        if new_value is not value:
-            changes[field] = new_value  # type: ignore[index]
-    return changed(node, changes)
 
 
 def _known(node: ast.expr, facts: Facts) -> bool | None:

@@ -209,6 +209,37 @@ def _with_locals(node: Any, kept: dict[str, str]) -> Any:
     return rebuilt(node, lambda child: _with_locals(child, kept))
 
 
+def rewrite_statements(
+    fn: ast.FunctionDef, fields: dict[type, str], expression: Callable[[ast.expr], ast.expr]
+) -> ast.FunctionDef:
+    """`fn` with `expression` applied to one expression of each statement (the field `fields`
+    names for its type), into the blocks of `if`, `for` and `while`: `fn` itself when nothing
+    changes, else copies of what changed (statements may be shared with other functions)."""
+
+    def statement(node: ast.stmt) -> ast.stmt:
+        changes: dict[str, Any] = {}
+        if isinstance(node, (ast.If, ast.For, ast.While)):
+            for block in ("body", "orelse"):
+                old = getattr(node, block)
+                new = [statement(s) for s in old]
+                if any(a is not b for a, b in zip(new, old)):
+                    changes[block] = new
+        field = fields.get(type(node))
+        value = getattr(node, field) if field is not None else None
+        if isinstance(value, ast.expr):
+            new_value = expression(value)
+            if new_value is not value:
+                changes[field] = new_value  # type: ignore[index]
+        return changed(node, changes)
+
+    body = [statement(s) for s in fn.body]
+    if all(new is old for new, old in zip(body, fn.body)):
+        return fn
+    out = copy.copy(fn)
+    out.body = body
+    return out
+
+
 def rebuilt(node: Any, rewrite: Callable[[Any], Any]) -> Any:
     """`node` with `rewrite` applied to each node directly inside it (alone or in a list):
     `node` itself when nothing changes, else a copy (see `changed`)."""
