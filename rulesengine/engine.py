@@ -10,7 +10,7 @@ from __future__ import annotations
 import _random
 import functools
 import random
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left
 from collections.abc import Sequence
 from typing import Any
 
@@ -838,7 +838,7 @@ class State:
             if self.goto is not None:
                 target: int | None = self.goto
                 self.goto = None
-            elif self.phase_over or (phase.until is not None and phase.until(self, [self.current, *game.blank])):
+            elif self.phase_over or (phase.until is not None and phase.until(self, self._env(self.current))):
                 target = phase.next
             elif not self.active_players:
                 self._end_round(_STUCK)
@@ -929,7 +929,7 @@ class State:
             if not self._run_list(phase.enter, env):
                 return False
         if phase.first is not None:
-            self.current = phase.first(self, [self.current, *self.game.blank])  # `_env` written out
+            self.current = phase.first(self, self._env(self.current))
         return True
 
     def _endless(self) -> EngineError:
@@ -1029,7 +1029,7 @@ class State:
                 continue
             source.remove(card)
             if table is not None:
-                target.insert(bisect_right(target, table[card], key=table.__getitem__), card)  # insert_sorted
+                insert_sorted(target, card, table)
             elif at_bottom:
                 target.insert(0, card)
             else:
@@ -1126,9 +1126,8 @@ class State:
                 if table is None:
                     zones[destination].extend(part)
                 else:
-                    zone, key = zones[destination], table.__getitem__
                     for card in part:
-                        zone.insert(bisect_right(zone, table[card], key=key), card)  # insert_sorted
+                        insert_sorted(zones[destination], card, table)
                 for card in part:
                     where[card] = destination
             return
