@@ -3,8 +3,9 @@
 For every move, a function appending the ids of its legal actions to a list; for every
 phase, one such function for all its moves (moves that test the same cards one at a time
 share one loop); for every move no shuffle can interrupt, a `step` function running its
-effects and the triggers; and for every phase, a `settle` function passing the turn and
-listing the next legal actions. The expressions inside come from codegen.CodeGenerator.
+effects and the triggers; for every phase, a `settle` function passing the turn and
+listing the next legal actions; and for every move of one phase only, `play`: its step and
+that phase's settle in one function. The expressions inside come from codegen.CodeGenerator.
 
 Passes over Python syntax nodes here (each keeps the set of legal actions found, and the
 order in which they are appended does not matter: the list is sorted):
@@ -148,21 +149,41 @@ def _loop(var: str, iterable: ast.expr, opened: list[ast.stmt]) -> Wrap:
 
 # the flags of the flow that effects set, by what `end` ends; `goto` sets st.goto
 _FLOW_FLAGS = {"round": "round_over", "game": "game_over", "phase": "phase_over", "goto": "goto"}
+# every flag `_flags_set` may name: the flow's, and `turn_set` (set by `turn to`)
+_ALL_FLAGS = frozenset({*_FLOW_FLAGS.values(), "turn_set"})
 
 
 def _flags_set(statements: list[ir.Stmt] | tuple[ir.Stmt, ...]) -> set[str]:
-    """The flags of the flow (`st.round_over`, ...) that running `statements` may set."""
+    """The flags of the flow (`st.round_over`, ...) that running `statements` may set, and
+    `turn_set` when they may choose the next player (`turn to`)."""
     flags: set[str] = set()
     for statement in statements:
         if isinstance(statement, ir.End):
             flags.add(_FLOW_FLAGS[statement.what])
         elif isinstance(statement, ir.Goto):
             flags.add("goto")
+        elif isinstance(statement, ir.TurnTo):
+            flags.add("turn_set")
         for field in attrs.fields(type(statement)):
             value = getattr(statement, field.name)
             if isinstance(value, tuple) and any(isinstance(v, ir.Stmt) for v in value):
                 flags |= _flags_set(value)
     return flags
+
+
+def _returns_replaced(statements: list[ast.stmt], replacement: list[ast.stmt]) -> list[ast.stmt]:
+    """`statements` with every `return` in them (in their `if` and `for` blocks too) replaced
+    by the statements `replacement` (copies of what changes; the rest is shared)."""
+    out: list[ast.stmt] = []
+    for statement in statements:
+        if isinstance(statement, ast.Return):
+            out += replacement
+        elif isinstance(statement, (ast.If, ast.For, ast.While)):
+            blocks = {block: _returns_replaced(getattr(statement, block), replacement) for block in ("body", "orelse")}
+            out.append(pyast.changed(statement, blocks))
+        else:
+            out.append(statement)
+    return out
 
 
 def _start_empty(var: str) -> ast.stmt:
@@ -223,6 +244,7 @@ class MoveCodeGenerator(CodeGenerator):
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self._step_triggers: tuple[ir.Trigger, ...] | None = None  # the triggers every step runs
+        self._step_bodies: dict[str, list[ast.stmt]] = {}  # each step's statements, by move name
         self._binomials: dict[int, list[int]] = {}
 
     @property
@@ -282,20 +304,49 @@ class MoveCodeGenerator(CodeGenerator):
         return self._enumerator_function(hoisted, body, f"legal actions of move {move.name} {position(move.span)}")
 
     def phase_functions(
-        self, phase: ir.Phase, moves: list[tuple[ir.MoveDef, Any]], turn_limit: int | None
-    ) -> tuple[Callable[..., None], Callable[[Any], None]]:
-        """The two functions of a phase, listing its legal actions the same way:
-        `enumerate(state, player, found)` adds the ids of every legal action to a list, and
-        `settle(state)` follows a step (see `settle`)."""
+        self, phase: ir.Phase, moves: list[tuple[ir.MoveDef, Any]], turn_limit: int | None, own: frozenset[str]
+    ) -> tuple[Callable[..., None], Callable[[Any], None], dict[int, Callable[[Any, int, tuple], None]]]:
+        """The functions of a phase, listing its legal actions the same way:
+        `enumerate(state, player, found)` adds the ids of every legal action to a list,
+        `settle(state)` follows a step (see `settle`), and for every move of the phase named in
+        `own` (moves of this phase only) that has a step, `play(state, player, values)` is the
+        step and the settle in one function (see `play`), by the move's index."""
         hoisted, body = self._phase_enumeration(moves)
         enumerate_ = self._enumerator_function(hoisted, body, f"legal actions of phase {phase.name}")
         passes = any(move.is_pass for move, _compiled in moves)
         if self._step_triggers is None:  # no step generated: settle is never called
-            flags = set(_FLOW_FLAGS.values())
+            flags = set(_ALL_FLAGS)
         else:
             effects = [s for move, _compiled in moves for s in move.effects]
             flags = _flags_set([*effects, *(s for t in self._step_triggers for s in t.effects)])
-        return enumerate_, self.settle(phase, hoisted, body, turn_limit, passes, flags)
+        settle = self.settle(phase, hoisted, body, turn_limit, passes, flags)
+        plays = {
+            compiled.index: self.play(phase, move, hoisted, body, turn_limit)
+            for move, compiled in moves
+            if move.name in own and move.name in self._step_bodies
+        }
+        return enumerate_, settle, plays
+
+    def play(
+        self, phase: ir.Phase, move: ir.MoveDef, hoisted: list, body: list[ast.stmt], turn_limit: int | None
+    ) -> Callable[[Any, int, tuple], None]:
+        """Pass `play`: the step of `move` and the settle of `phase` (the only phase the move
+        belongs to, so the one the engine settles in after it) as one function, `play(state,
+        player, values)`: one call fewer per step, and the settle's tests are decided for this
+        move alone (the flags its own effects and the triggers can set; no pass test after a
+        move that is not a pass). A `return` of the step, which it takes only when a flag that
+        ends the step is set, becomes what the settle does first when a flag is set."""
+        triggers = self._step_triggers or ()
+        flags = _flags_set([*move.effects, *(s for t in triggers for s in t.effects)])
+        on_flag = self._on_flag(flags)
+        step_lines = self._step_bodies[move.name]
+        if on_flag is not None:
+            step_lines = _returns_replaced(step_lines, on_flag.body)
+        settle_lines = self._settle_lines(phase, hoisted, body, turn_limit, move.is_pass, flags)
+        fn = pyast.function(
+            self.names.fresh(f"_play_{move.name}"), ["st", self.me, "values"], [*step_lines, *settle_lines]
+        )
+        return self.define(fn, f"step of move {move.name} and settle of phase {phase.name}", of_state=True)
 
     def _phase_enumeration(self, moves: list[tuple[ir.MoveDef, Any]]) -> tuple[list, list[ast.stmt]]:
         """(hoisted values, body) listing a phase's legal actions of player `me` into `found`.
@@ -431,33 +482,53 @@ class MoveCodeGenerator(CodeGenerator):
         goes through `_check`, which decides from the same state. Tests known false when the
         game is compiled are left out: the turn limit without one, and every player having
         passed when no move of the phase is a pass (`passes` False: the engine settles only
-        after the step of a move of this phase, which set `st.passes` to 0), and a flag of the
+        after the step of a move of this phase, which set `st.passes` to 0), a flag of the
         flow no effect of those steps can set (`flags`: the ones that can be; the engine stops
-        at a decision only with every flag clear)."""
-        me = self.me
+        at a decision only with every flag clear), and a player chosen by `turn to` when no
+        such effect can run (`turn_set` not in `flags`: the engine clears it before a step)."""
+        lines = self._settle_lines(phase, hoisted, body, turn_limit, passes, _ALL_FLAGS if flags is None else flags)
+        fn = pyast.function(self.names.fresh(f"_settle_{phase.name}"), ["st"], lines)
+        return self.define(fn, f"after a step in phase {phase.name}", of_state=True)
+
+    def _on_flag(self, flags: set[str] | frozenset[str]) -> ast.If | None:
+        """`if <a flag of the flow is set>: advance the turn (unless the match is over), then
+        State._check, and return`, testing only the flags in `flags` (None: none of them)."""
         st_ = name("st")
-        check_return = [pyast.expr(pyast.method(st_, "_check")), pyast.return_()]
-        set_flags = set(_FLOW_FLAGS.values()) if flags is None else flags
         raised = [
             compare(pyast.st(flag), "is not", const(None)) if flag == "goto" else pyast.st(flag)
             for flag in ("game_over", "round_over", "goto", "phase_over")
-            if flag in set_flags
+            if flag in flags
         ]
-        lines: list[ast.stmt] = []
-        if raised:
-            advance: ast.stmt = pyast.expr(pyast.method(st_, "_advance"))
-            if "game_over" in set_flags:
-                advance = pyast.if_(pyast.not_(pyast.st("game_over")), [advance])
-            lines.append(pyast.if_(pyast.or_(*raised), [advance, *check_return]))
-        lines += [
-            *flow.turn_passing(
-                const(self.layout.num_players),
-                None if turn_limit is None else const(turn_limit),
-                check_return,
-                me,
-                passes,
-            ),
-        ]
+        if not raised:
+            return None
+        advance: ast.stmt = pyast.expr(pyast.method(st_, "_advance"))
+        if "game_over" in flags:
+            advance = pyast.if_(pyast.not_(pyast.st("game_over")), [advance])
+        return pyast.if_(pyast.or_(*raised), [advance, pyast.expr(pyast.method(st_, "_check")), pyast.return_()])
+
+    def _settle_lines(
+        self,
+        phase: ir.Phase,
+        hoisted: list,
+        body: list[ast.stmt],
+        turn_limit: int | None,
+        passes: bool,
+        flags: set[str] | frozenset[str],
+    ) -> list[ast.stmt]:
+        """The statements of `settle` (see there)."""
+        me = self.me
+        st_ = name("st")
+        check_return = [pyast.expr(pyast.method(st_, "_check")), pyast.return_()]
+        on_flag = self._on_flag(flags)
+        lines: list[ast.stmt] = [] if on_flag is None else [on_flag]
+        lines += flow.turn_passing(
+            const(self.layout.num_players),
+            None if turn_limit is None else const(turn_limit),
+            check_return,
+            me,
+            passes,
+            "turn_set" in flags,
+        )
         if phase.until is not None:
             lines.append(pyast.located(pyast.if_(self.gen(phase.until), check_return), position(phase.until.span)))
         lines += [
@@ -469,8 +540,7 @@ class MoveCodeGenerator(CodeGenerator):
             pyast.assign(pyast.store_attr(st_, "_legal"), name("found")),
             pyast.if_(pyast.not_(name("found")), [pyast.expr(pyast.method(st_, "_check"))]),
         ]
-        fn = pyast.function(self.names.fresh(f"_settle_{phase.name}"), ["st"], lines)
-        return self.define(fn, f"after a step in phase {phase.name}", of_state=True)
+        return lines
 
     def _enumerator_function(self, hoisted: list, body: list[ast.stmt], heading: str):
         statements = [*(pyast.assign(symbol, value) for symbol, value in hoisted), *body]
@@ -735,6 +805,7 @@ class MoveCodeGenerator(CodeGenerator):
             for statement in body
             if not (_starts_empty(statement) and not _may_read_unset(body, statement.targets[0].id))  # type: ignore
         ]
+        self._step_bodies[move.name] = body[:-1]  # without its last `return`, for `play`
         fn = pyast.function(self.names.fresh(f"_step_{move.name}"), ["st", self.me, "values"], body)
         return self.define(fn, f"step of move {move.name} {position(move.span)}", of_state=True)
 

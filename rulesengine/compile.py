@@ -117,6 +117,9 @@ class CompiledPhase:
     enumerate: Callable[[Any, int, list], None]
     # settle(state) after a step in this phase: pass the turn, list the next legal actions
     settle: Callable[[Any], None]
+    # play(state, player, parameter values): a move's step and then `settle` in one function, by
+    # the move's index, for the moves of this phase only that have a step
+    plays: dict[int, Callable[[Any, int, tuple], None]] = attrs.field(factory=dict)
     simultaneous: bool = False  # choices are kept hidden until every active player has chosen (engine.py)
 
 
@@ -332,6 +335,9 @@ class Compiler:
                 )
             )
             offset += width
+        # a move of one phase only is settled by that phase's settle: its step and that can be one function
+        in_phases = [name for p in r.phases for name in p.moves]
+        own_moves = frozenset(name for name in in_phases if in_phases.count(name) == 1)
         phases = tuple(
             CompiledPhase(
                 p.name,
@@ -341,7 +347,7 @@ class Compiler:
                 self.segments(p.enter, f"enter of phase {p.name}"),
                 self.segments(p.exit, f"exit of phase {p.name}"),
                 self.phase_index[p.next] if p.next is not None else None,
-                *self.codegen.phase_functions(p, self.phase_moves(p, moves), r.round_limit),
+                *self.codegen.phase_functions(p, self.phase_moves(p, moves), r.round_limit, own_moves),
                 simultaneous=p.simultaneous,
             )
             for p in r.phases

@@ -559,10 +559,10 @@ class State:
                 self._refuse(recorded)
         game = self.game
         try:
-            step, values, is_pass, move = game.plays[action]
+            step, values, is_pass, move, settled = game.plays[action]
         except KeyError:  # the first time this action is played: decoded once
             game.decode(action)
-            step, values, is_pass, move = game.plays[action]
+            step, values, is_pass, move, settled = game.plays[action]
         self.history = (self.history, recorded, False)
         steps = self.steps + 1
         self.steps = steps
@@ -586,7 +586,8 @@ class State:
         if step is not None:
             # The common case, without the agenda: no shuffle can interrupt this step.
             step(self, player, values)
-            game.settles[self.phase](self)
+            if not settled:
+                game.settles[self.phase](self)
             if self.agenda or steps >= game.max_steps:
                 self._run()
             return
@@ -1407,9 +1408,11 @@ class Game:
         self.max_steps = max_steps
         self.sight = knowledge.Sight(program)
         self._decoded: dict[int, tuple[CompiledMove, tuple]] = {}  # at most one entry per action id
-        # (step or None, parameter values, is a pass, move) of every action decoded so far, as
-        # `State._act` reads them; filled with `_decoded`
-        self.plays: dict[int, tuple[Any, tuple, bool, CompiledMove]] = {}
+        # (step or None, parameter values, is a pass, move, settled) of every action decoded so
+        # far, as `State._act` reads them; filled with `_decoded`. The step is the move's `play`
+        # (its step and its phase's settle in one function, `settled` True) when it has one.
+        self.plays: dict[int, tuple[Any, tuple, bool, CompiledMove, bool]] = {}
+        self.own_plays = {index: play for phase in program.phases for index, play in phase.plays.items()}
         # each phase's settle function by phase index: one load reaches it after a step
         self.settles = tuple(phase.settle for phase in program.phases)
         self.encoding = Encoding(program)  # the ids players see (actions.py)
@@ -1468,7 +1471,8 @@ class Game:
         if decoded is None:
             decoded = self._decoded[action] = self._decode(action)
             move, values = decoded
-            self.plays[action] = (move.step, values, move.is_pass, move)
+            play = self.own_plays.get(move.index)
+            self.plays[action] = (move.step if play is None else play, values, move.is_pass, move, play is not None)
         return decoded
 
     def _decode(self, action: int) -> tuple[CompiledMove, tuple]:

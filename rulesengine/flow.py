@@ -22,12 +22,19 @@ NORMAL, LIMIT, STUCK = range(3)
 
 
 def turn_passing(
-    players: ast.expr, limit: ast.expr | None, on_end: list[ast.stmt], seat: str, passes: bool = True
+    players: ast.expr,
+    limit: ast.expr | None,
+    on_end: list[ast.stmt],
+    seat: str,
+    passes: bool = True,
+    chosen: bool = True,
 ) -> list[ast.stmt]:
     """Statements passing the turn of state `st` (the player to move is then in local `seat`
     and in `st.current`), then ending the round when due and running `on_end`. `players`
     is the number of seats, `limit` the round's turn limit (None: no limit); `passes` False
-    leaves out the test of every player having passed (known false: no pass came before)."""
+    leaves out the test of every player having passed (known false: no pass came before),
+    and `chosen` False the test of an effect having chosen the player (`st.turn_set`, known
+    false: no `turn to` ran)."""
     st = name("st")
     step = pyast.binop(pyast.binop(pyast.st("current"), "+", pyast.st("direction")), "%", players)
     passing = [
@@ -46,7 +53,7 @@ def turn_passing(
         pyast.assign(pyast.store_attr(st, "current"), name(seat)),
     ]
     kept: list[ast.stmt] = [pyast.assign(seat, pyast.st("current"))]  # an effect chose the player with `turn to`
-    out: list[ast.stmt] = [pyast.if_(pyast.not_(pyast.st("turn_set")), passing, kept)]
+    out: list[ast.stmt] = [pyast.if_(pyast.not_(pyast.st("turn_set")), passing, kept)] if chosen else passing
     everyone = pyast.call("len", pyast.st("active_players"))
     stuck = pyast.and_(pyast.st("passes"), compare(pyast.st("passes"), ">=", everyone))
     end_stuck = [pyast.expr(pyast.method(st, "_end_round", const(STUCK))), *on_end]

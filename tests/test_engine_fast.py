@@ -2,8 +2,9 @@
 
 `State.apply_action` sends a whole action straight to `State._act` when the state keeps a
 non-empty list of legal actions (`_legal`, written only at decision nodes); `_act` reads the
-action's step from `Game.plays` and its settle function from `Game.settles`, and phase changes
-pass by the effect lists in `Game.idle`. These tests play random matches of every shipped
+action's step from `Game.plays` (for a move of one phase, its `play`: the step and the phase's
+settle in one function) and otherwise its settle function from `Game.settles`, and phase
+changes pass by the effect lists in `Game.idle`. These tests play random matches of every shipped
 ruleset and example (seeded and with chance nodes, with and without knowledge kept, up to
 their ends) and check those tables against what they stand for at every step, the cards'
 places against the zones, and that the corners (an illegal action, a finished match, a
@@ -35,6 +36,8 @@ SETTINGS = [
     ("padvinderspel", 4, {}),
     ("padvinderspel", 3, {"attach": "higher_only"}),
     *((str(path), None, {}) for path in sorted(EXAMPLES.glob("*.yaml"))),
+    (str(ROOT / "tests" / "games" / "step-endings.yaml"), 3, {}),
+    (str(ROOT / "tests" / "games" / "flow-corners.yaml"), 3, {}),
 ]
 _GAMES: dict[tuple, rulesengine.Game] = {}
 
@@ -79,9 +82,11 @@ def check_game(game: rulesengine.Game) -> None:
     for index, cards in enumerate(program.initial_zones):
         assert all(game.initial_where[card] == index for card in cards)
     assert len(game.initial_where) == program.num_cards
-    for action, play in game.plays.items():
+    assert game.own_plays == {index: play for phase in program.phases for index, play in phase.plays.items()}
+    for action, entry in game.plays.items():
         move, values = game._decode(action)
-        assert play == (move.step, values, move.is_pass, move)
+        own = game.own_plays.get(move.index)
+        assert entry == (move.step if own is None else own, values, move.is_pass, move, own is not None)
         assert game._decoded[action] == (move, values)
     assert set(game._decoded) == set(game.plays)
     lists = engine._effect_lists(program)
@@ -120,6 +125,46 @@ def test_the_direct_paths_facts_hold_after_every_step(
     state = play(game, None if chance else seed, seed, track)
     assert state.is_terminal() and state._legal in (None, [])
     check_game(game)
+
+
+_UNFUSED: dict[int, rulesengine.Game] = {}
+
+
+def _unfused(game: rulesengine.Game) -> rulesengine.Game:
+    """`game`'s program in a game whose moves run as their step and then their phase's settle."""
+    if id(game) not in _UNFUSED:
+        other = _UNFUSED[id(game)] = engine.Game(game.program, game.max_steps)
+        other.own_plays = {}
+    return _UNFUSED[id(game)]
+
+
+@pytest.mark.parametrize(("name", "players", "options"), SETTINGS, ids=lambda v: Path(str(v)).stem)
+@settings(max_examples=3, deadline=None)
+@given(seed=st.integers(0, 2**32))
+def test_a_moves_play_leaves_the_state_its_step_and_settle_leave(
+    name: str, players: int | None, options: dict, seed: int
+) -> None:
+    """The pass `play` joins a move's step and its phase's settle into one function; played
+    side by side with the two functions, every step leaves the same state."""
+    fused = game_of(name, players, options, max_steps=600)
+    plain = _unfused(fused)
+    rng = random.Random(seed)
+    a = fused.new_initial_state(seed, record_log=True, track=False)
+    b = plain.new_initial_state(seed, record_log=True, track=False)
+    while not a.is_terminal():
+        legal = a.legal_actions()
+        assert legal == b.legal_actions()
+        action = rng.choice(legal)
+        a.apply_action(action)
+        b.apply_action(action)
+        for field in engine.State._SHARED + engine.State._COPIED:
+            if field not in ("game", "program", "known", "ident", "origin", "_touched", "_seen", "trail"):
+                assert getattr(a, field) == getattr(b, field), field
+        assert a.is_terminal() == b.is_terminal() and a.returns() == b.returns()
+    assert b.is_terminal()
+    if fused.own_plays:  # the fused functions did run
+        assert any(entry[4] for entry in fused.plays.values())
+        assert not any(entry[4] for entry in plain.plays.values())
 
 
 def test_every_shipped_ruleset_and_example_is_covered() -> None:

@@ -53,6 +53,7 @@ SETTINGS = [
     (str(EXAMPLES / "in-between.yaml"), 6, {"hands": 12, "redeals": 1}),
     (str(EXAMPLES / "goofspiel.yaml"), 3, {}),
     (str(EXAMPLES / "sum-capture.yaml"), 2, {}),
+    (str(ROOT / "tests" / "games" / "step-endings.yaml"), 3, {}),
 ]
 
 
