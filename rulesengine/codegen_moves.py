@@ -41,6 +41,10 @@ from . import flow, ir, pyast, runtime
 from .codegen import MAX_UNROLLED, UNROLL_BUDGET, CodeGenerator, fold_binop, free_slots, position, statement_slots
 from .pyast import call, compare, const, name, sub
 
+# A move's `play` holds a copy of its phase's listing of legal actions: the copies a phase's
+# moves get stay within this many syntax nodes (a big listing is written once, in `settle`)
+JOIN_BUDGET = 2_048
+
 Wrap = Callable[[list[ast.stmt]], list[ast.stmt]]
 
 
@@ -244,7 +248,7 @@ class MoveCodeGenerator(CodeGenerator):
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self._step_triggers: tuple[ir.Trigger, ...] | None = None  # the triggers every step runs
-        self._step_bodies: dict[str, list[ast.stmt]] = {}  # each step's statements, by move name
+        self._step_bodies: dict[str, list[ast.stmt]] = {}  # each step's statements (`step_statements`), by move
         self._binomials: dict[int, list[int]] = {}
 
     @property
@@ -305,12 +309,15 @@ class MoveCodeGenerator(CodeGenerator):
 
     def phase_functions(
         self, phase: ir.Phase, moves: list[tuple[ir.MoveDef, Any]], turn_limit: int | None, own: frozenset[str]
-    ) -> tuple[Callable[..., None], Callable[[Any], None], dict[int, Callable[[Any, int, tuple], None]]]:
+    ) -> tuple[Callable[..., None], Callable[[Any], None] | None, dict[str, tuple[Callable[..., None], bool]]]:
         """The functions of a phase, listing its legal actions the same way:
-        `enumerate(state, player, found)` adds the ids of every legal action to a list,
-        `settle(state)` follows a step (see `settle`), and for every move of the phase named in
-        `own` (moves of this phase only) that has a step, `play(state, player, values)` is the
-        step and the settle in one function (see `play`), by the move's index."""
+        `enumerate(state, player, found)` adds the ids of every legal action to a list;
+        `settle(state)` follows a step (see `settle`), None when no move's step needs it; and
+        the steps of the moves named in `own` (moves of this phase only) whose
+        `step_statements` were made, by name, as (function, whether it settles): each is its
+        `play` (the step and the settle in one function) while the copies of the phase's
+        listing this writes stay within JOIN_BUDGET syntax nodes, else its plain step. The
+        other moves' steps are in `moves` (the compiled moves so far)."""
         hoisted, body = self._phase_enumeration(moves)
         enumerate_ = self._enumerator_function(hoisted, body, f"legal actions of phase {phase.name}")
         passes = any(move.is_pass for move, _compiled in moves)
@@ -319,13 +326,19 @@ class MoveCodeGenerator(CodeGenerator):
         else:
             effects = [s for move, _compiled in moves for s in move.effects]
             flags = _flags_set([*effects, *(s for t in self._step_triggers for s in t.effects)])
-        settle = self.settle(phase, hoisted, body, turn_limit, passes, flags)
-        plays = {
-            compiled.index: self.play(phase, move, hoisted, body, turn_limit)
-            for move, compiled in moves
-            if move.name in own and move.name in self._step_bodies
+        mine = [move for move, _compiled in moves if move.name in own and move.name in self._step_bodies]
+        listing = sum(pyast.size(statement) for statement in body) + sum(pyast.size(v) for _, v in hoisted)
+        join = len(mine) == 1 or listing * len(mine) <= JOIN_BUDGET
+        steps = {
+            move.name: (self.play(phase, move, hoisted, body, turn_limit), True)
+            if join
+            else (self._step_function(move), False)
+            for move in mine
         }
-        return enumerate_, settle, plays
+        # a step that does not end with this phase's settle is followed by it
+        needed = (bool(mine) and not join) or any(compiled.step is not None for _move, compiled in moves)
+        settle = self.settle(phase, hoisted, body, turn_limit, passes, flags) if needed else None
+        return enumerate_, settle, steps
 
     def play(
         self, phase: ir.Phase, move: ir.MoveDef, hoisted: list, body: list[ast.stmt], turn_limit: int | None
@@ -344,9 +357,10 @@ class MoveCodeGenerator(CodeGenerator):
             step_lines = _returns_replaced(step_lines, on_flag.body)
         settle_lines = self._settle_lines(phase, hoisted, body, turn_limit, move.is_pass, flags)
         fn = pyast.function(
-            self.names.fresh(f"_play_{move.name}"), ["st", self.me, "values"], [*step_lines, *settle_lines]
+            self.names.fresh(f"_step_{move.name}"), ["st", self.me, "values"], [*step_lines, *settle_lines]
         )
-        return self.define(fn, f"step of move {move.name} and settle of phase {phase.name}", of_state=True)
+        heading = f"step of move {move.name} {position(move.span)}, then the settle of phase {phase.name}"
+        return self.define(fn, heading, of_state=True)
 
     def _phase_enumeration(self, moves: list[tuple[ir.MoveDef, Any]]) -> tuple[list, list[ast.stmt]]:
         """(hoisted values, body) listing a phase's legal actions of player `me` into `found`.
@@ -750,6 +764,16 @@ class MoveCodeGenerator(CodeGenerator):
         """One generated function for a move no shuffle can interrupt: `step(state, player, values)`
         runs the move's effects, then the triggers in order, each one's firings chosen before
         its effects run (`trigger_firings`, which the engine's general path uses too)."""
+        self.step_statements(move, triggers)
+        return self._step_function(move)
+
+    def _step_function(self, move: ir.MoveDef) -> Callable[[Any, int, tuple], None]:
+        body = [*self._step_bodies[move.name], pyast.return_()]
+        fn = pyast.function(self.names.fresh(f"_step_{move.name}"), ["st", self.me, "values"], body)
+        return self.define(fn, f"step of move {move.name} {position(move.span)}", of_state=True)
+
+    def step_statements(self, move: ir.MoveDef, triggers: tuple[ir.Trigger, ...]) -> list[ast.stmt]:
+        """The statements of `step` (without its last `return`), kept for the move's `play`."""
         self._step_triggers = triggers
         body: list[ast.stmt] = []
         if move.params:
@@ -798,16 +822,14 @@ class MoveCodeGenerator(CodeGenerator):
             loop = pyast.for_(var, name(fired), [*effects, *stop])
             after = [] if last or "round_over" not in sets else [pyast.if_(pyast.st("round_over"), [pyast.return_()])]
             body.append(pyast.if_(compare(name(fired), "is not", const(None)), [loop, *after]))
-        body.append(pyast.return_())
         # a slot the code never reads before a loop sets it needs no start value
         body = [
             statement
             for statement in body
             if not (_starts_empty(statement) and not _may_read_unset(body, statement.targets[0].id))  # type: ignore
         ]
-        self._step_bodies[move.name] = body[:-1]  # without its last `return`, for `play`
-        fn = pyast.function(self.names.fresh(f"_step_{move.name}"), ["st", self.me, "values"], body)
-        return self.define(fn, f"step of move {move.name} {position(move.span)}", of_state=True)
+        self._step_bodies[move.name] = body
+        return body
 
     def trigger_firings(self, trigger: ir.Trigger, fired: str) -> list[ast.stmt]:
         """Statements setting `fired` to the items of a trigger's `for` whose `when` holds (None

@@ -44,6 +44,11 @@ __all__ = [
 ]
 
 
+# Whether a move of one phase only has its step and the phase's settle joined into one
+# function (the pass `play`); tests turn it off to compare the two ways.
+JOIN_STEPS = True
+
+
 @attrs.frozen
 class Segment:
     """Effects to run in one go, then (optionally) a zone to shuffle as chance.
@@ -90,6 +95,9 @@ class CompiledMove:
     # step(state, player, parameter values): the effects and the triggers in one function, when
     # no shuffle (a chance node) can interrupt them; else None and the engine's agenda runs them
     step: Callable[[Any, int, tuple], None] | None
+    # whether `step` ends with its phase's settle (the move belongs to one phase only): the
+    # engine then calls no settle after it
+    settled: bool = False
 
 
 @attrs.frozen
@@ -115,11 +123,9 @@ class CompiledPhase:
     next: int | None
     # enumerate(state, player, found) appends the ids of the phase's legal actions to the list `found`
     enumerate: Callable[[Any, int, list], None]
-    # settle(state) after a step in this phase: pass the turn, list the next legal actions
-    settle: Callable[[Any], None]
-    # play(state, player, parameter values): a move's step and then `settle` in one function, by
-    # the move's index, for the moves of this phase only that have a step
-    plays: dict[int, Callable[[Any, int, tuple], None]] = attrs.field(factory=dict)
+    # settle(state) after a step in this phase: pass the turn, list the next legal actions (None
+    # when every move of the phase with a step settles in it: see CompiledMove.settled)
+    settle: Callable[[Any], None] | None
     simultaneous: bool = False  # choices are kept hidden until every active player has chosen (engine.py)
 
 
@@ -313,12 +319,21 @@ class Compiler:
         offset = 0
         # Steps run as one function unless a shuffle in a trigger can interrupt them.
         triggers_plain = not any(ir.has_chance(t.effects) for t in r.triggers)
+        # a move of one phase only is settled by that phase's settle: its step may end with that
+        # settle (the pass `play`); it is made with the phase's functions below
+        in_phases = [name for p in r.phases for name in p.moves]
+        own_moves = frozenset(name for name in in_phases if in_phases.count(name) == 1 and JOIN_STEPS)
         for index, move in enumerate(r.moves):
             plain = triggers_plain and not ir.has_chance(move.effects)
             params = tuple(self.param(p) for p in move.params)
             width = 1
             for p in params:
                 width *= p.domain_size
+            step = None
+            if plain and move.name in own_moves:
+                self.codegen.step_statements(move, r.triggers)
+            elif plain:
+                step = self.codegen.step(move, r.triggers)
             moves.append(
                 CompiledMove(
                     index,
@@ -331,27 +346,32 @@ class Compiler:
                     move.is_pass,
                     move.hidden,
                     self.codegen.enumerator(move, params, offset),
-                    self.codegen.step(move, r.triggers) if plain else None,
+                    step,
                 )
             )
             offset += width
-        # a move of one phase only is settled by that phase's settle: its step and that can be one function
-        in_phases = [name for p in r.phases for name in p.moves]
-        own_moves = frozenset(name for name in in_phases if in_phases.count(name) == 1)
-        phases = tuple(
-            CompiledPhase(
-                p.name,
-                tuple(self.move_index[m] for m in p.moves),
-                self.expr(p.first, f"first of phase {p.name}") if p.first is not None else None,
-                self.expr(p.until, f"until of phase {p.name}") if p.until is not None else None,
-                self.segments(p.enter, f"enter of phase {p.name}"),
-                self.segments(p.exit, f"exit of phase {p.name}"),
-                self.phase_index[p.next] if p.next is not None else None,
-                *self.codegen.phase_functions(p, self.phase_moves(p, moves), r.round_limit, own_moves),
-                simultaneous=p.simultaneous,
+        phases = []
+        for phase in r.phases:
+            enumerate_, settle, steps = self.codegen.phase_functions(
+                phase, self.phase_moves(phase, moves), r.round_limit, own_moves
             )
-            for p in r.phases
-        )
+            for name, (step, settled) in steps.items():
+                index = self.move_index[name]
+                moves[index] = attrs.evolve(moves[index], step=step, settled=settled)
+            phases.append(
+                CompiledPhase(
+                    phase.name,
+                    tuple(self.move_index[m] for m in phase.moves),
+                    self.expr(phase.first, f"first of phase {phase.name}") if phase.first is not None else None,
+                    self.expr(phase.until, f"until of phase {phase.name}") if phase.until is not None else None,
+                    self.segments(phase.enter, f"enter of phase {phase.name}"),
+                    self.segments(phase.exit, f"exit of phase {phase.name}"),
+                    self.phase_index[phase.next] if phase.next is not None else None,
+                    enumerate_,
+                    settle,
+                    simultaneous=phase.simultaneous,
+                )
+            )
         triggers = tuple(
             CompiledTrigger(
                 t.name,
@@ -399,7 +419,7 @@ class Compiler:
             round_limit=r.round_limit,
             round_limit_effects=limit_effects,
             round_stuck_effects=stuck_effects,
-            phases=phases,
+            phases=tuple(phases),
             moves=tuple(moves),
             triggers=triggers,
             match_until=match_until,

@@ -1408,13 +1408,12 @@ class Game:
         self.max_steps = max_steps
         self.sight = knowledge.Sight(program)
         self._decoded: dict[int, tuple[CompiledMove, tuple]] = {}  # at most one entry per action id
-        # (step or None, parameter values, is a pass, move, settled) of every action decoded so
-        # far, as `State._act` reads them; filled with `_decoded`. The step is the move's `play`
-        # (its step and its phase's settle in one function, `settled` True) when it has one.
+        # (step or None, parameter values, is a pass, move, the step settles) of every action
+        # decoded so far, as `State._act` reads them; filled with `_decoded`
         self.plays: dict[int, tuple[Any, tuple, bool, CompiledMove, bool]] = {}
-        self.own_plays = {index: play for phase in program.phases for index, play in phase.plays.items()}
         # each phase's settle function by phase index: one load reaches it after a step
-        self.settles = tuple(phase.settle for phase in program.phases)
+        # (None for a phase whose moves all settle in their own step: never called)
+        self.settles: tuple[Any, ...] = tuple(phase.settle for phase in program.phases)
         self.encoding = Encoding(program)  # the ids players see (actions.py)
         self.stepwise = self.encoding.stepwise
         self.simultaneous = any(phase.simultaneous for phase in program.phases)
@@ -1471,8 +1470,7 @@ class Game:
         if decoded is None:
             decoded = self._decoded[action] = self._decode(action)
             move, values = decoded
-            play = self.own_plays.get(move.index)
-            self.plays[action] = (move.step if play is None else play, values, move.is_pass, move, play is not None)
+            self.plays[action] = (move.step, values, move.is_pass, move, move.settled)
         return decoded
 
     def _decode(self, action: int) -> tuple[CompiledMove, tuple]:
