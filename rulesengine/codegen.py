@@ -249,7 +249,7 @@ class CodeGenerator:
                 count = call("len", sub(pyast.st("zones"), source))
                 return pyast.method(name("st"), "move_top", source, count, destination, sorted_tables)
 
-            inline = inline_moves.whole_zone(source, destination, whole(), fresh)
+            inline = inline_moves.whole_zone(source, destination, whole() if self._may_be(cards, s) else None, fresh)
             return inline_moves.tracked_or_inline(first, whole(), inline)
         if (
             plain
@@ -266,7 +266,8 @@ class CodeGenerator:
             def top() -> ast.expr:
                 return pyast.method(name("st"), "move_top", zone, count, destination, sorted_tables)
 
-            inline = inline_moves.top_cards(zone, count, destination, top(), fresh)
+            same = top() if self._may_be(cards.args[0], s) else None
+            inline = inline_moves.top_cards(zone, count, destination, same, fresh)
             return inline_moves.tracked_or_inline(first, top(), inline)
         if cards.type == ir.CARD:
             moved: ast.expr = pyast.tuple_([self.gen(cards)])
@@ -281,6 +282,14 @@ class CodeGenerator:
         return [
             pyast.expr(pyast.method(name("st"), "move_cards", moved, destination, const(s.at_bottom), sorted_tables))
         ]
+
+    @staticmethod
+    def _may_be(source: ir.Expr, s: ir.Move) -> bool:
+        """Whether zone `source` may be the destination of `s` (not when of another family)."""
+        destination = s.destination
+        return not (isinstance(source, ir.ZoneRef) and isinstance(destination, ir.ZoneRef)) or (
+            source.zone == destination.zone
+        )
 
     def statement(self, s: ir.Stmt) -> list[ast.stmt]:
         layout = self.layout

@@ -79,9 +79,12 @@ def one_card(card: ast.expr, destination: ast.expr, fresh: Fresh) -> list[ast.st
     return [pyast.if_(compare(card, ">=", const(0)), [move])]
 
 
-def whole_zone(source: ast.expr, destination: ast.expr, same_zone: ast.expr, fresh: Fresh) -> list[ast.stmt]:
+def whole_zone(
+    source: ast.expr, destination: ast.expr, same_zone: ast.expr | None, fresh: Fresh
+) -> list[ast.stmt]:
     """`move_top(source, len(zones[source]), destination)` of an untracked state (`source` and
-    `destination` names or constants); a zone moved onto itself is left to `same_zone`."""
+    `destination` names or constants); a zone moved onto itself is left to `same_zone` (None:
+    the two are of different families, never the same zone)."""
     moved = fresh("_moved")
     card = fresh("_card")
     body = [
@@ -93,10 +96,10 @@ def whole_zone(source: ast.expr, destination: ast.expr, same_zone: ast.expr, fre
 
 
 def top_cards(
-    source: ast.expr, count: ast.expr, destination: ast.expr, same_zone: ast.expr, fresh: Fresh
+    source: ast.expr, count: ast.expr, destination: ast.expr, same_zone: ast.expr | None, fresh: Fresh
 ) -> list[ast.stmt]:
     """`move_top(source, count, destination)` of an untracked state (all three names or
-    constants); a move within one zone is left to `same_zone`."""
+    constants); a move within one zone is left to `same_zone` (None: never the same zone)."""
     card = fresh("_card")
     cards = fresh("_cards")
     if isinstance(count, ast.Constant) and count.value == 1:  # a draw: no slices
@@ -128,8 +131,10 @@ def several(cards: ast.expr, destination: ast.expr, fresh: Fresh) -> list[ast.st
 
 
 def _unless_same(
-    source: ast.expr, destination: ast.expr, inline: list[ast.stmt], same_zone: ast.expr
+    source: ast.expr, destination: ast.expr, inline: list[ast.stmt], same_zone: ast.expr | None
 ) -> list[ast.stmt]:
+    if same_zone is None:
+        return inline
     if isinstance(source, ast.Constant) and isinstance(destination, ast.Constant):
         return inline if source.value != destination.value else [pyast.expr(same_zone)]
     return [pyast.if_(compare(source, "!=", destination), inline, [pyast.expr(same_zone)])]
