@@ -29,6 +29,9 @@ Python syntax nodes, each named below with what it preserves:
 - `alias` (IR): inside a set whose cards share an attribute, a test reading only that
   attribute is asked of the first card. Preserves the answer (every card gives the same).
 - `shared card loops`, `shared lookups` and `implication` (codegen_moves.py).
+- `untracked moves` (Python nodes): a card move onto the top of a zone not kept sorted is,
+  for a state that keeps no knowledge, written out without the state's method
+  (inline_moves.py). Preserves the zones and each card's place after the move.
 - `inline binds` (Python nodes, every generated function): `(lambda v: body)(value)`, as
   `bind` is generated, keeps the value in a new local instead of calling a function
   (binds.py). Preserves the order of evaluation and every value.
