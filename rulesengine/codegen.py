@@ -275,7 +275,9 @@ class CodeGenerator:
         if cards.type == ir.CARD:
             moved: ast.expr = pyast.tuple_([self.gen(cards)])
         else:
-            moved = call("list", self.collection(cards))  # a copy: the zone changes as cards leave
+            collection = self.collection(cards)
+            # a list of their own (the zone changes as cards leave): a comprehension makes one
+            moved = collection if isinstance(collection, ast.ListComp) else call("list", collection)
         if plain and not s.at_bottom and cards.type != ir.CARD:
             listed = inline_moves.kept(moved, "_moved", fresh, first)
             destination = inline_moves.kept(self.gen(s.destination), "_to", fresh, first)
