@@ -74,7 +74,7 @@ def one_card(card: ast.expr, destination: ast.expr, fresh: Fresh) -> list[ast.st
     move = pyast.if_(
         compare(pyast.walrus(start, pyast.sub(pyast.st("where"), card)), "!=", destination), elsewhere, [within]
     )
-    if isinstance(card, ast.Constant) and isinstance(card.value, int) and card.value >= 0:
+    if isinstance(card, ast.Constant) and type(card.value) is int and card.value >= 0:
         return [move]
     return [pyast.if_(compare(card, ">=", const(0)), [move])]
 
@@ -102,16 +102,17 @@ def top_cards(
     constants); a move within one zone is left to `same_zone` (None: never the same zone)."""
     card = fresh("_card")
     cards = fresh("_cards")
-    if isinstance(count, ast.Constant) and count.value == 1:  # a draw: no slices
+    fixed = count.value if isinstance(count, ast.Constant) and type(count.value) is int else None
+    if fixed == 1:  # a draw: no slices
         body: list[ast.stmt] = [
             _calls(_zones(destination), "append", pyast.walrus(card, pyast.method(name(cards), "pop"))),
             _set_where(name(card), destination),
         ]
         return _unless_same(source, destination, [pyast.if_(pyast.walrus(cards, _zones(source)), body)], same_zone)
-    if isinstance(count, ast.Constant) and count.value <= 0:
+    if fixed is not None and fixed <= 0:
         return [ast.Pass()]  # nothing moves, as with the method
     moved = fresh("_moved")
-    below = const(-count.value) if isinstance(count, ast.Constant) else pyast.neg(count)
+    below = const(-fixed) if fixed is not None else pyast.neg(count)
     taken = pyast.walrus(moved, pyast.slice_(pyast.walrus(cards, _zones(source)), below, None))
     body = [
         ast.Delete([ast.Subscript(name(cards), ast.Slice(below, None, None), ast.Del())]),
@@ -119,7 +120,7 @@ def top_cards(
         pyast.for_(card, name(moved), [_set_where(name(card), destination)]),
     ]
     # a count computed at run time may be 0 or below: nothing moves
-    test = taken if isinstance(count, ast.Constant) else pyast.and_(compare(count, ">", const(0)), taken)
+    test = taken if fixed is not None else pyast.and_(compare(count, ">", const(0)), taken)
     return _unless_same(source, destination, [pyast.if_(test, body)], same_zone)
 
 
