@@ -134,6 +134,7 @@ CORNERS: dict[str, tuple[str, tuple[str, ...]]] = {
           - move row to hand[me]
           - move top(row, k) to pile
           - move top(row, 1) to pile
+          - move top(row, 2) to pile
         """,
         ("empty source",),
     ),
@@ -147,6 +148,7 @@ CORNERS: dict[str, tuple[str, tuple[str, ...]]] = {
             then: [log "none"]
           - move top(pile, k - 2) to hand[me]
           - move top(hand[me], 9) to pile
+          - move top(pile, 0) to hand[me]
           - move top(stock, k - 5) to hand[left(me)]
         """,
         ("more than the zone", "none"),
