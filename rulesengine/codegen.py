@@ -29,6 +29,9 @@ Python syntax nodes, each named below with what it preserves:
 - `alias` (IR): inside a set whose cards share an attribute, a test reading only that
   attribute is asked of the first card. Preserves the answer (every card gives the same).
 - `shared card loops`, `shared lookups` and `implication` (codegen_moves.py).
+- `untracked moves` (Python nodes): a card move onto the top of a zone not kept sorted is,
+  for a state that keeps no knowledge, written out without the state's method
+  (inline_moves.py). Preserves the zones and each card's place after the move.
 - `inline binds` (Python nodes, every generated function): `(lambda v: body)(value)`, as
   `bind` is generated, keeps the value in a new local instead of calling a function
   (binds.py). Preserves the order of evaluation and every value.
@@ -54,7 +57,7 @@ from typing import Any
 
 import attrs
 
-from . import ir, pyast, runtime
+from . import inline_moves, ir, pyast, runtime
 from .binds import inline_binds
 from .diagnostics import EngineError, Span
 from .known import decide_known_tests
@@ -226,44 +229,78 @@ class CodeGenerator:
             out.extend(generated)
         return out
 
+    def move(self, s: ir.Move) -> list[ast.stmt]:
+        """A card move: the state's method, or for an untracked state onto the top of a zone not
+        kept sorted, the move written out (inline_moves.py; a tracked state still calls the
+        method, which tells the players of the move)."""
+        sorted_tables = name(self.constant(self.layout.sorted_tables, "sorted"))
+        plain = isinstance(s.destination, ir.ZoneRef) and not self.layout.families[s.destination.zone].sorted_by
+        cards = s.cards
+        fresh = self.names.fresh
+        first: list[ast.stmt] = []
+        if plain and not s.at_bottom and cards.type == ir.CARD:
+            card = inline_moves.kept(self.gen(cards), "_card", fresh, first)
+            destination = inline_moves.kept(self.gen(s.destination), "_to", fresh, first)
+            method = pyast.method(name("st"), "put_on_top", card, destination)
+            return inline_moves.tracked_or_inline(first, method, inline_moves.one_card(card, destination, fresh))
+        if plain and not s.at_bottom and cards.type == ir.ZONE:
+            # the whole zone: `move_top` of all its cards
+            source = inline_moves.kept(self.gen(cards), "_source", fresh, first)
+            destination = inline_moves.kept(self.gen(s.destination), "_to", fresh, first)
+
+            def whole() -> ast.expr:
+                count = call("len", sub(pyast.st("zones"), source))
+                return pyast.method(name("st"), "move_top", source, count, destination, sorted_tables)
+
+            inline = inline_moves.whole_zone(source, destination, whole() if self._may_be(cards, s) else None, fresh)
+            return inline_moves.tracked_or_inline(first, whole(), inline)
+        if (
+            plain
+            and not s.at_bottom
+            and isinstance(cards, ir.Call)
+            and cards.function == "top"
+            and len(cards.args) == 2
+            and cards.args[0].type == ir.ZONE
+        ):
+            zone = inline_moves.kept(self.gen(cards.args[0]), "_source", fresh, first)
+            count = inline_moves.kept(self.gen(cards.args[1]), "_count", fresh, first)
+            destination = inline_moves.kept(self.gen(s.destination), "_to", fresh, first)
+
+            def top() -> ast.expr:
+                return pyast.method(name("st"), "move_top", zone, count, destination, sorted_tables)
+
+            same = top() if self._may_be(cards.args[0], s) else None
+            inline = inline_moves.top_cards(zone, count, destination, same, fresh)
+            return inline_moves.tracked_or_inline(first, top(), inline)
+        if cards.type == ir.CARD:
+            moved: ast.expr = pyast.tuple_([self.gen(cards)])
+        else:
+            collection = self.collection(cards)
+            # a list of their own (the zone changes as cards leave): a comprehension makes one
+            moved = collection if isinstance(collection, ast.ListComp) else call("list", collection)
+        if plain and not s.at_bottom and cards.type != ir.CARD:
+            listed = inline_moves.kept(moved, "_moved", fresh, first)
+            destination = inline_moves.kept(self.gen(s.destination), "_to", fresh, first)
+            method = pyast.method(name("st"), "move_cards", listed, destination, const(False), sorted_tables)
+            return inline_moves.tracked_or_inline(first, method, inline_moves.several(listed, destination, fresh))
+        destination = self.gen(s.destination)
+        return [
+            pyast.expr(pyast.method(name("st"), "move_cards", moved, destination, const(s.at_bottom), sorted_tables))
+        ]
+
+    @staticmethod
+    def _may_be(source: ir.Expr, s: ir.Move) -> bool:
+        """Whether zone `source` may be the destination of `s` (not when of another family)."""
+        destination = s.destination
+        return not (isinstance(source, ir.ZoneRef) and isinstance(destination, ir.ZoneRef)) or (
+            source.zone == destination.zone
+        )
+
     def statement(self, s: ir.Stmt) -> list[ast.stmt]:
         layout = self.layout
         where = const(position(s.span))
         if isinstance(s, ir.Move):
-            destination = self.gen(s.destination)
-            sorted_tables = name(self.constant(layout.sorted_tables, "sorted"))
-            plain = isinstance(s.destination, ir.ZoneRef) and not layout.families[s.destination.zone].sorted_by
-            cards = s.cards
-            if plain and not s.at_bottom and cards.type == ir.CARD:
-                return [pyast.expr(pyast.method(name("st"), "put_on_top", self.gen(cards), destination))]
-            if plain and not s.at_bottom and cards.type == ir.ZONE:
-                # the whole zone: `move_top` of all its cards
-                source = self.gen(cards)
-                again = source
-                if not isinstance(source, (ast.Constant, ast.Name)):
-                    kept = self.names.fresh("_source")
-                    source, again = pyast.walrus(kept, source), name(kept)
-                count: ast.expr = call("len", sub(pyast.st("zones"), again))
-                return [pyast.expr(pyast.method(name("st"), "move_top", source, count, destination, sorted_tables))]
-            if (
-                plain
-                and not s.at_bottom
-                and isinstance(cards, ir.Call)
-                and cards.function == "top"
-                and len(cards.args) == 2
-                and cards.args[0].type == ir.ZONE
-            ):
-                zone, count = (self.gen(a) for a in cards.args)
-                return [pyast.expr(pyast.method(name("st"), "move_top", zone, count, destination, sorted_tables))]
-            if cards.type == ir.CARD:
-                moved: ast.expr = pyast.tuple_([self.gen(cards)])
-            else:
-                moved = call("list", self.collection(cards))  # a copy: the zone changes as cards leave
-            return [
-                pyast.expr(
-                    pyast.method(name("st"), "move_cards", moved, destination, const(s.at_bottom), sorted_tables)
-                )
-            ]
+            return self.move(s)
         if isinstance(s, ir.Deal):
             family = layout.families[s.family]
             count = self.gen(s.count) if s.count is not None else const(None)
