@@ -350,7 +350,7 @@ class CodeGenerator:
                 checked = pyast.ifexp(within, name(r), limit)
             return [*first, pyast.assign(target, checked)]
         if isinstance(s, ir.TurnTo):
-            return [pyast.expr(pyast.method(name("st"), "turn_to", self.gen(s.player), where))]
+            return self.turn_to(s.player, where)
         if isinstance(s, ir.Out):
             return [pyast.expr(pyast.method(name("st"), "leave_round", self.gen(s.player), where))]
         if isinstance(s, ir.Reverse):
@@ -411,6 +411,25 @@ class CodeGenerator:
             return None
         self._unroll_work += seats
         return statements
+
+    def turn_to(self, player: ir.Expr, where: ast.expr) -> list[ast.stmt]:
+        """`turn to`: the state's method written out for a seat (no call); anything else goes to
+        the method, which raises the error naming the rule position."""
+        node = self.gen(player)
+        first: list[ast.stmt] = []
+        if not isinstance(node, (ast.Constant, ast.Name)):
+            kept = self.names.fresh("_seat")
+            first.append(pyast.assign(kept, node))
+            node = name(kept)
+        chosen: list[ast.stmt] = [
+            pyast.assign(pyast.store_attr(name("st"), "current"), node),
+            pyast.assign(pyast.store_attr(name("st"), "turn_set"), const(True)),
+        ]
+        if is_seat(player, self.layout.seat_slots) or _literal_within(node, self.layout.num_players):
+            return [*first, *chosen]
+        seat = ast.Compare(const(0), [ast.LtE(), ast.Lt()], [node, const(self.layout.num_players)])
+        method = pyast.expr(pyast.method(name("st"), "turn_to", node, where))
+        return [*first, pyast.if_(seat, chosen, [method])]
 
     def player(self, e: ir.Expr, where: ast.expr) -> ast.expr:
         """A player that must be a seat: nobody there is an error naming the rule position."""
