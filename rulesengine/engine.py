@@ -299,7 +299,7 @@ class State:
 
     def apply_action(self, action: int) -> None:
         """Apply a player's action or a chance outcome; an illegal one changes nothing."""
-        if self._legal and self.game.whole and DIRECT_FLOW and not self.game_over:
+        if self.game.whole and self._legal and DIRECT_FLOW and not self.game_over:
             # The common case at once: a whole action of a game without steps or hidden choices,
             # at a decision node (a list of legal actions that is not empty is kept only there).
             self._act(action)
