@@ -221,7 +221,7 @@ class State:
         game = self.game
         if game.stepwise:
             # at a decision node (a list not empty is kept only there) with no pick made
-            if legal and player is None and not self._pending and not self.game_over:
+            if legal and (player is None or player == self.current) and not self._pending and not self.game_over:
                 encoding = game.encoding
                 own = encoding.own_ids
                 last = legal[-1]
