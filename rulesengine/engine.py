@@ -11,7 +11,7 @@ import _random
 import functools
 import random
 from bisect import bisect_left
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from . import flow, ir, knowledge, results
@@ -450,7 +450,7 @@ class State:
         cut = bisect_left(legal, own) if own else 0
         later = legal[cut:] if cut else legal
         found = list(map(encoding.plain_id, later))  # None for a choice in steps
-        ids = self._first_ids(later, found) if None in found else found  # type: ignore[assignment]
+        ids: list[int] = self._first_ids(later, found) if None in found else found  # type: ignore[assignment]
         return legal[:cut] + ids if cut else ids
 
     def _first_ids(self, legal: list[int], ids: list[int | None]) -> list[int]:
@@ -1457,7 +1457,9 @@ class Game:
         self.whole = not self.stepwise and not self.simultaneous  # every id is a whole action, applied at once
         # a game with choices in steps and no simultaneous phase: the key of an id taken in one id
         # (`Encoding.key_of`); None for any other id, and always None in any other game
-        self.whole_key = self.encoding.key_of if self.stepwise and not self.simultaneous else {}.get
+        self.whole_key: Callable[[int], int | None] = (
+            self.encoding.key_of if self.stepwise and not self.simultaneous else dict[int, int]().get
+        )
         # the effect lists that may stop for chance (by identity): a shuffle or a random choice
         self.chancy = frozenset(id(effects) for effects in _effect_lists(program) if _may_stop(effects))
         # the effect lists that do nothing (by identity): the direct flow passes them by
