@@ -56,15 +56,6 @@ class Encoding:
         self.most_steps = max((self.steps_of_move(b.move) for b in self.blocks if b.stepwise), default=1)
         self.stepwise = any(b.stepwise for b in self.blocks)
         self._steps: dict[int, tuple[int, ...]] = {}  # a complete action's key -> its ids, one per step
-        # A complete action's key -> its first id, filled as keys are met (the keys of one move
-        # can be far more than its ids). `plain` holds only the keys of moves taken in one id:
-        # their ids increase with their keys, so legal keys all found there need no sorting.
-        self.first: dict[int, int] = {}
-        self.plain: dict[int, int] = {}
-        self.plain_id = self.plain.get  # bound once: it is called at every decision
-        # The moves before the first one chosen in steps are numbered alike as keys and as ids,
-        # so a key below this is its own id (the ids of the others need a look-up).
-        self.own_ids = next((b.offset for b in self.blocks if b.stepwise), offset)
         # id -> its key, for the ids of moves taken in one id (in a game with choices in steps);
         # `key_of` gives None for any other value (a step of a choice, an id out of range)
         keys = {
@@ -74,6 +65,16 @@ class Encoding:
             for i in range(block.width)
         }
         self.key_of = keys.get
+        # A complete action's key -> its first id: the keys of moves taken in one id from the
+        # start (they are as few as their ids), the others as they are met (the keys of one move
+        # chosen in steps can be far more than its ids). `plain` holds only the former: their
+        # ids increase with their keys, so legal keys all found there need no sorting.
+        self.plain: dict[int, int] = {key: id_ for id_, key in keys.items()}
+        self.first: dict[int, int] = dict(self.plain)
+        self.plain_id = self.plain.get  # bound once: it is called at every decision
+        # The moves before the first one chosen in steps are numbered alike as keys and as ids,
+        # so a key below this is its own id (the ids of the others need a look-up).
+        self.own_ids = next((b.offset for b in self.blocks if b.stepwise), offset)
 
     @staticmethod
     def steps_of_move(move: CompiledMove) -> int:

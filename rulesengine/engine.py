@@ -11,7 +11,7 @@ import _random
 import functools
 import random
 from bisect import bisect_left
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from . import flow, ir, knowledge, results
@@ -215,35 +215,48 @@ class State:
         return sorted((card, p) for card in cards)
 
     def legal_actions(self, player: int | None = None) -> list[int]:
+        """The ids that may be applied now, in increasing order, as a new list: the player to
+        move's at a decision (asked for another player: []), a chance node's outcomes, or []."""
+        legal = self._legal
         game = self.game
-        if game.stepwise and self.chance is None and not self.game_over:
-            if player is not None and player != self.current:
-                return []
-            if self._pending:
-                return self._step_ids()
-            legal = self._legal
-            if legal is None:
-                legal = self._legal_ids()
-            encoding = game.encoding
-            own = encoding.own_ids
-            # the keys of the moves before the first chosen in steps are their ids
-            if not legal or legal[-1] < own:
-                return legal[:]
-            # usually one action past those, taken in one id (its id is kept once met)
-            last = encoding.plain_id(legal[-1])
-            if last is not None and (len(legal) == 1 or legal[-2] < own):
-                ids = legal[:]
-                ids[-1] = last
-                return ids
-            # else the ids past those are looked up (a long list is not copied twice)
-            cut = bisect_left(legal, own) if own else 0
-            later = legal[cut:] if cut else legal
-            found = list(map(encoding.plain_id, later))  # None for a choice in steps
-            ids = self._first_ids(later, found) if None in found else found  # type: ignore[assignment]
-            return legal[:cut] + ids if cut else ids
-        legal = self._legal  # kept only at decision nodes (and [] at the end)
+        if game.stepwise:
+            # at a decision node (a list not empty is kept only there) with no pick made
+            if legal and (player is None or player == self.current) and not self._pending and not self.game_over:
+                encoding = game.encoding
+                own = encoding.own_ids
+                last = legal[-1]
+                # the keys of the moves before the first chosen in steps are their ids
+                if last < own:
+                    return legal[:]
+                # Usually one or two actions past those: their first ids are above the others' and
+                # looked up; two are in order unless both are of one move chosen in steps.
+                first = encoding.first
+                try:
+                    if legal[0] >= own:  # all past those
+                        if len(legal) == 1:
+                            return [first[last]]
+                    elif legal[-2] < own:
+                        ids = legal[:]
+                        ids[-1] = first[last]
+                        return ids
+                    if len(legal) == 2 or legal[-3] < own:
+                        before, after = first[legal[-2]], first[last]
+                        if before < after:
+                            ids = legal[:]
+                            ids[-2] = before
+                            ids[-1] = after
+                            return ids
+                except KeyError:  # a key not met before (noted in the general way)
+                    pass
+                return self._ids_of(legal)
+            if self.chance is None and not self.game_over:
+                if player is not None and player != self.current:
+                    return []
+                if self._pending:
+                    return self._step_ids()
+                return self._ids_of(self._legal_ids())
         if legal is not None and (player is None or player == self.current):
-            return legal[:]
+            return legal[:]  # kept only at decision nodes (and [] at the end)
         if self.game_over or self.chance is not None:
             return [] if self.chance is None else [c for c, _ in self.chance_outcomes()]
         if player is not None and player != self.current:
@@ -286,7 +299,7 @@ class State:
 
     def apply_action(self, action: int) -> None:
         """Apply a player's action or a chance outcome; an illegal one changes nothing."""
-        if self._legal and self.game.whole and DIRECT_FLOW and not self.game_over:
+        if self.game.whole and self._legal and DIRECT_FLOW and not self.game_over:
             # The common case at once: a whole action of a game without steps or hidden choices,
             # at a decision node (a list of legal actions that is not empty is kept only there).
             self._act(action)
@@ -295,6 +308,17 @@ class State:
             if self.game_over:
                 self._verify_result()
             return
+        if self._legal and not self._pending and not self.game_over:
+            # A decision of a game with choices in steps (and no simultaneous phase), no pick made,
+            # and an id that is a whole action's: straight to `_act`, which refuses an illegal key.
+            key = self.game.whole_key(action)  # None for any other id, and in any other game
+            if key is not None:
+                self._act(key, action)
+                if self._track:
+                    knowledge.end_step(self, key)
+                if self.game_over:
+                    self._verify_result()
+                return
         if self.game_over:
             raise IllegalActionError("the match is over; no action can be applied")
         if self.chance is not None:
@@ -413,6 +437,21 @@ class State:
         encoding = self.game.encoding
         found = encoding._steps.get(key)
         return found if found is not None else encoding.steps(key, *self.game.decode(key))
+
+    def _ids_of(self, legal: list[int]) -> list[int]:
+        """The ids of the legal actions `legal` (keys, in increasing order) at a decision of a
+        game with choices made in steps, no pick made: a new list."""
+        encoding = self.game.encoding
+        own = encoding.own_ids
+        # the keys of the moves before the first chosen in steps are their ids
+        if not legal or legal[-1] < own:
+            return legal[:]
+        # else the ids past those are looked up (a long list is not copied twice)
+        cut = bisect_left(legal, own) if own else 0
+        later = legal[cut:] if cut else legal
+        found = list(map(encoding.plain_id, later))  # None for a choice in steps
+        ids: list[int] = self._first_ids(later, found) if None in found else found  # type: ignore[assignment]
+        return legal[:cut] + ids if cut else ids
 
     def _first_ids(self, legal: list[int], ids: list[int | None]) -> list[int]:
         """The first ids of the legal actions `legal` (`ids`: their ids where one id makes them)."""
@@ -1418,6 +1457,11 @@ class Game:
         self.stepwise = self.encoding.stepwise
         self.simultaneous = any(phase.simultaneous for phase in program.phases)
         self.whole = not self.stepwise and not self.simultaneous  # every id is a whole action, applied at once
+        # a game with choices in steps and no simultaneous phase: the key of an id taken in one id
+        # (`Encoding.key_of`); None for any other id, and always None in any other game
+        self.whole_key: Callable[[int], int | None] = (
+            self.encoding.key_of if self.stepwise and not self.simultaneous else dict[int, int]().get
+        )
         # the effect lists that may stop for chance (by identity): a shuffle or a random choice
         self.chancy = frozenset(id(effects) for effects in _effect_lists(program) if _may_stop(effects))
         # the effect lists that do nothing (by identity): the direct flow passes them by

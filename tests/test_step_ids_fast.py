@@ -156,6 +156,56 @@ match:
   winners: players.filter(p, empty(hand[p]))
 """
 
+# Two moves taken in one id before one chosen in steps: the legal pairs are often two, whose
+# first ids are in order or not (the keys number a pair's cards together, not by its lowest).
+SUMS = """
+rulesengine: 1
+name: sums
+players: {min: 2, max: 3, default: 2}
+decks:
+  d:
+    suits: {a: {}, b: {}, c: {}}
+    ranks: ["1", "2", "3", "4", "5"]
+    zone: stock
+cards:
+  attributes:
+    value: order
+zones:
+  stock: {visibility: nobody}
+  hand: {per: player, visibility: owner}
+  table: {visibility: all}
+round:
+  setup:
+    - shuffle stock
+    - deal 4 of stock to hand from seat(0)
+phases:
+  play:
+    moves: [lay, draw, pair]
+moves:
+  lay:
+    params: {card: "hand[me]"}
+    legal: card.value == 4
+    effects:
+      - move card to table
+  draw:
+    legal: not empty(stock) and size(hand[me]) < 6
+    effects:
+      - move top(stock) to hand[me]
+  pair:
+    params:
+      two: {from: "hand[me]", size: 2}
+    legal: two.sum(c, c.value) == 4
+    effects:
+      - move two to table
+triggers:
+  over:
+    when: players.any(p, empty(hand[p]))
+    effects: [end round]
+match:
+  until: "true"
+  winners: players.filter(p, empty(hand[p]))
+"""
+
 
 def _stepwise_files() -> list[Path]:
     found = []
@@ -174,7 +224,7 @@ def written(tmp_path_factory) -> dict[str, Path]:
     folder = tmp_path_factory.mktemp("steps")
     together = CORNERS.replace("  play:\n", "  play:\n    simultaneous: true\n")  # the same moves, chosen hidden
     assert together != CORNERS
-    files = {"small": SMALL, "corners": CORNERS, "corners-together": together, "groups": GROUPS}
+    files = {"small": SMALL, "corners": CORNERS, "corners-together": together, "groups": GROUPS, "sums": SUMS}
     out = {}
     for name, text in files.items():
         out[name] = folder / f"{name}.yaml"
@@ -250,6 +300,14 @@ def _check_step(state, picked: tuple[int, ...], rng: random.Random, refuse: bool
     return complete
 
 
+def _kept_only_at_decisions(state) -> None:
+    """The fast paths of `legal_actions` and `apply_action` take a kept list of legal actions
+    that is not empty for a decision node: it is kept nowhere else."""
+    if state._legal:
+        assert not state.is_chance_node() and not state.is_terminal()
+        assert state.legal_moves(), "a kept legal list at a decision with nothing legal"
+
+
 def walk(
     state, rng: random.Random, checked: int, refuse_every: int = 5, branch: bool = True, picked: tuple[int, ...] = ()
 ) -> int:
@@ -261,6 +319,7 @@ def walk(
     while not state.is_terminal() and played < checked:
         if state.is_chance_node():
             state.apply_action(rng.choice(state.legal_actions()))
+            _kept_only_at_decisions(state)
             continue
         complete = _check_step(state, picked, rng, refuse=played % refuse_every == 0)
         if branch and picked and rng.random() < 0.3:
@@ -271,6 +330,7 @@ def walk(
         decisions, player = state.steps, state.current_player()
         done = (*picked, action) in complete
         state.apply_action(action)
+        _kept_only_at_decisions(state)
         played += 1
         if state.steps == decisions and not state.is_terminal():
             assert not done and state.current_player() == player
@@ -286,11 +346,15 @@ def walk(
 
 
 @pytest.mark.parametrize("path", STEPWISE_FILES, ids=lambda p: p.stem)
+@pytest.mark.parametrize("track", [False, True], ids=["untracked", "tracked"])
+@pytest.mark.parametrize("chance", [False, True], ids=["seeded", "chance"])
 @settings(max_examples=6, deadline=None)
-@given(seed=st.integers(0, 2**31), skip=st.integers(0, 400), track=st.booleans())
-def test_shipped_games_offer_exactly_the_oracles_ids(path: Path, seed: int, skip: int, track: bool) -> None:
+@given(seed=st.integers(0, 2**31), skip=st.integers(0, 400))
+def test_shipped_games_offer_exactly_the_oracles_ids(
+    path: Path, track: bool, chance: bool, seed: int, skip: int
+) -> None:
     game = rulesengine.make_game(path)
-    state = game.new_initial_state(seed=seed, track=track)
+    state = game.new_initial_state(seed=None if chance else seed, track=track)  # no seed: shuffles are chance nodes
     rng = random.Random(seed)
     picked: tuple[int, ...] = ()
     for _ in range(skip):  # to somewhere in the match (the long games are not checked whole)
@@ -302,14 +366,14 @@ def test_shipped_games_offer_exactly_the_oracles_ids(path: Path, seed: int, skip
     walk(state, rng, checked=120, picked=picked)
 
 
-@pytest.mark.parametrize("name", ["small", "corners", "corners-together", "groups"])
+@pytest.mark.parametrize("name", ["small", "corners", "corners-together", "groups", "sums"])
 @settings(max_examples=10, deadline=None)
-@given(seed=st.integers(0, 2**31), players=st.sampled_from([2, 3]), track=st.booleans())
+@given(seed=st.integers(0, 2**31), players=st.sampled_from([2, 3]), track=st.booleans(), chance=st.booleans())
 def test_variable_sets_and_parameters_around_a_set_follow_the_oracle(
-    written: dict[str, Path], name: str, seed: int, players: int, track: bool
+    written: dict[str, Path], name: str, seed: int, players: int, track: bool, chance: bool
 ) -> None:
     game = rulesengine.make_game(written[name], players=players)
-    state = game.new_initial_state(seed=seed, track=track)
+    state = game.new_initial_state(seed=None if chance else seed, track=track)
     played = walk(state, random.Random(seed), checked=10_000, refuse_every=2)
     assert state.is_terminal() and played >= state.steps
 
@@ -402,3 +466,110 @@ def test_the_groups_game_lists_the_same_sets_as_the_reference_mode(written: dict
     reference = rulesengine.make_game(written["groups"], players=players, optimize=False)
     for seed in range(12):
         assert play_both(fast, reference, seed, choice_seed=seed, max_steps=300) > 0
+
+
+# ---- the shapes the fast paths tell apart ------------------------------------------------
+
+
+def _shape(state) -> str:
+    """Where a decision's legal keys (no pick made) lie against the first move chosen in steps:
+    the cases `legal_actions` handles apart (its general way takes the rest)."""
+    encoding = state.game.encoding
+    legal = state._legal_ids()
+    after = [key for key in legal if key >= encoding.own_ids]
+    if not after:
+        return "none after"
+    if any(key not in encoding.first for key in after):
+        return "a key not met before"
+    alone = " alone" if len(after) == len(legal) else ""
+    if len(after) == 1:
+        return "one after" + alone
+    if len(after) == 2:
+        before, last = (encoding.first[key] for key in after)
+        return ("two after" if before < last else "two after, one first id") + alone
+    return "more after"
+
+
+@pytest.mark.parametrize("track", [False, True])
+def test_every_shape_of_a_decision_offers_the_oracles_ids(written: dict[str, Path], track: bool) -> None:
+    """Each case the fast path of `legal_actions` takes apart meets the oracle, with chance
+    nodes and without: keys all below the first move chosen in steps, one or two after them (alone
+    or not, two of one move chosen in steps with one first id), more, and keys not met before."""
+    seen: dict[str, int] = {}
+    for name in ("corners", "groups", "sums"):
+        for seed in range(16):
+            # a new game, whose keys are all met for the first time in this test
+            game = rulesengine.Game(rulesengine.make_game(written[name], players=2 + seed % 2).program)
+            state = game.new_initial_state(seed=None if seed % 3 == 0 else seed, track=track)
+            rng = random.Random(seed)
+            picked: tuple[int, ...] = ()
+            while not state.is_terminal():
+                if not state.is_chance_node() and not picked:
+                    shape = _shape(state)
+                    seen[shape] = seen.get(shape, 0) + 1
+                    expected = oracle_ids(state, ())[0]
+                    assert state.legal_actions() == expected, shape
+                    assert state.legal_actions(state.current_player()) == expected, shape
+                action, decisions, chance = rng.choice(state.legal_actions()), state.steps, state.is_chance_node()
+                state.apply_action(action)
+                _kept_only_at_decisions(state)
+                picked = (
+                    (*picked, action) if not chance and state.steps == decisions and not state.is_terminal() else ()
+                )
+    wanted = {"none after", "a key not met before", "one after", "one after alone", "two after", "two after alone"}
+    assert wanted | {"two after, one first id", "two after, one first id alone", "more after"} <= set(seen), seen
+
+
+def _lay_ids(game, state) -> tuple[list[int], list[int]]:
+    """The ids of `lay` (a move taken in one id, after moves chosen in steps): legal, and not."""
+    lay = game.encoding.blocks[-1]
+    ids = range(lay.offset, lay.offset + lay.width)
+    legal = set(state.legal_actions())
+    return [a for a in ids if a in legal], [a for a in ids if a not in legal]
+
+
+@pytest.mark.parametrize("track", [False, True])
+def test_an_id_taken_whole_applies_its_action_or_is_refused(written: dict[str, Path], track: bool) -> None:
+    """At a decision with no pick made, an id of a move taken in one id applies that move (the
+    same state as the one its key gives through the general way); one not legal is refused and
+    changes nothing; during a choice in steps the same id is a step, refused if nothing goes on
+    with it."""
+    game = rulesengine.make_game(written["corners"])
+    gather, give, lay = game.encoding.blocks
+    met = 0
+    for seed in range(40):
+        state = game.new_initial_state(seed=seed, track=track)
+        legal, illegal = _lay_ids(game, state)
+        if not legal:
+            continue
+        action = legal[0]
+        card = action - lay.offset  # lay's one parameter: a card, its id
+        general = state.clone(track=track)
+        state.apply_action(action)
+        assert state.decode_key(state.last_action) == (lay.move, (card,))
+        assert state.history[1] == action and state.steps == 1
+        general._apply_player_action(action)  # the general way: the id's key looked up, then applied
+        assert state.zones == general.zones and state.current == general.current and state.history == general.history
+        assert state.legal_actions() == general.legal_actions()
+        if track:
+            for player in range(state.num_players):
+                assert state.information_state_key(player) == general.information_state_key(player)
+                assert state.observation(player) == general.observation(player)
+        # an id of the same move that is not legal: refused, nothing changed
+        before = state.clone(track=track)
+        _legal, illegal = _lay_ids(game, state)
+        with pytest.raises(IllegalActionError, match="not legal"):
+            state.apply_action(illegal[0])
+        assert state.history is before.history and state.zones == before.zones and state.steps == before.steps
+        # during a choice in steps, a legal id of `lay` is no step of it
+        firsts = [a for a in state.legal_actions() if give.offset <= a < lay.offset]
+        legal, _illegal = _lay_ids(game, state)
+        if not firsts or not legal:
+            continue
+        state.apply_action(firsts[0])
+        pending, history = state._pending, state.history
+        with pytest.raises(IllegalActionError, match="not legal"):
+            state.apply_action(legal[0])
+        assert state._pending == pending == (firsts[0],) and state.history is history
+        met += 1
+    assert met >= 3
