@@ -79,9 +79,7 @@ def one_card(card: ast.expr, destination: ast.expr, fresh: Fresh) -> list[ast.st
     return [pyast.if_(compare(card, ">=", const(0)), [move])]
 
 
-def whole_zone(
-    source: ast.expr, destination: ast.expr, same_zone: ast.expr | None, fresh: Fresh
-) -> list[ast.stmt]:
+def whole_zone(source: ast.expr, destination: ast.expr, same_zone: ast.expr | None, fresh: Fresh) -> list[ast.stmt]:
     """`move_top(source, len(zones[source]), destination)` of an untracked state (`source` and
     `destination` names or constants); a zone moved onto itself is left to `same_zone` (None:
     the two are of different families, never the same zone)."""
@@ -139,4 +137,3 @@ def _unless_same(
     if isinstance(source, ast.Constant) and isinstance(destination, ast.Constant):
         return inline if source.value != destination.value else [pyast.expr(same_zone)]
     return [pyast.if_(compare(source, "!=", destination), inline, [pyast.expr(same_zone)])]
-
