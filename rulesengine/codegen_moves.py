@@ -4,8 +4,9 @@ For every move, a function appending the ids of its legal actions to a list; for
 phase, one such function for all its moves (moves that test the same cards one at a time
 share one loop); for every move no shuffle can interrupt, a `step` function running its
 effects and the triggers; for every phase, a `settle` function passing the turn and
-listing the next legal actions; and for every move of one phase only, `play`: its step and
-that phase's settle in one function. The expressions inside come from codegen.CodeGenerator.
+listing the next legal actions; and for a move of one phase only, its step and that phase's
+settle in one function instead (pass `play`, while the phase's listing of legal actions is
+small enough to copy). The expressions inside come from codegen.CodeGenerator.
 
 Passes over Python syntax nodes here (each keeps the set of legal actions found, and the
 order in which they are appended does not matter: the list is sorted):

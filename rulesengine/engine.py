@@ -308,7 +308,7 @@ class State:
             if self.game_over:
                 self._verify_result()
             return
-        if self._legal and not self._pending and not self.game_over:
+        if self._legal and DIRECT_FLOW and not self._pending and not self.game_over:
             # A decision of a game with choices in steps (and no simultaneous phase), no pick made,
             # and an id that is a whole action's: straight to `_act`, which refuses an illegal key.
             key = self.game.whole_key(action)  # None for any other id, and in any other game

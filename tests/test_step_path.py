@@ -1,7 +1,8 @@
 """The engine's direct paths between two decisions agree with the general path they bypass.
 
 With `engine.DIRECT_FLOW` on (the default), a whole action of a game without steps or
-hidden choices goes from `apply_action` straight to `_act`, and phase changes and round
+hidden choices, and an id that is a whole action in a game with choices in steps, go from
+`apply_action` straight to `_act`, and phase changes and round
 ends run straight to the next decision while no effect list on the way can stop for
 chance; with it off, every action takes the general dispatch and every change goes task
 by task through the agenda. These tests play the same matches both ways, side by side, and
