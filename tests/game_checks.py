@@ -3,8 +3,30 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 from rulesengine import State
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+
+# Each shipped ruleset at least once, and every example at its default player count.
+SHIPPED_SETTINGS: list[tuple[str, int | None, dict]] = [
+    ("pan", 3, {}),
+    ("pan-reversed-spades", 2, {}),
+    ("padan", 2, {}),
+    ("padan-original", 2, {}),
+    ("padvinderspel", 4, {}),
+    ("padvinderspel", 3, {"attach": "higher_only"}),
+    *((str(path), None, {}) for path in sorted(EXAMPLES.glob("*.yaml"))),
+]
+
+
+def uncovered(settings: list[tuple]) -> set[str]:
+    """The shipped rulesets and examples that no setting of `settings` (name first) plays."""
+    named = {Path(setting[0]).stem for setting in settings}
+    shipped = {p.stem for p in (ROOT / "rulesets").glob("*.yaml")} | {p.stem for p in EXAMPLES.glob("*.yaml")}
+    return shipped - named
 
 
 def assert_cards_conserved(state: State) -> None:

@@ -25,10 +25,9 @@ from hypothesis import strategies as st
 import rulesengine
 from rulesengine import EngineError
 from rulesengine.diagnostics import RuleFileError
+from tests.game_checks import SHIPPED_SETTINGS, uncovered
 from tests.gamegen import generate
 
-ROOT = Path(__file__).resolve().parent.parent
-EXAMPLES = ROOT / "examples"
 
 TEMPLATE = """\
 rulesengine: 1
@@ -265,15 +264,7 @@ def test_a_corner_moves_alike_tracked_untracked_and_in_the_reference_mode(tmp_pa
         assert marker in text, marker
 
 
-SETTINGS = [
-    ("pan", 3, {}),
-    ("pan-reversed-spades", 2, {}),
-    ("padan", 2, {}),
-    ("padan-original", 2, {}),
-    ("padvinderspel", 4, {}),
-    ("padvinderspel", 3, {"attach": "higher_only"}),
-    *((str(path), None, {}) for path in sorted(EXAMPLES.glob("*.yaml"))),
-]
+SETTINGS = SHIPPED_SETTINGS
 
 
 @pytest.mark.parametrize(("name", "players", "options"), SETTINGS, ids=lambda v: Path(str(v)).stem)
@@ -285,9 +276,7 @@ def test_shipped_games_move_alike_three_ways(name: str, players: int | None, opt
 
 
 def test_every_shipped_ruleset_and_example_is_covered() -> None:
-    named = {Path(name).stem for name, _, _ in SETTINGS}
-    shipped = {p.stem for p in (ROOT / "rulesets").glob("*.yaml")} | {p.stem for p in EXAMPLES.glob("*.yaml")}
-    assert shipped <= named, shipped - named
+    assert not uncovered(SETTINGS)
 
 
 @settings(max_examples=25, deadline=None)
