@@ -28,7 +28,6 @@ from rulesengine.diagnostics import RuleFileError
 from tests.game_checks import SHIPPED_SETTINGS, uncovered
 from tests.gamegen import generate
 
-
 TEMPLATE = """\
 rulesengine: 1
 name: Move corner {name}
