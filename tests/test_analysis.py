@@ -208,7 +208,9 @@ def test_ctrl_c_stops_soon_and_prints_partial_statistics(tmp_path, workers):
     out, err = process.communicate(timeout=30)
     stopped = time.monotonic() - sent
     assert process.returncode == 130, err
-    assert stopped < 3.0  # about a second on an idle machine; slack for a busy one
+    # about a second on an idle machine; the bound leaves room for a loaded one and still
+    # tells stopping soon from going on (a million matches take hours)
+    assert stopped < 10.0
     data = json.loads(out)
     assert data["partial"] and 0 < data["games"] < 1_000_000
     assert len(matches.read_text().splitlines()) == data["games"]
