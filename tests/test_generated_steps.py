@@ -1,8 +1,9 @@
 """The generated fast paths list legal actions consistently.
 
-A step normally runs as two generated functions: the move's effects with the triggers,
-then the phase's `settle` (pass the turn, list the next legal actions, with moves that go
-over the same cards sharing one loop). Whether these decide as the language says is
+A step normally runs as generated code: the move's effects with the triggers, then the
+phase's `settle` (pass the turn, list the next legal actions, with moves that go over the
+same cards sharing one loop), in one function for a move of one phase only (pass `play`),
+else as two. Whether these decide as the language says is
 tested against the reference mode, which shares none of their code, in
 tests/test_reference_oracle.py (that comparison replaced one with the same generator
 minus `step`, which could not see the generator's own mistakes). What is left here: the
