@@ -137,6 +137,9 @@ class CodeGenerator:
         self._card_self: str | None = None  # the parameter holding the card of a card-context function
         self._unroll_work = 0  # bodies written out by the pass `unroll` so far
         self.real_cards: set[int] = set()  # slots holding a card of a zone (never "no card") where generated
+        # while generating a step of a move of one phase only: that phase's index (the phase
+        # changes only after the step, when the engine checks the flow)
+        self.step_phase: int | None = None
 
     # ---- names and constants ---------------------------------------------------------
 
@@ -572,6 +575,8 @@ class CodeGenerator:
         if builtin == "suits":
             return name(self.derived(("suits",), lambda: list(range(len(layout.suit_names))), "suits"))
         if builtin == "phase":
+            if self.step_phase is not None:
+                return const(layout.phase_names[self.step_phase])
             names = name(self.derived(("phase_names",), lambda: list(layout.phase_names), "phase_names"))
             return pyast.ifexp(compare(pyast.st("phase"), ">=", const(0)), sub(names, pyast.st("phase")), const(""))
         field = {"direction": "direction", "round": "round_number", "turn": "turns", "passes": "passes"}[builtin]
@@ -723,7 +728,10 @@ class CodeGenerator:
             return None
         if e.right.value not in self.layout.phase_names:
             return None
-        return compare(pyast.st("phase"), e.op, const(self.layout.phase_names.index(e.right.value)))
+        index = self.layout.phase_names.index(e.right.value)
+        if self.step_phase is not None:  # known in this step
+            return const((index == self.step_phase) == (e.op == "=="))
+        return compare(pyast.st("phase"), e.op, const(index))
 
     def gen_Conditional(self, e: ir.Conditional) -> ast.expr:
         condition = self.gen(e.condition)  # generated once: nested conditionals stay linear

@@ -773,8 +773,19 @@ class MoveCodeGenerator(CodeGenerator):
         fn = pyast.function(self.names.fresh(f"_step_{move.name}"), ["st", self.me, "values"], body)
         return self.define(fn, f"step of move {move.name} {position(move.span)}", of_state=True)
 
-    def step_statements(self, move: ir.MoveDef, triggers: tuple[ir.Trigger, ...]) -> list[ast.stmt]:
-        """The statements of `step` (without its last `return`), kept for the move's `play`."""
+    def step_statements(
+        self, move: ir.MoveDef, triggers: tuple[ir.Trigger, ...], phase: int | None = None
+    ) -> list[ast.stmt]:
+        """The statements of `step` (without its last `return`), kept for the move's `play`.
+        `phase`: the index of the one phase the move belongs to, if so; the rules' `phase` is
+        then a constant in them (pass `known phase`)."""
+        self.step_phase = phase
+        try:
+            return self._step_statements(move, triggers)
+        finally:
+            self.step_phase = None
+
+    def _step_statements(self, move: ir.MoveDef, triggers: tuple[ir.Trigger, ...]) -> list[ast.stmt]:
         self._step_triggers = triggers
         body: list[ast.stmt] = []
         if move.params:
@@ -806,9 +817,12 @@ class MoveCodeGenerator(CodeGenerator):
             if trigger.each is None:
                 # The flags change only when effects run, so they are looked at after effects.
                 then = [] if last or not ending & sets else [pyast.if_(over, [pyast.return_()])]
+                when = self.gen(trigger.when)
+                if pyast.is_const(when) and not when.value:  # type: ignore[attr-defined]
+                    continue  # never fires in this step (e.g. a test of another phase)
                 body.append(
                     pyast.located(
-                        pyast.if_(self.gen(trigger.when), [*effects, *then]),
+                        pyast.if_(when, [*effects, *then]),
                         f"trigger {trigger.name} {position(trigger.when.span)}",
                     )
                 )

@@ -323,6 +323,7 @@ class Compiler:
         # settle (the pass `play`); it is made with the phase's functions below
         in_phases = [name for p in r.phases for name in p.moves]
         own_moves = frozenset(name for name in in_phases if in_phases.count(name) == 1 and JOIN_STEPS)
+        phase_of = {name: index for index, p in enumerate(r.phases) for name in p.moves}
         for index, move in enumerate(r.moves):
             plain = triggers_plain and not ir.has_chance(move.effects)
             params = tuple(self.param(p) for p in move.params)
@@ -331,7 +332,7 @@ class Compiler:
                 width *= p.domain_size
             step = None
             if plain and move.name in own_moves:
-                self.codegen.step_statements(move, r.triggers)
+                self.codegen.step_statements(move, r.triggers, phase_of[move.name])
             elif plain:
                 step = self.codegen.step(move, r.triggers)
             moves.append(

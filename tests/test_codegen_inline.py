@@ -583,3 +583,69 @@ def test_known_truth_leaves_out_decided_tests(expression: str, decided: str | No
     out = decide_known_tests(fn)
     body = ast.unparse(out.body[0].value)  # type: ignore[attr-defined]
     assert body == (decided if decided is not None else ast.unparse(ast.parse(expression, mode="eval").body))
+
+
+# ---- pass `known phase` ----------------------------------------------------------------
+
+_PHASES = (
+    _HEAD
+    + """
+variables:
+  marks: {type: int}
+round:
+  setup:
+    - move pile to stock
+    - for: p in players
+      do:
+        - move hand[p] to stock
+    - shuffle stock
+    - deal 3 of stock to hand from seat(round)
+phases:
+  first:
+    moves: [lay, both]
+    until: size(pile) >= 2
+    next: second
+  second:
+    moves: [play, both]
+moves:
+  lay:
+    params: {card: "hand[me]"}
+    effects:
+      - move card to pile
+      - log "{me} lays in phase {phase}"
+  play:
+    params: {card: "hand[me]"}
+    effects:
+      - move card to pile
+      - if: phase == "second" and size(pile) > 5
+        then: [end round]
+  both:
+    effects:
+      - log "{me} waits in phase {phase}"
+      - move top(stock) to hand[me]
+triggers:
+  counted:
+    when: phase == "second"
+    effects: [marks += 1]
+match:
+  until: round == 4
+"""
+)
+
+
+def test_the_phase_is_a_constant_in_a_step_of_a_move_of_one_phase(tmp_path: Path) -> None:
+    """A move of one phase only is played in that phase: its step (and the triggers run with
+    it) reads the rules' `phase` as a constant; a move of two phases reads the state's."""
+    fast, reference, _ = _games(tmp_path, _PHASES, 3)
+    lay, play, both = (_source(fast, f"_step_{move}") for move in ("lay", "play", "both"))
+    assert "st.phase" not in lay and "st.phase" not in play.split("found = []")[0]
+    assert "marks" not in lay.split("found = []")[0]  # the trigger cannot fire in phase first
+    assert "st.phase" in both
+    played = sum(play_both(fast, reference, seed, choice_seed=seed, max_steps=200) for seed in range(6))
+    assert played > 50
+    state = fast.new_initial_state(seed=2, record_log=True)
+    while not state.is_terminal() and state.steps < 200:
+        legal = state.legal_actions()
+        state.apply_action(legal[state.steps % 2 - 1])  # a card, then the last (`both`)
+    log = "\n".join(state.log or [])
+    assert "lays in phase first" in log and "waits in phase first" in log and "waits in phase second" in log
