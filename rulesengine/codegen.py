@@ -244,14 +244,14 @@ class CodeGenerator:
         fresh = self.names.fresh
         first: list[ast.stmt] = []
         if plain and not s.at_bottom and cards.type == ir.CARD:
-            card = inline_moves.kept(self.gen(cards), "_card", fresh, first)
-            destination = inline_moves.kept(self.gen(s.destination), "_to", fresh, first)
+            card = pyast.kept(self.gen(cards), "_card", fresh, first)
+            destination = pyast.kept(self.gen(s.destination), "_to", fresh, first)
             method = pyast.method(name("st"), "put_on_top", card, destination)
             return inline_moves.tracked_or_inline(first, method, inline_moves.one_card(card, destination, fresh))
         if plain and not s.at_bottom and cards.type == ir.ZONE:
             # the whole zone: `move_top` of all its cards
-            source = inline_moves.kept(self.gen(cards), "_source", fresh, first)
-            destination = inline_moves.kept(self.gen(s.destination), "_to", fresh, first)
+            source = pyast.kept(self.gen(cards), "_source", fresh, first)
+            destination = pyast.kept(self.gen(s.destination), "_to", fresh, first)
 
             def whole() -> ast.expr:
                 count = call("len", sub(pyast.st("zones"), source))
@@ -267,9 +267,9 @@ class CodeGenerator:
             and len(cards.args) == 2
             and cards.args[0].type == ir.ZONE
         ):
-            zone = inline_moves.kept(self.gen(cards.args[0]), "_source", fresh, first)
-            count = inline_moves.kept(self.gen(cards.args[1]), "_count", fresh, first)
-            destination = inline_moves.kept(self.gen(s.destination), "_to", fresh, first)
+            zone = pyast.kept(self.gen(cards.args[0]), "_source", fresh, first)
+            count = pyast.kept(self.gen(cards.args[1]), "_count", fresh, first)
+            destination = pyast.kept(self.gen(s.destination), "_to", fresh, first)
 
             def top() -> ast.expr:
                 return pyast.method(name("st"), "move_top", zone, count, destination, sorted_tables)
@@ -284,8 +284,8 @@ class CodeGenerator:
             # a list of their own (the zone changes as cards leave): a comprehension makes one
             moved = collection if isinstance(collection, ast.ListComp) else call("list", collection)
         if plain and not s.at_bottom and cards.type != ir.CARD:
-            listed = inline_moves.kept(moved, "_moved", fresh, first)
-            destination = inline_moves.kept(self.gen(s.destination), "_to", fresh, first)
+            listed = pyast.kept(moved, "_moved", fresh, first)
+            destination = pyast.kept(self.gen(s.destination), "_to", fresh, first)
             method = pyast.method(name("st"), "move_cards", listed, destination, const(False), sorted_tables)
             return inline_moves.tracked_or_inline(first, method, inline_moves.several(listed, destination, fresh))
         destination = self.gen(s.destination)
@@ -420,12 +420,8 @@ class CodeGenerator:
     def turn_to(self, player: ir.Expr, where: ast.expr) -> list[ast.stmt]:
         """`turn to`: the state's method written out for a seat (no call); anything else goes to
         the method, which raises the error naming the rule position."""
-        node = self.gen(player)
         first: list[ast.stmt] = []
-        if not isinstance(node, (ast.Constant, ast.Name)):
-            kept = self.names.fresh("_seat")
-            first.append(pyast.assign(kept, node))
-            node = name(kept)
+        node = pyast.kept(self.gen(player), "_seat", self.names.fresh, first)
         chosen: list[ast.stmt] = [
             pyast.assign(pyast.store_attr(name("st"), "current"), node),
             pyast.assign(pyast.store_attr(name("st"), "turn_set"), const(True)),

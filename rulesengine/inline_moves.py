@@ -28,16 +28,6 @@ Fresh = Callable[[str], str]
 _WHY = "an untracked state notes no knowledge: the move is written out, no method call"
 
 
-def kept(value: ast.expr, hint: str, fresh: Fresh, first: list[ast.stmt]) -> ast.expr:
-    """`value` as a name or a constant: a computed value goes into a new local (its
-    assignment appended to `first`), so that it is computed once and in order."""
-    if isinstance(value, (ast.Name, ast.Constant)):
-        return value
-    local = fresh(hint)
-    first.append(assign(local, value))
-    return name(local)
-
-
 def tracked_or_inline(first: list[ast.stmt], method: ast.expr, inline: list[ast.stmt]) -> list[ast.stmt]:
     """`first`, then the method call for a tracked state, else `inline`."""
     pyast.located(inline[0], _WHY)

@@ -111,6 +111,16 @@ def walrus(target: str, value: ast.expr) -> ast.NamedExpr:
     return ast.NamedExpr(store(target), value)
 
 
+def kept(value: ast.expr, hint: str, fresh: Callable[[str], str], first: list[ast.stmt]) -> ast.expr:
+    """`value` as a name or a constant: a computed value goes into a new local named from
+    `hint` by `fresh` (its assignment appended to `first`), so it is computed once, in order."""
+    if isinstance(value, (ast.Name, ast.Constant)):
+        return value
+    local = fresh(hint)
+    first.append(assign(local, value))
+    return name(local)
+
+
 def tuple_(items: Iterable[ast.expr]) -> ast.Tuple:
     return ast.Tuple(list(items), ast.Load())
 
