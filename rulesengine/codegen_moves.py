@@ -154,8 +154,6 @@ def _loop(var: str, iterable: ast.expr, opened: list[ast.stmt]) -> Wrap:
 
 # the flags of the flow that effects set, by what `end` ends; `goto` sets st.goto
 _FLOW_FLAGS = {"round": "round_over", "game": "game_over", "phase": "phase_over", "goto": "goto"}
-# every flag `_flags_set` may name: the flow's, and `turn_set` (set by `turn to`)
-_ALL_FLAGS = frozenset({*_FLOW_FLAGS.values(), "turn_set"})
 
 
 def _flags_set(statements: list[ir.Stmt] | tuple[ir.Stmt, ...]) -> set[str]:
@@ -321,12 +319,6 @@ class MoveCodeGenerator(CodeGenerator):
         other moves' steps are in `moves` (the compiled moves so far)."""
         hoisted, body = self._phase_enumeration(moves)
         enumerate_ = self._enumerator_function(hoisted, body, f"legal actions of phase {phase.name}")
-        passes = any(move.is_pass for move, _compiled in moves)
-        if self._step_triggers is None:  # no step generated: settle is never called
-            flags = set(_ALL_FLAGS)
-        else:
-            effects = [s for move, _compiled in moves for s in move.effects]
-            flags = _flags_set([*effects, *(s for t in self._step_triggers for s in t.effects)])
         mine = [move for move, _compiled in moves if move.name in own and move.name in self._step_bodies]
         listing = sum(pyast.size(statement) for statement in body) + sum(pyast.size(v) for _, v in hoisted)
         join = len(mine) == 1 or listing * len(mine) <= JOIN_BUDGET
@@ -338,8 +330,17 @@ class MoveCodeGenerator(CodeGenerator):
         }
         # a step that does not end with this phase's settle is followed by it
         needed = (bool(mine) and not join) or any(compiled.step is not None for _move, compiled in moves)
-        settle = self.settle(phase, hoisted, body, turn_limit, passes, flags) if needed else None
+        settle = None
+        if needed:
+            passes = any(move.is_pass for move, _compiled in moves)
+            flags = self._step_flags([move for move, _compiled in moves])
+            settle = self.settle(phase, hoisted, body, turn_limit, passes, flags)
         return enumerate_, settle, steps
+
+    def _step_flags(self, moves: list[ir.MoveDef]) -> set[str]:
+        """The flags a step of one of `moves` may set: by the move's effects or the triggers'."""
+        triggers = self._step_triggers or ()
+        return _flags_set([*(s for move in moves for s in move.effects), *(s for t in triggers for s in t.effects)])
 
     def play(
         self, phase: ir.Phase, move: ir.MoveDef, hoisted: list, body: list[ast.stmt], turn_limit: int | None
@@ -350,8 +351,7 @@ class MoveCodeGenerator(CodeGenerator):
         move alone (the flags its own effects and the triggers can set; no pass test after a
         move that is not a pass). A `return` of the step, which it takes only when a flag that
         ends the step is set, becomes what the settle does first when a flag is set."""
-        triggers = self._step_triggers or ()
-        flags = _flags_set([*move.effects, *(s for t in triggers for s in t.effects)])
+        flags = self._step_flags([move])
         on_flag = self._on_flag(flags)
         step_lines = self._step_bodies[move.name]
         if on_flag is not None:
@@ -486,8 +486,8 @@ class MoveCodeGenerator(CodeGenerator):
         hoisted: list,
         body: list[ast.stmt],
         turn_limit: int | None,
-        passes: bool = True,
-        flags: set[str] | None = None,
+        passes: bool,
+        flags: set[str],
     ):
         """One function for what follows a step in `phase`: `settle(state)` passes the turn and
         lists the next player's legal actions (with the phase's enumeration `hoisted` and
@@ -501,11 +501,11 @@ class MoveCodeGenerator(CodeGenerator):
         flow no effect of those steps can set (`flags`: the ones that can be; the engine stops
         at a decision only with every flag clear), and a player chosen by `turn to` when no
         such effect can run (`turn_set` not in `flags`: the engine clears it before a step)."""
-        lines = self._settle_lines(phase, hoisted, body, turn_limit, passes, _ALL_FLAGS if flags is None else flags)
+        lines = self._settle_lines(phase, hoisted, body, turn_limit, passes, flags)
         fn = pyast.function(self.names.fresh(f"_settle_{phase.name}"), ["st"], lines)
         return self.define(fn, f"after a step in phase {phase.name}", of_state=True)
 
-    def _on_flag(self, flags: set[str] | frozenset[str]) -> ast.If | None:
+    def _on_flag(self, flags: set[str]) -> ast.If | None:
         """`if <a flag of the flow is set>: advance the turn (unless the match is over), then
         State._check, and return`, testing only the flags in `flags` (None: none of them)."""
         st_ = name("st")
@@ -528,7 +528,7 @@ class MoveCodeGenerator(CodeGenerator):
         body: list[ast.stmt],
         turn_limit: int | None,
         passes: bool,
-        flags: set[str] | frozenset[str],
+        flags: set[str],
     ) -> list[ast.stmt]:
         """The statements of `settle` (see there)."""
         me = self.me
