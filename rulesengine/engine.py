@@ -32,6 +32,10 @@ _NORMAL, _LIMIT, _STUCK = flow.NORMAL, flow.LIMIT, flow.STUCK
 # changes without the agenda); tests turn them off to compare with the general path.
 DIRECT_FLOW = True
 
+# The root of a history that does not go back to the start of the match (a state put into a
+# position, or resampled): a cell like the others, so any walk of the chain ends at None.
+_FORGOTTEN: tuple = (None, ())
+
 
 class State:
     """One position of a match. Players are numbered from 0; `P1` is player 0 in logs."""
@@ -84,6 +88,7 @@ class State:
         "ident",
         "origin",
         "_touched",
+        "_tail",
     )
     __slots__ = _SHARED + _COPIED
 
@@ -118,7 +123,12 @@ class State:
         self.chance: list | None = None
         self.chance_count = 0
         self.seed = seed
-        self.history: tuple | None = None  # (previous, value, is_chance) cells, shared by clones
+        # The values recorded so far (see `_record`): the latest in `_tail`, a list of this state's
+        # own; the earlier ones in `history`, a chain of (previous, values) cells shared by clones.
+        # One cell per clone rather than one per step: a chain as long as the match would be walked
+        # again and again by the garbage collector.
+        self.history: tuple | None = None
+        self._tail: list[int] = []
         self.steps = 0
         self.shown: list[list[int]] = [[] for _ in range(n)]  # cards revealed to each player this step
         self.shown_any = False
@@ -156,8 +166,13 @@ class State:
         With `track=False` the copy keeps no knowledge and no trail (faster steps, e.g. for
         the playouts of a search); it cannot answer information-state questions.
         """
+        tail = self._tail
+        if tail:  # the values since the last clone become a cell both share
+            self.history = (self.history, tuple(tail))
+            tail.clear()
         other = object.__new__(State)
         _copy_shared(self, other)
+        other._tail = []
         if not track:
             other._track = False
         other.zones = list(map(list.copy, self.zones))
@@ -370,7 +385,7 @@ class State:
         if not self._is_legal(key):
             self._refuse(key if recorded is None else recorded)
         player = self.current
-        self.history = (self.history, key if recorded is None else recorded, False)
+        self._tail.append(key if recorded is None else recorded)
         self.steps += 1
         if self.shown_any:
             for shown in self.shown:
@@ -527,7 +542,7 @@ class State:
         prefix = (*prefix, action)
         self._pending = prefix
         self._ids = (legal, prefix, None, going)
-        self.history = (self.history, action, False)
+        self._tail.append(action)
         return None
 
     def _step_name(self, action: int) -> str:
@@ -602,7 +617,7 @@ class State:
         except KeyError:  # the first time this action is played: decoded once
             game.decode(action)
             step, values, is_pass, move, settled = game.plays[action]
-        self.history = (self.history, recorded, False)
+        self._tail.append(recorded)
         steps = self.steps + 1
         self.steps = steps
         self.turns += 1
@@ -679,7 +694,7 @@ class State:
             index = cards.index(card, position)
         except ValueError:
             raise IllegalActionError(f"chance outcome {card} is not possible now") from None
-        self.history = (self.history, card, True)
+        self._tail.append(~card)  # a chance outcome (never negative) is kept as a negative value
         cards[position], cards[index] = cards[index], cards[position]
         self._touched.add(zone)
         chance[1] = position + 1
@@ -724,7 +739,7 @@ class State:
         values = chance[3]
         if not (isinstance(outcome, int) and 0 <= outcome < len(values)):
             raise IllegalActionError(f"chance outcome {outcome} is not possible now (0 to {len(values) - 1})")
-        self.history = (self.history, outcome, True)
+        self._tail.append(~outcome)
         env = self.agenda[-1][3]  # the list's continuation carries its environment
         env[chance[1]] = values[outcome]
         self.chance = None
@@ -1320,13 +1335,39 @@ class State:
         return Resampler(self, player).sample(rng)
 
     def history_list(self) -> list[tuple[int, bool]]:
-        out = []
+        """(value, is chance outcome) of every step so far (since the position, for a state put into
+        one, or since it was drawn, for a resampled state)."""
+        return self.history_since(None)
+
+    def history_since(self, earlier: State | None) -> list[tuple[int, bool]]:
+        """`history_list` from `earlier` on: a state this one went on from, kept as a clone (a
+        checkpoint, which is never played on). None: from the start."""
+        until = None if earlier is None else earlier.history
+        if earlier is not None and earlier._tail:
+            raise EngineError("a state that was played on after it was cloned is no checkpoint")
+        chunks = [self._tail]
+        cell = self.history
+        while cell is not until:
+            if cell is None:
+                raise EngineError("this state did not go on from the one given")
+            cell, values = cell
+            chunks.append(values)
+        return [(~value, True) if value < 0 else (value, False) for values in reversed(chunks) for value in values]
+
+    def forget_history(self) -> None:
+        """Start the history again here (a state put into a position, or resampled)."""
+        self.history = _FORGOTTEN
+        self._tail = []
+
+    def _from_start(self) -> bool:
+        """Whether the history goes back to the start of the match (not so after a position or a
+        resampling, which forget the past)."""
         cell = self.history
         while cell is not None:
-            cell, value, is_chance = cell
-            out.append((value, is_chance))
-        out.reverse()
-        return out
+            if cell is _FORGOTTEN:
+                return False
+            cell = cell[0]
+        return True
 
     def actions(self) -> list[int]:
         """The players' actions so far (without chance outcomes)."""
@@ -1339,8 +1380,10 @@ class State:
 
     def __reduce__(self) -> tuple:
         """Pickled as its game, seed and history: unpickling replays them."""
-        if self.history is None and self.steps:
-            raise EngineError("a resampled state keeps no history from the start and cannot be pickled")
+        if not self._from_start():
+            raise EngineError(
+                "a resampled state, or one put into a position, keeps no history from the start and cannot be pickled"
+            )
         values = [value for value, _is_chance in self.history_list()]
         return _restore_state, (self.game, self.seed, values, self._track)
 

@@ -70,7 +70,7 @@ def set_position(state: State, position: Position) -> None:
     state.goto = None
     state.turn_set = False
     state.last_action = None
-    state.history = None
+    state.forget_history()
     state.steps = 0
     state.shown = [[] for _ in range(program.num_players)]
     state.shown_any = False

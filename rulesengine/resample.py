@@ -45,12 +45,7 @@ class Resampler:
         checkpoint = state._checkpoint
         self.checkpoint = checkpoint
         # what to replay: the actions and chance outcomes since the checkpoint
-        values = []
-        cell = state.history
-        while cell is not checkpoint.history:
-            cell, value, is_chance = cell
-            values.append((value, is_chance))
-        self.values = values[::-1]
+        self.values = state.history_since(checkpoint)
         self.start_key = knowledge.key(checkpoint, player)
         self.start_view = checkpoint._seen[player][2]
         records, _end = knowledge._records(state, checkpoint.trail)
@@ -196,7 +191,7 @@ def relabel(state: Any, sigma: list[int]) -> Any:
     if out._commits:  # the hidden choices of a simultaneous phase name cards of the sample
         out._commits = tuple((p, relabel_action(state.game, key, sigma) or key) for p, key in out._commits)
     out._legal = None
-    out.history = None  # the true actions (hidden ones too) stay with the true state
+    out.forget_history()  # the true actions (hidden ones too) stay with the true state
     out._seen = {}
     out._checkpoint = None
     return out

@@ -50,6 +50,7 @@ def secrets_of(state: State) -> set[int]:
     while cell is not None:
         secret.add(id(cell))
         cell = cell[0]
+    secret.add(id(state._tail))
     return secret
 
 

@@ -207,7 +207,7 @@ def test_an_illegal_action_is_refused_alike_on_both_paths(name: str) -> None:
         # an action the game applied before (so in `Game.plays`) but not legal now
         known = [a for a in game.plays if a not in legal]
         for action in [illegal, *known[:2], -1, game.num_distinct_actions + 5]:
-            before = (state.history, state.steps, [z[:] for z in state.zones], state.vars[:])
+            before = (state.history_list(), state.steps, [z[:] for z in state.zones], state.vars[:])
             with pytest.raises(IllegalActionError) as direct:
                 state.apply_action(action)
             engine.DIRECT_FLOW = False
@@ -217,7 +217,7 @@ def test_an_illegal_action_is_refused_alike_on_both_paths(name: str) -> None:
             finally:
                 engine.DIRECT_FLOW = True
             assert str(direct.value) == str(general.value)
-            assert before == (state.history, state.steps, [z[:] for z in state.zones], state.vars[:])
+            assert before == (state.history_list(), state.steps, [z[:] for z in state.zones], state.vars[:])
             messages.append(str(direct.value))
         state.apply_action(rng.choice(legal))
         if state.steps > 60:
@@ -262,7 +262,11 @@ def test_a_chance_outcome_is_never_taken_for_an_action() -> None:
                 other.apply_action(outcome)
             finally:
                 engine.DIRECT_FLOW = True
-            assert (state.history, state.zones, state.chance) == (other.history, other.zones, other.chance)
+            assert (state.history_list(), state.zones, state.chance) == (
+                other.history_list(),
+                other.zones,
+                other.chance,
+            )
         else:
             state.apply_action(rng.choice(state.legal_actions()))
     assert chance_nodes > 10

@@ -279,10 +279,10 @@ def _refusals_change_nothing(state, expected: list[int], rng: random.Random) -> 
     count = state.game.num_distinct_actions
     outside = [a for a in range(count) if a not in expected]
     for bad in [-1, count, count + 7, *rng.sample(outside, min(2, len(outside)))]:
-        history, steps, player = state.history, state.steps, state.current_player()
+        history, steps, player = state.history_list(), state.steps, state.current_player()
         with pytest.raises(IllegalActionError, match="not legal"):
             state.apply_action(bad)
-        assert state.history is history and state.steps == steps and state.current_player() == player
+        assert state.history_list() == history and state.steps == steps and state.current_player() == player
         assert state.legal_actions() == expected
 
 
@@ -547,9 +547,13 @@ def test_an_id_taken_whole_applies_its_action_or_is_refused(written: dict[str, P
         general = state.clone(track=track)
         state.apply_action(action)
         assert state.decode_key(state.last_action) == (lay.move, (card,))
-        assert state.history[1] == action and state.steps == 1
+        assert state.history_list() == [(action, False)] and state.steps == 1
         general._apply_player_action(action)  # the general way: the id's key looked up, then applied
-        assert state.zones == general.zones and state.current == general.current and state.history == general.history
+        assert (
+            state.zones == general.zones
+            and state.current == general.current
+            and state.history_list() == general.history_list()
+        )
         assert state.legal_actions() == general.legal_actions()
         if track:
             for player in range(state.num_players):
@@ -560,16 +564,20 @@ def test_an_id_taken_whole_applies_its_action_or_is_refused(written: dict[str, P
         _legal, illegal = _lay_ids(game, state)
         with pytest.raises(IllegalActionError, match="not legal"):
             state.apply_action(illegal[0])
-        assert state.history is before.history and state.zones == before.zones and state.steps == before.steps
+        assert (
+            state.history_list() == before.history_list()
+            and state.zones == before.zones
+            and state.steps == before.steps
+        )
         # during a choice in steps, a legal id of `lay` is no step of it
         firsts = [a for a in state.legal_actions() if give.offset <= a < lay.offset]
         legal, _illegal = _lay_ids(game, state)
         if not firsts or not legal:
             continue
         state.apply_action(firsts[0])
-        pending, history = state._pending, state.history
+        pending, history = state._pending, state.history_list()
         with pytest.raises(IllegalActionError, match="not legal"):
             state.apply_action(legal[0])
-        assert state._pending == pending == (firsts[0],) and state.history is history
+        assert state._pending == pending == (firsts[0],) and state.history_list() == history
         met += 1
     assert met >= 3

@@ -1,0 +1,140 @@
+"""A state's history: every step's value, kept cheaply and shared by clones.
+
+The values since the last clone are a list of the state's own; earlier ones are cells shared
+with the clones. The oracle here is the plainest record there is: a list of (value, is chance
+outcome) appended at every step and copied at every clone.
+"""
+
+from __future__ import annotations
+
+import pickle
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import rulesengine
+from rulesengine import EngineError
+from rulesengine.position import Position, set_position
+
+
+@pytest.fixture(scope="module")
+def game():
+    return rulesengine.make_game("padan", players=2)
+
+
+def _step(state, rng: random.Random) -> tuple[int, bool]:
+    """Apply one random step (a chance outcome or a player's action); return what it records."""
+    if state.is_chance_node():
+        value = rng.choice(state.chance_outcomes())[0]
+        state.apply_action(value)
+        return value, True
+    value = rng.choice(state.legal_actions())
+    state.apply_action(value)
+    return value, False
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    plan=st.lists(st.tuples(st.integers(0, 40), st.booleans(), st.integers(0, 7)), min_size=1, max_size=12),
+)
+def test_history_matches_a_plain_record_through_clones(game, seed, plan):
+    """Steps and clones in any order (clones of clones, the original played on after a clone):
+    each state's history is exactly the steps it went through."""
+    rng = random.Random(seed)
+    states = [(game.new_initial_state(seed=None if seed % 2 else seed), [])]  # unseeded: chance steps too
+    for steps, clone, which in plan:
+        state, record = states[which % len(states)]
+        for _ in range(steps):
+            if state.is_terminal():
+                break
+            record.append(_step(state, rng))
+        if clone:
+            states.append((state.clone(track=bool(which % 2)), record[:]))
+    for state, record in states:
+        assert state.history_list() == record
+        assert state.actions() == [value for value, is_chance in record if not is_chance]
+
+
+def test_steps_without_clones_make_no_cells(game):
+    """The chain grows by one cell per clone, not one per step: the garbage collector has
+    nothing new to walk while a match is played."""
+    state = game.new_initial_state(seed=1, track=False)
+    rng = random.Random(1)
+    for _ in range(200):
+        _step(state, rng)
+    assert state.history is None and len(state.history_list()) == 200
+    copy = state.clone()
+    assert copy.history is state.history and state.history is not None
+    assert state.history_list() == copy.history_list()
+    copy.clone()  # nothing recorded since the last clone: no new cell
+    assert copy.history is state.history
+
+
+def test_a_pickled_state_replays_its_history(game):
+    state = game.new_initial_state()  # unseeded: the shuffles are in the history too
+    rng = random.Random(5)
+    for _ in range(120):
+        _step(state, rng)
+        if rng.random() < 0.1:
+            state.clone()  # part of the history in shared cells
+    again = pickle.loads(pickle.dumps(state))
+    assert again.history_list() == state.history_list()
+    assert again.zones == state.zones and again.vars == state.vars
+
+
+def test_a_state_put_into_a_position_forgets_its_past(game):
+    state = game.new_initial_state(seed=3)
+    rng = random.Random(3)
+    while state.is_chance_node() or state.steps < 10:
+        _step(state, rng)
+    position = Position(
+        zones=tuple(map(tuple, state.zones)),
+        variables=tuple(state.vars),
+        phase=state.phase,
+        current=state.current,
+        round_number=state.round_number,
+    )
+    set_position(state, position)
+    assert state.history_list() == []
+    action = state.legal_actions()[0]
+    state.apply_action(action)
+    assert state.actions() == [action]
+    with pytest.raises(EngineError, match="no history from the start"):
+        pickle.dumps(state)
+
+
+def test_a_resampled_state_forgets_the_true_past(game):
+    state = game.new_initial_state(seed=4)
+    rng = random.Random(4)
+    while state.steps < 30:
+        _step(state, rng)
+    sample = state.resample(state.current, random.Random(0))
+    # at most the steps replayed since the last shuffle, relabeled: never the true match's past
+    kept = sample.history_list()
+    assert len(kept) <= len(state.history_list())
+    with pytest.raises(EngineError, match="no history from the start"):
+        pickle.dumps(sample)  # unpickling replays from the seed, which would give another state
+    if not sample.is_terminal():
+        value = _step(sample, rng)
+        assert sample.history_list() == [*kept, value]
+
+
+def test_history_since_needs_a_state_this_one_went_on_from(game):
+    state = game.new_initial_state(seed=2)
+    rng = random.Random(2)
+    for _ in range(20):
+        _step(state, rng)
+    checkpoint = state.clone()
+    later = [_step(state, rng) for _ in range(5)]
+    assert state.history_since(checkpoint) == later
+    stranger = game.new_initial_state(seed=2)
+    _step(stranger, rng)
+    stranger.clone()
+    with pytest.raises(EngineError, match="did not go on from"):
+        state.history_since(stranger)
+    checkpoint.apply_action(checkpoint.legal_actions()[0])  # played on: no longer a checkpoint
+    with pytest.raises(EngineError, match="played on after it was cloned"):
+        state.history_since(checkpoint)
