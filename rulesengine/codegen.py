@@ -30,6 +30,11 @@ Python syntax nodes, each named below with what it preserves:
   attribute is asked of the first card. Preserves the answer (every card gives the same).
 - `known phase` (IR): in a step of a move of one phase only, the rules' `phase` is that
   phase, a constant. Preserves every value (the phase changes only after a step).
+- `everyone stays` (IR): in a game setting whose rules hold no `out` that can run (stays.py),
+  `active` is `players`, `is_active` of a seat is true and `next` of a seat is the next seat
+  in the direction of play; the turn passing and settle ask no seat whether it is in the
+  round (codegen_moves.py, flow.py). Preserves every value (a seat leaves the round only
+  by `out`, and every round starts with every seat in it).
 - `shared card loops`, `shared lookups`, `implication` and `play` (codegen_moves.py).
 - `untracked moves` (Python nodes): a card move onto the top of a zone not kept sorted is,
   for a state that keeps no knowledge, written out without the state's method
@@ -59,7 +64,7 @@ from typing import Any
 
 import attrs
 
-from . import inline_moves, ir, pyast, runtime
+from . import inline_moves, ir, pyast, runtime, stays
 from .binds import inline_binds
 from .diagnostics import EngineError, Span
 from .known import decide_known_tests
@@ -142,6 +147,9 @@ class CodeGenerator:
         # while generating a step of a move of one phase only: that phase's index (the phase
         # changes only after the step, when the engine checks the flow)
         self.step_phase: int | None = None
+        # pass `everyone stays`: the rules of this setting put nobody out (stays.py), so every
+        # seat is in the round all match long and `active` is `players`
+        self.everyone_stays = False
 
     # ---- names and constants ---------------------------------------------------------
 
@@ -400,14 +408,15 @@ class CodeGenerator:
         seats = self.layout.num_players
         if seats > MAX_UNROLLED or self._unroll_work + seats > UNROLL_WORK:
             return None
-        if each.name == "active" and _puts_out(s.body):
+        in_round = each.name == "active" and not self.everyone_stays
+        if in_round and stays.puts_out(s.body):
             return None
         statements: list[ast.stmt] = []
         try:
             for seat in range(seats):
                 self._aliases[s.slot] = const(seat)
                 body = self.statements(s.body)
-                if each.name == "active":
+                if in_round:
                     body = [pyast.if_(sub(pyast.st("active"), const(seat)), body)] if body else []
                 statements += body
         finally:
@@ -564,7 +573,7 @@ class CodeGenerator:
         builtin = e.name
         if builtin == "current":
             return pyast.st("current")
-        if builtin == "players":
+        if builtin == "players" or (builtin == "active" and self.everyone_stays):
             return name(self.derived(("players",), lambda: list(range(layout.num_players)), "players"))
         if builtin == "active":
             return pyast.st("active_players")
@@ -704,7 +713,7 @@ class CodeGenerator:
 
     def _static_length(self, e: ir.Expr) -> int | None:
         """The number of items of a collection fixed for the game setting (None: not known)."""
-        if isinstance(e, ir.Builtin) and e.name == "players":
+        if self.all_seats(e):
             return self.layout.num_players
         if isinstance(e, ir.Builtin) and e.name == "suits":
             return len(self.layout.suit_names)
@@ -929,9 +938,13 @@ class CodeGenerator:
             total = fold_binop(total, "+", part)
         return (self.bounded(total, e) if e.kind == "sum" and not is_const(total) else total), None
 
+    def all_seats(self, e: ir.Expr) -> bool:
+        """Whether `e` is every seat in seat order: `players`, or `active` while everyone stays."""
+        return isinstance(e, ir.Builtin) and (e.name == "players" or (e.name == "active" and self.everyone_stays))
+
     def _static_values(self, e: ir.Expr, node: ast.expr) -> list[int] | None:
         """The values of a collection fixed for the game setting: seats, suits, range(k)."""
-        if isinstance(e, ir.Builtin) and e.name == "players":
+        if self.all_seats(e):
             return list(range(self.layout.num_players))
         if isinstance(e, ir.Builtin) and e.name == "suits":
             return list(range(len(self.layout.suit_names)))
@@ -947,6 +960,8 @@ class CodeGenerator:
         function = e.function
         args = [self.gen(a) for a in e.args]
         n = const(layout.num_players)
+        if function == "size" and self.everyone_stays and self.all_seats(e.args[0]):
+            return n  # every seat is in the round
         if function in ("size", "empty"):
             measured = sub(pyast.st("zones"), args[0]) if e.args[0].type == ir.ZONE else args[0]
             return call("len", measured) if function == "size" else pyast.not_(measured)
@@ -1001,6 +1016,12 @@ class CodeGenerator:
                 return moved
             return call(self.helper(runtime.left if shift == 1 else runtime.right, function), arg, const(n))
         if function == "next":
+            if self.everyone_stays and (seat or _cheap(e)):  # State.next_active with every seat in the round
+                following = pyast.binop(fold_binop(arg, "+", pyast.st("direction")), "%", const(n))
+                if seat:
+                    return following
+                # of nobody, nobody (a cheap player is asked twice: expressions are pure)
+                return pyast.ifexp(compare(copy.deepcopy(arg), ">=", const(0)), following, const(runtime.NOBODY))
             if seat:
                 return pyast.method(name("st"), "next_active", arg)
             return call(self.helper(runtime.next_of, "next_of"), name("st"), arg)
@@ -1014,6 +1035,8 @@ class CodeGenerator:
                 else call(self.helper(runtime.others, "others"), arg, const(n))
             )
         if function == "is_active":
+            if self.everyone_stays:  # in the round: every seat, and nobody is not
+                return const(True) if seat else ast.Compare(const(0), [ast.LtE(), ast.Lt()], [arg, const(n)])
             active = sub(pyast.st("active"), arg)
             return active if seat else pyast.and_(compare(arg, ">=", const(0)), active)
         can = pyast.method(name("st"), "can_move", arg)
@@ -1279,18 +1302,6 @@ def value_bound(e: ir.Expr, layout: Layout) -> int | None:
             body = value_bound(e.body, layout) if e.body is not None else None
             return None if body is None else body * max(MAX_CARDS, MAX_RANGE)
     return None
-
-
-def _puts_out(statements: tuple[ir.Stmt, ...]) -> bool:
-    """Whether running `statements` may put a player out of the round."""
-    for statement in statements:
-        if isinstance(statement, ir.Out):
-            return True
-        for field in attrs.fields(type(statement)):
-            value = getattr(statement, field.name)
-            if isinstance(value, tuple) and any(isinstance(v, ir.Stmt) for v in value) and _puts_out(value):
-                return True
-    return False
 
 
 def statement_slots(s: ir.Stmt) -> set[int]:

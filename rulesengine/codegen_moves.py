@@ -543,11 +543,13 @@ class MoveCodeGenerator(CodeGenerator):
             me,
             passes,
             "turn_set" in flags,
+            self.everyone_stays,
         )
         if phase.until is not None:
             lines.append(pyast.located(pyast.if_(self.gen(phase.until), check_return), position(phase.until.span)))
+        if not self.everyone_stays:  # else the player to move is in the round
+            lines.append(pyast.if_(pyast.not_(sub(pyast.st("active"), name(me))), check_return))
         lines += [
-            pyast.if_(pyast.not_(sub(pyast.st("active"), name(me))), check_return),
             pyast.assign("found", pyast.list_([])),
             *(pyast.assign(symbol, value) for symbol, value in hoisted),
             *body,
@@ -878,7 +880,7 @@ class MoveCodeGenerator(CodeGenerator):
             for seat in range(seats):
                 self._aliases[trigger.slot] = const(seat)
                 test = self.gen(trigger.when)
-                if each.name == "active":
+                if each.name == "active" and not self.everyone_stays:
                     test = pyast.and_(sub(pyast.st("active"), const(seat)), test)
                 add = pyast.if_(
                     compare(name(fired), "is", const(None)),

@@ -16,7 +16,7 @@ from typing import Any
 
 import attrs
 
-from . import ir
+from . import ir, stays
 from .codegen import GeneratedSource
 from .codegen_moves import MoveCodeGenerator
 from .layout import Layout, ZoneFamily
@@ -192,6 +192,7 @@ class Compiler:
             teams=team_table(r.teams, num_players),
         )
         self.codegen = MoveCodeGenerator(self.layout, self.names)
+        self.codegen.everyone_stays = not stays.puts_out(r)  # the pass `everyone stays` (codegen.py)
         self.build_cards()
         self.build_zones()
         self.build_variables()

@@ -28,33 +28,36 @@ def turn_passing(
     seat: str,
     passes: bool = True,
     chosen: bool = True,
+    everyone_stays: bool = False,
 ) -> list[ast.stmt]:
     """Statements passing the turn of state `st` (the player to move is then in local `seat`
     and in `st.current`), then ending the round when due and running `on_end`. `players`
     is the number of seats, `limit` the round's turn limit (None: no limit); `passes` False
     leaves out the test of every player having passed (known false: no pass came before),
     and `chosen` False the test of an effect having chosen the player (`st.turn_set`, known
-    false: no `turn to` ran)."""
+    false: no `turn to` ran); `everyone_stays` True leaves out the tests of a seat being in
+    the round (the rules put nobody out: every seat is in, `players` of them)."""
     st = name("st")
     step = pyast.binop(pyast.binop(pyast.st("current"), "+", pyast.st("direction")), "%", players)
+    # mostly the next seat or the one after is still in the round; else the engine's search
+    skip_out = pyast.if_(
+        pyast.not_(sub(pyast.st("active"), name(seat))),
+        [
+            pyast.assign(seat, pyast.binop(pyast.binop(name(seat), "+", pyast.st("direction")), "%", players)),
+            pyast.if_(
+                pyast.not_(sub(pyast.st("active"), name(seat))),
+                [pyast.assign(seat, pyast.method(st, "next_active", pyast.st("current")))],
+            ),
+        ],
+    )
     passing = [
         pyast.assign(seat, step),
-        # mostly the next seat or the one after is still in the round; else the engine's search
-        pyast.if_(
-            pyast.not_(sub(pyast.st("active"), name(seat))),
-            [
-                pyast.assign(seat, pyast.binop(pyast.binop(name(seat), "+", pyast.st("direction")), "%", players)),
-                pyast.if_(
-                    pyast.not_(sub(pyast.st("active"), name(seat))),
-                    [pyast.assign(seat, pyast.method(st, "next_active", pyast.st("current")))],
-                ),
-            ],
-        ),
+        *([] if everyone_stays else [skip_out]),
         pyast.assign(pyast.store_attr(st, "current"), name(seat)),
     ]
     kept: list[ast.stmt] = [pyast.assign(seat, pyast.st("current"))]  # an effect chose the player with `turn to`
     out: list[ast.stmt] = [pyast.if_(pyast.not_(pyast.st("turn_set")), passing, kept)] if chosen else passing
-    everyone = pyast.call("len", pyast.st("active_players"))
+    everyone = players if everyone_stays else pyast.call("len", pyast.st("active_players"))
     stuck = pyast.and_(pyast.st("passes"), compare(pyast.st("passes"), ">=", everyone))
     end_stuck = [pyast.expr(pyast.method(st, "_end_round", const(STUCK))), *on_end]
     if limit is None:

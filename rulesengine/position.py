@@ -13,6 +13,7 @@ from __future__ import annotations
 import attrs
 
 from .engine import State
+from .stays import setting_puts_out
 
 
 @attrs.frozen
@@ -42,10 +43,17 @@ def set_position(state: State, position: Position) -> None:
     `actions()` lists only the moves made after this call, and `information_state()`, which
     replays the match from its seed, does not describe a position set this way. Two caches
     of the state are emptied (`_legal`, the legal actions; `_seen`, kept information states).
+    A player out of the round is refused when the game's rules never put one out: its compiled
+    code takes every seat to be in the round (the pass `everyone stays`).
     """
     if state.is_terminal() or state.is_chance_node() or state.agenda:
         raise ValueError("a position can be set only at a decision node")
     program = state.program
+    if position.out and not setting_puts_out(program.ruleset, program.options):
+        # the compiled rules take every seat to be in the round all match long
+        shown = ", ".join(f"P{p + 1}" for p in sorted(position.out))
+        never = f"the rules of '{program.ruleset.name}' never put a player out"
+        raise ValueError(f"{shown} cannot be out of the round: {never}")
     if len(position.zones) != len(state.zones) or len(position.variables) != len(state.vars):
         raise ValueError("the position does not fit this game's zones and variables")
     state.zones = [list(cards) for cards in position.zones]

@@ -1,7 +1,7 @@
 """The names of a game as its log prints them (players, cards, zones, phases, variables), and
 the reading of a scenario test's position in those names, with a diagnostic for anything
 impossible: a card that does not exist or is placed twice, an unknown zone, variable,
-phase or player."""
+phase or player, a player out in a game whose rules put nobody out."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from .engine import Game
 from .position import Position
 from .scenario_shapes import Shapes, Skip
 from .source import Map, Node, Scalar, Seq
+from .stays import setting_puts_out
 
 POSITION_KEYS = {
     "zones": "cards of zones, bottom to top: `pile: [9♥, 10♠]`, `hand: {P1: [...]}`, `hand[P2]: [...]`",
@@ -237,7 +238,17 @@ class PositionReader:
             if "current" in position:
                 current = names.player(position.entries["current"])
             if "out" in position:
-                out = names.players(position.entries["out"])
+                leaving = names.players(position.entries["out"])
+                if leaving and not setting_puts_out(program.ruleset, program.options):
+                    # the compiled game takes every seat to be in the round (the pass `everyone stays`)
+                    shown = ", ".join(f"P{p + 1}" for p in sorted(leaving))
+                    never = f"the rules of '{program.ruleset.name}' never put a player out"
+                    message = f"{shown} cannot be out of the round: {never}"
+                    hint = "leave out 'out': only an 'out' effect takes a player out, and these rules have none"
+                    reader.error("RE509", message, position.entries["out"].span, hint)
+                    broken = True
+                else:
+                    out = leaving
             for key in ("round", "turns", "passes"):
                 if key in position:
                     fields[key] = reader.integer(position.entries[key], f"'{key}'")
