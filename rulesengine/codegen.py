@@ -30,7 +30,8 @@ Python syntax nodes, each named below with what it preserves:
   attribute is asked of the first card. Preserves the answer (every card gives the same).
 - `known phase` (IR): in a step of a move of one phase only, the rules' `phase` is that
   phase, a constant. Preserves every value (the phase changes only after a step).
-- `shared card loops`, `shared lookups`, `implication` and `play` (codegen_moves.py).
+- `listed values`, `shared card loops`, `shared lookups`, `implication` and `play`
+  (codegen_moves.py).
 - `untracked moves` (Python nodes): a card move onto the top of a zone not kept sorted is,
   for a state that keeps no knowledge, written out without the state's method
   (inline_moves.py). Preserves the zones and each card's place after the move.
