@@ -35,7 +35,8 @@ Python syntax nodes, each named below with what it preserves:
   in the direction of play; the turn passing and settle ask no seat whether it is in the
   round (codegen_moves.py, flow.py). Preserves every value (a seat leaves the round only
   by `out`, and every round starts with every seat in it).
-- `shared card loops`, `shared lookups`, `implication` and `play` (codegen_moves.py).
+- `listed values`, `shared card loops`, `shared lookups`, `implication` and `play`
+  (codegen_moves.py).
 - `untracked moves` (Python nodes): a card move onto the top of a zone not kept sorted is,
   for a state that keeps no knowledge, written out without the state's method
   (inline_moves.py). Preserves the zones and each card's place after the move.

@@ -11,6 +11,9 @@ small enough to copy). The expressions inside come from codegen.CodeGenerator.
 Passes over Python syntax nodes here (each keeps the set of legal actions found, and the
 order in which they are appended does not matter: the list is sorted):
 
+- `listed values`: a move whose parameters all range over values fixed by the setting
+  (seats, suits, `range(k)`) is listed one combination at a time, each value a constant in
+  the legal test (which folds) and each id a constant, within the unrolling budgets.
 - `shared card loops`: moves with one card parameter (or one set sharing an attribute)
   taking their candidates from the same collection are tested in one loop over it; the
   cards a set may take are grouped by the attribute as that loop keeps them.
@@ -32,6 +35,7 @@ import ast
 import contextlib
 import copy
 import itertools
+import math
 from collections.abc import Callable
 from math import comb
 from typing import Any
@@ -39,7 +43,16 @@ from typing import Any
 import attrs
 
 from . import flow, ir, pyast, runtime
-from .codegen import MAX_UNROLLED, UNROLL_BUDGET, CodeGenerator, fold_binop, free_slots, position, statement_slots
+from .codegen import (
+    MAX_UNROLLED,
+    UNROLL_BUDGET,
+    UNROLL_WORK,
+    CodeGenerator,
+    fold_binop,
+    free_slots,
+    position,
+    statement_slots,
+)
 from .pyast import call, compare, const, name, sub
 
 # A move's `play` holds a copy of its phase's listing of legal actions: the copies a phase's
@@ -580,6 +593,9 @@ class MoveCodeGenerator(CodeGenerator):
             strides.append(width)
             width *= compiled.domain_size
         strides.reverse()
+        written = self._written_out(move, compiled_params, offset, strides, hoisted)
+        if written is not None:
+            return written
         with self._real_card_parameters(move):
             condition = self._legal_condition(move, hoisted)
         test_card = self.names.fresh("_c")
@@ -638,6 +654,54 @@ class MoveCodeGenerator(CodeGenerator):
         if move.legal is not None and inner:
             pyast.located(inner[0], position(move.legal.span))
         return inner
+
+    def _written_out(
+        self, move: ir.MoveDef, compiled_params: tuple[Any, ...], offset: int, strides: list[int], hoisted: list
+    ) -> list[ast.stmt] | None:
+        """Pass `listed values`: a move whose parameters all range over values fixed when the game
+        is compiled (seats, suits, `range(k)`), each over at most MAX_UNROLLED of them, is listed
+        value by value in the loops' order, each value a constant in the legal test (which then
+        folds) and each id a constant: no loop, no look-up of a value's place. Within the
+        unrolling budgets; else None (the loops)."""
+        if not move.params:
+            return None
+        choices: list[list[tuple[object, int]]] = []
+        for param, compiled in zip(move.params, compiled_params):
+            if compiled.kind in ("card", "subset", "set"):
+                return None
+            candidates = self._candidates(param)
+            if not (isinstance(candidates, ast.Constant) and isinstance(candidates.value, tuple)):
+                return None
+            if len(candidates.value) > MAX_UNROLLED:
+                return None
+            places = {value: place for place, value in enumerate(compiled.domain)}
+            choices.append([(value, places[value]) for value in candidates.value if value in places])
+        count = math.prod(len(values) for values in choices)
+        if self._unroll_work + count > UNROLL_WORK:
+            return None
+        before = len(hoisted)
+        statements: list[ast.stmt] = []
+        try:
+            for chosen in itertools.product(*choices):
+                key = offset
+                for param, stride, (value, place) in zip(move.params, strides, chosen):
+                    self._aliases[param.slot] = const(value)
+                    key += place * stride
+                condition = self._legal_condition(move, hoisted)
+                if not pyast.is_const(condition):
+                    statements.append(pyast.if_(condition, [self._append(const(key))]))
+                elif condition.value:  # type: ignore[attr-defined]
+                    statements.append(self._append(const(key)))
+        finally:
+            for param in move.params:
+                self._aliases.pop(param.slot, None)
+        if sum(pyast.size(statement) for statement in statements) > UNROLL_BUDGET:
+            del hoisted[before:]  # what only the written-out tests read
+            return None
+        self._unroll_work += count
+        if move.legal is not None and statements:
+            pyast.located(statements[0], position(move.legal.span))
+        return statements
 
     @contextlib.contextmanager
     def _real_card_parameters(self, move: ir.MoveDef, decoded: bool = False):

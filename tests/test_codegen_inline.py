@@ -649,3 +649,79 @@ def test_the_phase_is_a_constant_in_a_step_of_a_move_of_one_phase(tmp_path: Path
         state.apply_action(legal[state.steps % 2 - 1])  # a card, then the last (`both`)
     log = "\n".join(state.log or [])
     assert "lays in phase first" in log and "waits in phase first" in log and "waits in phase second" in log
+
+
+# ---- pass `listed values` ---------------------------------------------------------------
+
+_LISTED = (
+    _HEAD
+    + """
+options:
+  most: {default: 2, min: 0, max: 3}
+variables:
+  marks: {type: int, per: player}
+round:
+  setup:
+    - move pile to stock
+    - for: p in players
+      do:
+        - move hand[p] to stock
+    - shuffle stock
+    - deal 4 of stock to hand from seat(round)
+phases:
+  play:
+    moves: [mark, name_suit, pick, lay, pass_on]
+moves:
+  mark:                                   # two parameters over seats and a range: one test each
+    params: {p: players, n: "range(most + 1)"}
+    legal: p != me and n <= size(hand[me]) and marks[p] + n < 5
+    effects:
+      - marks[p] += n
+      - move top(hand[me]) to pile
+  name_suit:                              # over the suits, the test folds for some of them
+    params: {s: suits}
+    legal: s != "clubs" and hand[me].any(c, c.suit == s)
+    effects:
+      - move hand[me].filter(c, c.suit == s) to pile
+  pick:                                   # a range with a value the test rules out
+    params: {k: "range(1, 4)"}
+    legal: k != 3 and k <= size(stock)
+    effects:
+      - move top(stock, k) to hand[me]
+  lay:                                    # a card: still a loop
+    params: {card: "hand[me]"}
+    effects:
+      - move card to pile
+  pass_on:
+    pass: true
+    effects:
+      - move top(stock) to hand[me]
+match:
+  until: round == 3 or players.any(p, marks[p] >= 4)
+"""
+)
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_moves_over_values_fixed_by_the_setting_are_listed_value_by_value(tmp_path: Path, players: int) -> None:
+    """Seats, suits, `range(k)` and literal lists are listed with one test per value and a
+    constant id (no loop, no look-up of a value's place), and agree with the reference mode."""
+    fast, reference, _ = _games(tmp_path, _LISTED, players)
+    listing = _source(fast, "_enumerate") + "\n".join(
+        f.source for f in fast.program.source if f.name.startswith("_step_")
+    )
+    assert "_positions" not in listing  # no value is looked up, in any listing
+    assert listing.count("for ") >= 1  # the card parameter of `lay` is still a loop
+    tree = ast.parse(_source(fast, "_enumerate"))
+    loops = [node for node in ast.walk(tree) if isinstance(node, ast.For)]
+    assert all(isinstance(loop.iter, (ast.Subscript, ast.Attribute, ast.Name)) for loop in loops)  # over cards
+    assert "3 <= " not in listing and "'clubs' !=" not in listing  # folded: those values are never legal
+    played = sum(play_both(fast, reference, seed, choice_seed=seed, max_steps=150) for seed in range(8))
+    assert played > 200
+
+
+def test_more_values_than_the_budget_stay_a_loop(tmp_path: Path) -> None:
+    text = _LISTED.replace('params: {k: "range(1, 4)"}', 'params: {k: "range(20)"}')
+    fast, reference, _ = _games(tmp_path, text, 2)
+    assert "_positions" in _source(fast)  # 20 values: over MAX_UNROLLED, listed by a loop
+    assert sum(play_both(fast, reference, seed, choice_seed=seed, max_steps=100) for seed in range(3)) > 50
