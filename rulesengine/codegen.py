@@ -24,7 +24,8 @@ Python syntax nodes, each named below with what it preserves:
   is `any`/`all` (or their negation) where that is the same for every possible count and no
   item's test can raise. Preserves the value.
 - `inline checks` (Python nodes): the range test of a cheap player index of a per-player
-  variable, and the limit test of `x += v`, are written inline; the helper runs only to raise.
+  variable or of a zone's cheap indices (a local, or small code with no loop and no call but
+  `len`), and the limit test of `x += v`, are written inline; the helper runs only to raise.
   Preserves every value and every error with its rule position.
 - `alias` (IR): inside a set whose cards share an attribute, a test reading only that
   attribute is asked of the first card. Preserves the answer (every card gives the same).
@@ -80,6 +81,7 @@ from .subexpressions import share_common_subexpressions
 _STATE_LISTS = ("zones", "vars", "where", "active")
 
 MAX_TOURNAMENT = 4  # argmax/argmin over at most this many values may be nested comparisons (2**(n-1) paths)
+PLAIN_INDEX = 160  # an index of a zone or a player's variable within this many syntax nodes is range-tested inline
 MAX_UNROLLED = 8  # a macro over at most this many known values may be written out value by value
 UNROLL_BUDGET = 4_096  # ... and only while the written-out code stays within this many syntax nodes
 UNROLL_WORK = 4_096  # bodies written out per game setting: past it, macros stay loops (bodies that fold
@@ -462,7 +464,7 @@ class CodeGenerator:
         players = self.layout.num_players
         if _literal_within(node, players):
             return fold_binop(const(offset), "+", node)
-        if _cheap(index):
+        if _cheap(index) or _plain(node):
             # Expressions are pure: a cheap index is tested inline (computed again, or kept in a
             # local by the pass `common subexpressions`), the helper raises the error past the range.
             within = ast.Compare(const(0), [ast.LtE(), ast.Lt()], [node, const(players)])
@@ -542,9 +544,10 @@ class CodeGenerator:
                 "zone_index",
             )
         )
-        if all(is_seat(i, self.layout.seat_slots) or _cheap(i) for i in e.indices):
-            # Expressions are pure, so a cheap index may be computed twice instead of calling a helper.
-            indices = [self.gen(i) for i in e.indices]
+        indices = [self.gen(i) for i in e.indices]
+        if all(is_seat(i, self.layout.seat_slots) or _cheap(i) or _plain(node) for i, node in zip(e.indices, indices)):
+            # Expressions are pure, so a cheap index may be computed twice instead of calling a helper
+            # (and the pass `common subexpressions` mostly keeps it in a local the first time).
             offset: ast.expr = const(family.base)
             for node, stride in zip(indices, family.strides):
                 offset = fold_binop(offset, "+", node if stride == 1 else fold_binop(node, "*", const(stride)))
@@ -557,7 +560,7 @@ class CodeGenerator:
             if not tests:
                 return offset
             return pyast.ifexp(pyast.and_(*tests), offset, call(check, name(message), *indices))
-        return call(check, name(message), *(self.gen(i) for i in e.indices))
+        return call(check, name(message), *indices)
 
     def _real_suit(self, index: ir.Expr) -> bool:
         """Whether `index` is the suit of a card known to be real (from a zone or an action),
@@ -1353,6 +1356,17 @@ def _may_fail(e: ir.Expr, layout: Layout) -> bool:
         if bound is None or bound > MAX_INTEGER:
             return True
     return any(_may_fail(child, layout) for child in ir.children(e))
+
+
+def _plain(node: ast.expr) -> bool:
+    """Generated code cheap enough to compute twice rather than pass to a helper: small, with no
+    loop and no call but to `len` (and an index that may fail raises the same error either way:
+    the first time it is computed, in the range test, as it would have before the call)."""
+    return pyast.size(node) <= PLAIN_INDEX and not any(
+        isinstance(n, (ast.Lambda, ast.comprehension))
+        or (isinstance(n, ast.Call) and not (isinstance(n.func, ast.Name) and n.func.id == "len"))
+        for n in ast.walk(node)
+    )
 
 
 def _cheap(index: ir.Expr) -> bool:

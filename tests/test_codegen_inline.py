@@ -201,18 +201,36 @@ match:
 )
 
 
-@pytest.mark.parametrize("statement", ["tricks[winner] += 1", "total = tricks[winner] + 1", "tricks[winner] = 5"])
-def test_a_nobody_index_raises_naming_its_rule_position(tmp_path: Path, statement: str) -> None:
+_COMPUTED = "winner if size(pile) > 2 else me"  # no helper call in it: computed inline, kept in a local
+
+
+@pytest.mark.parametrize(
+    ("statement", "read"),
+    [
+        ("tricks[winner] += 1", "tricks[winner]"),
+        ("total = tricks[winner] + 1", "tricks[winner]"),
+        ("tricks[winner] = 5", "tricks[winner]"),
+        (f"tricks[{_COMPUTED}] += 1", f"tricks[{_COMPUTED}]"),
+        (f"move card to hand[{_COMPUTED}]", f"hand[{_COMPUTED}]"),
+    ],
+)
+def test_a_nobody_index_raises_naming_its_rule_position(tmp_path: Path, statement: str, read: str) -> None:
     text = _NOBODY.replace("STATEMENT", statement)
     fast, reference, path = _games(tmp_path, text, 2)
-    assert "_var_index" in _source(fast, "_step_")  # the helper is there, behind the inline test
+    steps = _source(fast, "_step_")
+    helper = "_var_index" if read.startswith("tricks") else "_zone_index"
+    assert helper in steps  # the helper is there, behind the inline test
+    assert f"= {helper}(" not in steps  # never called first: only past the range
     line = next(n for n, row in enumerate(text.splitlines(), 1) if statement in row)
-    column = text.splitlines()[line - 1].index("tricks[winner]") + 1  # the statement, or the read in it
+    column = text.splitlines()[line - 1].index(read) + 1  # the statement, or the read in it
     state = fast.new_initial_state(seed=1)
     with pytest.raises(EngineError) as raised:
         while not state.is_terminal():
             state.apply_action(state.legal_actions()[0])
-    assert str(raised.value).startswith(f"{path}:{line}:{column}: 'tricks' has no value for nobody")
+    if read.startswith("tricks"):
+        assert str(raised.value).startswith(f"{path}:{line}:{column}: 'tricks' has no value for nobody")
+    else:
+        assert str(raised.value).startswith(f"{path}:{line}:{column}: an index is outside zone 'hand'")
     assert state.steps >= 3  # the seats were fine until the card was in the pile
     for seed in range(3):
         play_both(fast, reference, seed, choice_seed=seed, max_steps=40)
