@@ -22,6 +22,20 @@ SHIPPED_SETTINGS: list[tuple[str, int | None, dict]] = [
 ]
 
 
+def dealt_round(cards: int) -> str:
+    """The `round:` section of a small test game (zones stock, hand per player, pile): every
+    card gathered into the stock, shuffled, and `cards` dealt to each player."""
+    return f"""round:
+  setup:
+    - move pile to stock
+    - for: p in players
+      do:
+        - move hand[p] to stock
+    - shuffle stock
+    - deal {cards} of stock to hand from seat(round)
+"""
+
+
 def uncovered(settings: list[tuple]) -> set[str]:
     """The shipped rulesets and examples that no setting of `settings` (name first) plays."""
     named = {Path(setting[0]).stem for setting in settings}

@@ -30,6 +30,7 @@ from rulesengine import EngineError, pyast, runtime
 from rulesengine.codegen import MAX_TOURNAMENT, _tournament
 from rulesengine.known import decide_known_tests
 from rulesengine.names import NameAllocator
+from tests.game_checks import dealt_round
 from tests.oracle import play_both
 
 _HEAD = """
@@ -111,14 +112,9 @@ variables:
   top_seat: {type: player}
   low_seat: {type: player}
   wins: {type: int, per: player}
-round:
-  setup:
-    - move pile to stock
-    - for: p in players
-      do:
-        - move hand[p] to stock
-    - shuffle stock
-    - deal 4 of stock to hand from seat(round)
+"""
+    + dealt_round(4)
+    + """
 phases:
   play:
     moves: [lay, leave]
@@ -485,14 +481,9 @@ _FOR_SEATS = (
     + """
 variables:
   wins: {type: int, per: player}
-round:
-  setup:
-    - move pile to stock
-    - for: p in players
-      do:
-        - move hand[p] to stock
-    - shuffle stock
-    - deal 3 of stock to hand from seat(round)
+"""
+    + dealt_round(3)
+    + """
 phases:
   play:
     moves: [lay]
@@ -610,14 +601,9 @@ _PHASES = (
     + """
 variables:
   marks: {type: int}
-round:
-  setup:
-    - move pile to stock
-    - for: p in players
-      do:
-        - move hand[p] to stock
-    - shuffle stock
-    - deal 3 of stock to hand from seat(round)
+"""
+    + dealt_round(3)
+    + """
 phases:
   first:
     moves: [lay, both]
@@ -678,14 +664,9 @@ options:
   most: {default: 2, min: 0, max: 3}
 variables:
   marks: {type: int, per: player}
-round:
-  setup:
-    - move pile to stock
-    - for: p in players
-      do:
-        - move hand[p] to stock
-    - shuffle stock
-    - deal 4 of stock to hand from seat(round)
+"""
+    + dealt_round(4)
+    + """
 phases:
   play:
     moves: [mark, name_suit, pick, lay, pass_on]

@@ -26,6 +26,7 @@ from rulesengine.lower import lower
 from rulesengine.position import set_position
 from rulesengine.scenario_file import load
 from rulesengine.scenario_run import start
+from tests.game_checks import dealt_round
 from tests.gamegen import dump, generate_document
 from tests.oracle import Disagreement, play_both
 
@@ -34,7 +35,8 @@ from tests.oracle import Disagreement, play_both
 # may be nobody, `next` of a seat and of a variable, an effect's and a trigger's `for`
 # over it, the turn passing and the settle. LEAVE is replaced by a move putting a player out,
 # or by nothing.
-_GAME = """
+_GAME = (
+    """
 name: Stays
 players: {min: 2, max: 5}
 options:
@@ -57,14 +59,9 @@ variables:
   seen: {type: int}
   counted: {type: int}
   held: {type: bool}
-round:
-  setup:
-    - move pile to stock
-    - for: p in players
-      do:
-        - move hand[p] to stock
-    - shuffle stock
-    - deal 4 of stock to hand from seat(round)
+"""
+    + dealt_round(4)
+    + """
 phases:
   play:
     moves: [lay, knockLEAVE]
@@ -103,6 +100,7 @@ triggers:
 match:
   until: round == 4
 """
+)
 
 _LEAVING = "leave"  # the move that may put its player out (when the option `leaving` is on)
 _LEAVE_MOVE = """  leave:
