@@ -681,6 +681,7 @@ class MoveCodeGenerator(CodeGenerator):
             return None
         before = len(hoisted)
         statements: list[ast.stmt] = []
+        written = 0  # syntax nodes so far: past the budget, the rest is not even generated
         try:
             for chosen in itertools.product(*choices):
                 key = offset
@@ -692,12 +693,15 @@ class MoveCodeGenerator(CodeGenerator):
                     statements.append(pyast.if_(condition, [self._append(const(key))]))
                 elif condition.value:  # type: ignore[attr-defined]
                     statements.append(self._append(const(key)))
+                else:
+                    continue
+                written += pyast.size(statements[-1])
+                if written > UNROLL_BUDGET:
+                    del hoisted[before:]  # what only the written-out tests read
+                    return None
         finally:
             for param in move.params:
                 self._aliases.pop(param.slot, None)
-        if sum(pyast.size(statement) for statement in statements) > UNROLL_BUDGET:
-            del hoisted[before:]  # what only the written-out tests read
-            return None
         self._unroll_work += count
         if move.legal is not None and statements:
             pyast.located(statements[0], position(move.legal.span))

@@ -26,7 +26,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rulesengine
-from rulesengine import EngineError, pyast, runtime
+from rulesengine import EngineError, codegen_moves, pyast, runtime
 from rulesengine.codegen import MAX_TOURNAMENT, _tournament
 from rulesengine.known import decide_known_tests
 from rulesengine.names import NameAllocator
@@ -724,3 +724,28 @@ def test_more_values_than_the_budget_stay_a_loop(tmp_path: Path) -> None:
     fast, reference, _ = _games(tmp_path, text, 2)
     assert "_positions" in _source(fast)  # 20 values: over MAX_UNROLLED, listed by a loop
     assert sum(play_both(fast, reference, seed, choice_seed=seed, max_steps=100) for seed in range(3)) > 50
+
+
+def test_a_listing_past_the_size_budget_stops_being_written_out_early(tmp_path: Path, monkeypatch) -> None:
+    """128 combinations of a long legal test: the writing out stops once the budget is passed
+    (so a hostile rule file cannot make the compiler write out every combination), and the
+    move is listed by its loops, as the reference lists it."""
+    long_test = " and ".join(f"marks[q] + k + {i} < 50" for i in range(12))
+    text = _LISTED.replace(
+        'params: {k: "range(1, 4)"}\n    legal: k != 3 and k <= size(stock)',
+        f'params: {{q: players, s: suits, k: "range(8)"}}\n    legal: {long_test} and s != "clubs"',
+    ).replace("move top(stock, k) to hand[me]", "move top(stock, k) to hand[q]")
+    generator = codegen_moves.MoveCodeGenerator
+    written = generator._legal_condition
+    calls: list[str] = []
+
+    def counted(self, move, hoisted):
+        calls.append(move.name)
+        return written(self, move, hoisted)
+
+    monkeypatch.setattr(generator, "_legal_condition", counted)
+    fast, reference, _ = _games(tmp_path, text, 4)
+    assert "_positions" in _source(fast, "_enumerate")  # `pick` listed by its loops
+    tries = calls.count("pick")
+    assert 0 < tries < 64  # of 128 combinations, per listing that holds the move (its own, its phase's)
+    assert sum(play_both(fast, reference, seed, choice_seed=seed, max_steps=60) for seed in range(3)) > 60
