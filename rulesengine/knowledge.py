@@ -16,7 +16,9 @@ proportional to the cards a step moves:
   for a player who has not seen them since), or a class of its own if never shuffled.
 
 Next to them the state keeps a trail: one record per step (the zones the step changed,
-the variables, the public flow, the cards shown, the last move). A player's observations
+the variables, the public flow, the cards shown, the last move; parts equal to the previous
+record's are shared, so a long match adds few objects for the garbage collector to walk).
+A player's observations
 and information-state key are projections of the trail, computed lazily and cached, so
 asking costs only the steps since the last question.
 """
@@ -174,7 +176,11 @@ def end_step(state: Any, action: int | None = None) -> None:
     touched = state._touched
     if touched:
         zones = state.zones
-        changes = tuple([(z, tuple(zones[z])) for z in touched])
+        flat: list[Any] = []
+        for z in touched:
+            flat.append(z)
+            flat.append(tuple(zones[z]))
+        changes: tuple[Any, ...] = tuple(flat)
         touched.clear()
     else:
         changes = ()
@@ -186,24 +192,26 @@ def end_step(state: Any, action: int | None = None) -> None:
         state._checkpoint = checkpoint
 
 
-def _record(state: Any, changes: Any) -> tuple[Any, ...]:
-    """One step's record: the zones it changed, the variables, the public position, what was
-    shown, and the last action with its mover."""
-    last = state.last_action
-    return (
-        changes,
-        tuple(state.vars),
-        (
-            state.round_number,
-            state.phase,
-            state.current_player(),
-            state.direction,
-            tuple(state.active),
-            state.game_over,
-        ),
-        tuple(map(tuple, state.shown)) if state.shown_any else None,
-        (state.mover, last) if last is not None else None,
-    )
+def _record(state: Any, changes: tuple[Any, ...]) -> tuple[Any, ...]:
+    """One step's record: the zones it changed (zone, cards, zone, cards, ...), the variables,
+    the public position, what was shown, the mover and the last action (None: none yet).
+
+    A match appends one at every step, so a record is made of as few new objects as it can be:
+    parts equal to the previous record's are that record's own (a tuple made and dropped at
+    once costs the garbage collector nothing; one kept costs it a walk at every collection)."""
+    values = tuple(state.vars)
+    active = tuple(state.active)
+    previous = state.trail[1] if state.trail is not None else None
+    if previous is not None and type(previous[0]) is tuple:  # a plain record, not a pick, commit or base
+        if previous[1] == values:
+            values = previous[1]
+        if previous[2][4] == active:
+            active = previous[2][4]
+    public = (state.round_number, state.phase, state.current_player(), state.direction, active, state.game_over)
+    if previous is not None and type(previous[0]) is tuple and previous[2] == public:
+        public = previous[2]
+    shown = tuple(map(tuple, state.shown)) if state.shown_any else None
+    return (changes, values, public, shown, state.mover, state.last_action)
 
 
 def _with_commits(state: Any, record: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -258,18 +266,19 @@ def project(state: Any, player: int, view: list, record: tuple) -> Any:
         return ("pick", record[2]) if record[1] == player else None
     if record[0] == "commit":
         return (*project(state, player, view, record[3]), ("chosen", repr(record[2][player])))
-    changes, values, public, shown, last = record
+    changes, values, public, shown, mover, action = record
     sees = state.game.sight.sees[player]
     diff = []
-    for zone, contents in changes:
+    pairs = iter(changes)
+    for zone, contents in zip(pairs, pairs):
         value = contents if sees[zone] else len(contents)
         if view[zone] != value:
             view[zone] = value
             diff.append((zone, value))
     diff.sort()
     sight = state.game.sight
-    if last is not None:
-        mover, action = last
+    last = None
+    if action is not None:
         names = sight.names.get(action)
         if names is None:
             move = state.game.move_of(action)
@@ -392,7 +401,7 @@ def observe(state: Any, player: int, view: list, record: tuple) -> dict[str, Any
     game = state.game
     names = program.card_names
     project(state, player, view, record)
-    _changes, values, public, shown, last = record
+    _changes, values, public, shown, mover, action = record
     round_number, phase, current, direction, active, terminal = public
     zones = {program.zone_names[z]: [names[c] for c in v] if isinstance(v, tuple) else v for z, v in enumerate(view)}
     variables: dict[str, Any] = {}
@@ -402,8 +411,7 @@ def observe(state: Any, player: int, view: list, record: tuple) -> dict[str, Any
         shown_values = [game.show_value(v, type_) for v in chunk]
         variables[name] = shown_values if per_player else shown_values[0]
     last_move = None
-    if last is not None:
-        mover, action = last
+    if action is not None:
         move = game.move_of(action)
         shown_move = move.name if move.hidden and mover != player else game.key_name(action)
         last_move = {"player": mover, "move": shown_move}

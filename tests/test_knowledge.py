@@ -112,3 +112,30 @@ def test_a_clone_keeps_its_own_knowledge():
     twin.apply_action(twin.legal_actions()[0])
     assert state.knowledge(0) == game.new_initial_state(seed=2).knowledge(0)
     assert state.known is not twin.known
+
+
+def test_a_record_shares_the_parts_that_did_not_change():
+    """Each step appends a record to the trail; the variables, the seats in the round and the
+    public position, when equal to the previous record's, are that record's own objects (a
+    long match keeps no second copy for the garbage collector to walk). The information
+    states stay those of the replay."""
+    game = game_of("padan", 2)
+    state = game.new_initial_state(seed=5)
+    rng = random.Random(5)
+    shared = {"values": 0, "active": 0}
+    for _ in range(150):
+        before = state.trail[1]
+        step_randomly(state, rng)
+        after = state.trail[1]
+        if type(before[0]) is not tuple or type(after[0]) is not tuple:
+            continue  # a pick, commit or base record
+        if after[1] == before[1]:
+            assert after[1] is before[1]
+            shared["values"] += 1
+        if after[2][4] == before[2][4]:
+            assert after[2][4] is before[2][4]
+            shared["active"] += 1
+        if after[2] == before[2]:
+            assert after[2] is before[2]
+    assert shared["values"] > 20 and shared["active"] > 100
+    assert state.information_state(0) == replayed_observations(state, 0)
