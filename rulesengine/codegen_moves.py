@@ -35,9 +35,8 @@ import ast
 import contextlib
 import copy
 import itertools
-import math
 from collections.abc import Callable
-from math import comb
+from math import comb, prod
 from typing import Any
 
 import attrs
@@ -676,7 +675,7 @@ class MoveCodeGenerator(CodeGenerator):
                 return None
             places = {value: place for place, value in enumerate(compiled.domain)}
             choices.append([(value, places[value]) for value in candidates.value if value in places])
-        count = math.prod(len(values) for values in choices)
+        count = prod(len(values) for values in choices)
         if self._unroll_work + count > UNROLL_WORK:
             return None
         before = len(hoisted)

@@ -123,7 +123,7 @@ class State:
         self.chance: list | None = None
         self.chance_count = 0
         self.seed = seed
-        # The values recorded so far (see `_record`): the latest in `_tail`, a list of this state's
+        # The values recorded so far (see `history_since`): the latest in `_tail`, a list of this state's
         # own; the earlier ones in `history`, a chain of (previous, values) cells shared by clones.
         # One cell per clone rather than one per step: a chain as long as the match would be walked
         # again and again by the garbage collector.

@@ -13,7 +13,7 @@ from __future__ import annotations
 import attrs
 
 from .engine import State
-from .stays import setting_puts_out
+from .stays import out_refused
 
 
 @attrs.frozen
@@ -49,11 +49,9 @@ def set_position(state: State, position: Position) -> None:
     if state.is_terminal() or state.is_chance_node() or state.agenda:
         raise ValueError("a position can be set only at a decision node")
     program = state.program
-    if position.out and not setting_puts_out(program.ruleset, program.options):
-        # the compiled rules take every seat to be in the round all match long
-        shown = ", ".join(f"P{p + 1}" for p in sorted(position.out))
-        never = f"the rules of '{program.ruleset.name}' never put a player out"
-        raise ValueError(f"{shown} cannot be out of the round: {never}")
+    refused = out_refused(program.ruleset, program.options, position.out)
+    if refused is not None:
+        raise ValueError(refused)
     if len(position.zones) != len(state.zones) or len(position.variables) != len(state.vars):
         raise ValueError("the position does not fit this game's zones and variables")
     state.zones = [list(cards) for cards in position.zones]

@@ -14,7 +14,7 @@ from .engine import Game
 from .position import Position
 from .scenario_shapes import Shapes, Skip
 from .source import Map, Node, Scalar, Seq
-from .stays import setting_puts_out
+from .stays import out_refused
 
 POSITION_KEYS = {
     "zones": "cards of zones, bottom to top: `pile: [9♥, 10♠]`, `hand: {P1: [...]}`, `hand[P2]: [...]`",
@@ -239,13 +239,11 @@ class PositionReader:
                 current = names.player(position.entries["current"])
             if "out" in position:
                 leaving = names.players(position.entries["out"])
-                if leaving and not setting_puts_out(program.ruleset, program.options):
-                    # the compiled game takes every seat to be in the round (the pass `everyone stays`)
-                    shown = ", ".join(f"P{p + 1}" for p in sorted(leaving))
-                    never = f"the rules of '{program.ruleset.name}' never put a player out"
-                    message = f"{shown} cannot be out of the round: {never}"
+                # the compiled game takes every seat to be in the round (the pass `everyone stays`)
+                refused = out_refused(program.ruleset, program.options, leaving)
+                if refused is not None:
                     hint = "leave out 'out': only an 'out' effect takes a player out, and these rules have none"
-                    reader.error("RE509", message, position.entries["out"].span, hint)
+                    reader.error("RE509", refused, position.entries["out"].span, hint)
                     broken = True
                 else:
                     out = leaving

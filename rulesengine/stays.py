@@ -8,7 +8,7 @@ every seat in the round all match long, and the code generator may take `active`
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 import attrs
@@ -39,3 +39,12 @@ def setting_puts_out(ruleset: ir.Ruleset, options: Mapping[str, object]) -> bool
     """Whether the rules of a game setting (a ruleset with these options) can put a player out:
     the fact the compiler works out, for whoever sets up a state by hand (position.py)."""
     return puts_out(lower(ruleset, options))
+
+
+def out_refused(ruleset: ir.Ruleset, options: Mapping[str, object], out: Collection[int]) -> str | None:
+    """Why a position may not put the seats `out` out of the round (None: it may): in a setting
+    whose rules never put a player out, the compiled code takes every seat to be in it."""
+    if not out or setting_puts_out(ruleset, options):
+        return None
+    shown = ", ".join(f"P{p + 1}" for p in sorted(out))
+    return f"{shown} cannot be out of the round: the rules of '{ruleset.name}' never put a player out"
