@@ -23,9 +23,7 @@ from typing import Any
 
 import attrs
 
-from .compile import CompiledMove, Program
-
-STEPWISE_KINDS = ("set", "subset")
+from .compile import STEPWISE_KINDS, CompiledMove, Program, id_block
 
 
 @attrs.frozen
@@ -46,8 +44,7 @@ class Encoding:
         self.blocks: list[Block] = []
         offset = 0
         for move in program.moves:
-            stepwise = any(p.kind in STEPWISE_KINDS for p in move.params)
-            width = max((self.step_width(p) for p in move.params), default=1) if stepwise else move.width
+            stepwise, width = id_block(move.params, self.num_cards)
             self.blocks.append(Block(move, offset, width, stepwise))
             offset += width
         self.num_actions = offset
@@ -72,20 +69,17 @@ class Encoding:
         self.plain: dict[int, int] = {key: id_ for id_, key in keys.items()}
         self.first: dict[int, int] = dict(self.plain)
         self.plain_id = self.plain.get  # bound once: it is called at every decision
-        # The moves before the first one chosen in steps are numbered alike as keys and as ids,
-        # so a key below this is its own id (the ids of the others need a look-up).
-        self.own_ids = next((b.offset for b in self.blocks if b.stepwise), offset)
+        # A key below this is its own id (the ids of the others need a look-up): the compiler gives
+        # the moves taken in one id their ids as keys, and the moves chosen in steps keys past every
+        # id (compile.key_offsets); a program numbered otherwise (moves in file order, as the
+        # reference mode numbers them) has its first key that is not its id lower.
+        own = min((b.move.offset for b in self.blocks if b.stepwise), default=offset)
+        own = min([own, *(b.move.offset for b in self.blocks if not b.stepwise and b.move.offset != b.offset)])
+        self.own_ids = own
 
     @staticmethod
     def steps_of_move(move: CompiledMove) -> int:
         return sum((p.size or 0) + (p.kind == "subset") if p.kind in STEPWISE_KINDS else 1 for p in move.params)
-
-    def step_width(self, param: Any) -> int:
-        if param.kind == "subset":
-            return self.num_cards + 1  # the cards, and "done"
-        if param.kind in ("set", "card"):
-            return self.num_cards
-        return param.domain_size
 
     def block_at(self, action: int) -> Block | None:
         """`block_of` by a table: the block of an id, or None outside 0..num_actions-1."""

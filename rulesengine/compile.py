@@ -11,7 +11,7 @@ nothing parses or walks a tree at run time.
 from __future__ import annotations
 
 from collections.abc import Callable
-from math import comb
+from math import comb, prod
 from typing import Any
 
 import attrs
@@ -79,12 +79,47 @@ class CompiledParam:
     at_least: int | None = None  # a subset's fewest cards (its most: `size`)
 
 
+# The kinds of parameter that make a move chosen in steps (see actions.py).
+STEPWISE_KINDS = ("set", "subset")
+
+
+def id_block(params: tuple[CompiledParam, ...], num_cards: int) -> tuple[bool, int]:
+    """(whether a move with these parameters is chosen in steps, how many action ids its block
+    takes): a move taken in one id has one per action; a move chosen in steps has as many as
+    its widest step (a card or a set's next card: the cards; a set of variable size: the cards
+    and "done"; any other parameter: its values)."""
+    if not any(p.kind in STEPWISE_KINDS for p in params):
+        return False, prod(p.domain_size for p in params)
+    widths = [
+        num_cards + (p.kind == "subset") if p.kind in ("card", *STEPWISE_KINDS) else p.domain_size for p in params
+    ]
+    return True, max(widths)
+
+
+def key_offsets(blocks: list[tuple[bool, int, int]]) -> list[int]:
+    """The first key of each move, given (chosen in steps, id block width, key width) in file
+    order. A move taken in one id keeps its ids as its keys; the keys of the moves chosen in
+    steps (whose complete actions can be far more than their ids) come after every id. So a
+    legal action's key below the number of ids is its id, and listing the ids of a decision
+    with no choice in steps legal is copying its keys."""
+    ids = sum(width for _stepwise, width, _keys in blocks)
+    offsets, id_offset, past = [], 0, ids
+    for stepwise, width, keys in blocks:
+        if stepwise:
+            offsets.append(past)
+            past += keys
+        else:
+            offsets.append(id_offset)
+        id_offset += width
+    return offsets
+
+
 @attrs.frozen
 class CompiledMove:
     index: int
     name: str
-    offset: int  # first action id
-    width: int  # number of action ids
+    offset: int  # first key (the engine's number of a complete action; see `key_offsets`)
+    width: int  # number of keys
     params: tuple[CompiledParam, ...]
     effects: tuple[Segment, ...]
     label: Callable[[Any, list], str] | None
@@ -317,7 +352,6 @@ class Compiler:
     def program(self) -> Program:
         r = self.r
         moves = []
-        offset = 0
         # Steps run as one function unless a shuffle in a trigger can interrupt them.
         triggers_plain = not any(ir.has_chance(t.effects) for t in r.triggers)
         # a move of one phase only is settled by that phase's settle: its step may end with that
@@ -325,12 +359,11 @@ class Compiler:
         in_phases = [name for p in r.phases for name in p.moves]
         own_moves = frozenset(name for name in in_phases if in_phases.count(name) == 1 and JOIN_STEPS)
         phase_of = {name: index for index, p in enumerate(r.phases) for name in p.moves}
-        for index, move in enumerate(r.moves):
+        all_params = [tuple(self.param(p) for p in move.params) for move in r.moves]
+        widths = [prod(p.domain_size for p in params) for params in all_params]
+        blocks = [(*id_block(params, len(self.card_names)), width) for params, width in zip(all_params, widths)]
+        for index, (move, params, width, offset) in enumerate(zip(r.moves, all_params, widths, key_offsets(blocks))):
             plain = triggers_plain and not ir.has_chance(move.effects)
-            params = tuple(self.param(p) for p in move.params)
-            width = 1
-            for p in params:
-                width *= p.domain_size
             step = None
             if plain and move.name in own_moves:
                 self.codegen.step_statements(move, r.triggers, phase_of[move.name])
@@ -351,7 +384,6 @@ class Compiler:
                     step,
                 )
             )
-            offset += width
         phases = []
         for phase in r.phases:
             enumerate_, settle, steps = self.codegen.phase_functions(
@@ -431,7 +463,7 @@ class Compiler:
             results=results,
             teams=self.layout.teams,
             slots=r.slots + self.flow_slots,
-            num_actions=offset,
+            num_actions=max((m.offset + m.width for m in moves), default=0),
             source=tuple(self.codegen.sources),
             layout=self.layout,
         )

@@ -10,7 +10,7 @@ from __future__ import annotations
 import _random
 import functools
 import random
-from bisect import bisect_left
+from bisect import bisect_left, insort
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -243,24 +243,21 @@ class State:
                 # the keys of the moves before the first chosen in steps are their ids
                 if last < own:
                     return legal[:]
-                # Usually one or two actions past those: their first ids are above the others' and
-                # looked up; two are in order unless both are of one move chosen in steps.
+                # Often one or two actions past those: their first ids are looked up and put in
+                # their places (two of one move may share one).
                 first = encoding.first
                 try:
-                    if legal[0] >= own:  # all past those
-                        if len(legal) == 1:
-                            return [first[last]]
-                    elif legal[-2] < own:
-                        ids = legal[:]
-                        ids[-1] = first[last]
+                    if len(legal) == 1 or legal[-2] < own:  # one past those
+                        ids = legal[:-1]
+                        insort(ids, first[last])
                         return ids
-                    if len(legal) == 2 or legal[-3] < own:
+                    if len(legal) == 2 or legal[-3] < own:  # two past those
                         before, after = first[legal[-2]], first[last]
-                        if before < after:
-                            ids = legal[:]
-                            ids[-2] = before
-                            ids[-1] = after
-                            return ids
+                        ids = legal[:-2]
+                        insort(ids, before)
+                        if after != before:
+                            insort(ids, after)
+                        return ids
                 except KeyError:  # a key not met before (noted in the general way)
                     pass
                 return self._ids_of(legal)
@@ -466,7 +463,12 @@ class State:
         later = legal[cut:] if cut else legal
         found = list(map(encoding.plain_id, later))  # None for a choice in steps
         ids: list[int] = self._first_ids(later, found) if None in found else found  # type: ignore[assignment]
-        return legal[:cut] + ids if cut else ids
+        if not cut:
+            return ids
+        joined = legal[:cut] + ids
+        if ids[0] < legal[cut - 1]:  # the compiler's keys put the moves chosen in steps last, not their ids
+            joined.sort()
+        return joined
 
     def _first_ids(self, legal: list[int], ids: list[int | None]) -> list[int]:
         """The first ids of the legal actions `legal` (`ids`: their ids where one id makes them)."""
@@ -1546,13 +1548,15 @@ class Game:
         return most_outcomes(self.ruleset, self.options, self.num_players, self.program.num_cards)
 
     def move_of(self, action: int) -> CompiledMove:
+        """The move of a complete action given by its key (the engine's number of it: in a game
+        without choices made in steps, its id; see compile.key_offsets)."""
         for move in self.program.moves:
             if move.offset <= action < move.offset + move.width:
                 return move
-        raise IllegalActionError(f"action {action} is outside 0..{self.program.num_actions - 1}")
+        raise IllegalActionError(f"{action} is the key of no action of this game")
 
     def decode(self, action: int) -> tuple[CompiledMove, tuple]:
-        """The move an action id stands for and its parameter values."""
+        """The move of a complete action given by its key (see `move_of`) and its parameter values."""
         decoded = self._decoded.get(action)
         if decoded is None:
             decoded = self._decoded[action] = self._decode(action)

@@ -262,19 +262,32 @@ def _play_whole(state: State, action: int, name: object, step: int, path: str | 
     if state.is_chance_node():
         state.apply_action(action)  # a chance outcome: a card, as before
         return
-    if not state._is_legal(action):
+    key = _key_of_file_order(state.game, action)
+    if not state._is_legal(key):
         raise ReplayError(
             f"{path}: action {step} ({action}) is not legal (a version {VERSION - 1} or older replay names "
             "complete actions; this one is none of the legal ones)"
         )
-    move, values = state.game.decode(action)
+    move, values = state.game.decode(key)
     shown = state._label(move, state.current, values)
     if name is not None and name != shown:
         raise ReplayError(
             f"{path}: action {step} is '{printable(shown)}' here, but the replay calls it '{printable(str(name))}'"
         )
-    for part in state._steps_of(action):
+    for part in state._steps_of(key):
         state.apply_action(part)
+
+
+def _key_of_file_order(game: Game, number: int) -> int:
+    """The key of a complete action numbered as versions 1 and 2 numbered them: every move's
+    actions after the previous move's, in file order (keys now put the moves chosen in steps
+    after every id: compile.key_offsets). A number outside them all gives -1, which no action is."""
+    start = 0
+    for move in game.program.moves:
+        if start <= number < start + move.width:
+            return move.offset + number - start
+        start += move.width
+    return -1
 
 
 def check_result(data: dict[str, Any], state: State, path: str | os.PathLike = "replay") -> None:

@@ -36,6 +36,17 @@ def dealt_round(cards: int) -> str:
 """
 
 
+def file_order_number(game, key: int) -> int:
+    """How replays of versions 1 and 2 numbered a complete action (given by the engine's key):
+    every move's actions after the previous move's, in file order."""
+    start = 0
+    for move in game.program.moves:
+        if move.offset <= key < move.offset + move.width:
+            return start + key - move.offset
+        start += move.width
+    raise AssertionError(f"no move has key {key}")
+
+
 def uncovered(settings: list[tuple]) -> set[str]:
     """The shipped rulesets and examples that no setting of `settings` (name first) plays."""
     named = {Path(setting[0]).stem for setting in settings}

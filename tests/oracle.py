@@ -36,19 +36,19 @@ def same_layout(fast: Game, reference: Game) -> None:
         "variable_offsets",
         "initial_variables",
         "variable_layout",
-        "num_actions",
         "slots",
     ):
         if getattr(a, field) != getattr(b, field):
             raise Disagreement(f"{field}: {getattr(a, field)!r} != {getattr(b, field)!r}")
+    # The ids players see must agree; the engine's keys (numbers of complete actions) are each
+    # program's own: the compiler puts the moves chosen in steps after every id, the reference
+    # mode numbers the moves in file order.
+    for block_a, block_b in zip(fast.encoding.blocks, reference.encoding.blocks):
+        if (block_a.offset, block_a.width, block_a.stepwise) != (block_b.offset, block_b.width, block_b.stepwise):
+            raise Disagreement(f"move {block_a.move.name}: ids differ")
     for move_a, move_b in zip(a.moves, b.moves):
-        if (move_a.offset, move_a.width, move_a.is_pass, move_a.hidden) != (
-            move_b.offset,
-            move_b.width,
-            move_b.is_pass,
-            move_b.hidden,
-        ):
-            raise Disagreement(f"move {move_a.name}: ids or kind differ")
+        if (move_a.width, move_a.is_pass, move_a.hidden) != (move_b.width, move_b.is_pass, move_b.hidden):
+            raise Disagreement(f"move {move_a.name}: actions or kind differ")
         for pa, pb in zip(move_a.params, move_b.params):
             if (pa.kind, pa.domain, pa.domain_size, pa.size) != (pb.kind, pb.domain, pb.domain_size, pb.size):
                 raise Disagreement(f"move {move_a.name}: parameter {pa.slot} differs")

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 import rulesengine
 from rulesengine import replay
 from rulesengine.diagnostics import IllegalActionError
-from tests.game_checks import play_random
+from tests.game_checks import file_order_number, play_random
 from tests.reference_information import replayed_observations
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -234,7 +234,7 @@ def _old_replay(path: Path, state) -> dict:
         if steps._pending:
             continue
         key = steps.last_action if not before.is_chance_node() else action
-        keys.append(key)
+        keys.append(file_order_number(state.game, key) if not before.is_chance_node() else action)
         move, values = before.decode_key(key)
         names.append(before._label(move, before.current, values))
         pending = []
@@ -263,3 +263,36 @@ def test_a_replay_of_an_unknown_version_names_the_versions(tmp_path: Path) -> No
     path.write_text(json.dumps({"format": replay.FORMAT, "version": 99}), encoding="utf-8")
     with pytest.raises(replay.ReplayError, match="version 99 is not supported \\(expected 1 to 3\\)"):
         replay.read(path)
+
+
+@pytest.mark.parametrize(
+    "name", ["pan", "padan", str(ROOT / "examples" / "ladder.yaml"), str(ROOT / "examples" / "fishing.yaml")]
+)
+def test_a_move_taken_in_one_id_has_its_ids_as_keys(name: str) -> None:
+    """The compiler numbers the complete actions of a move taken in one id as its ids, and
+    those of the moves chosen in steps after every id; the reference mode numbers them in file
+    order. Both offer the same ids."""
+    ruleset = rulesengine.load_ruleset(name)
+    players = ruleset.min_players
+    fast = rulesengine.make_game(name, players=players)
+    reference = rulesengine.make_game(name, players=players, optimize=False)
+    ids = fast.num_distinct_actions
+    for block in fast.encoding.blocks:
+        if block.stepwise:
+            assert block.move.offset >= ids
+        else:
+            assert block.move.offset == block.offset and block.move.width == block.width
+    assert fast.encoding.own_ids == ids  # every key below the number of ids is its id
+    start = 0
+    for move in reference.program.moves:  # file order
+        assert move.offset == start
+        start += move.width
+    for seed in range(3):
+        a, b = fast.new_initial_state(seed=seed), reference.new_initial_state(seed=seed)
+        rng = random.Random(seed)
+        while not a.is_terminal() and a.steps < 300:
+            legal = a.legal_actions()
+            assert legal == b.legal_actions() and legal == sorted(set(legal))
+            action = rng.choice(legal)
+            a.apply_action(action)
+            b.apply_action(action)

@@ -447,7 +447,7 @@ def test_the_static_action_count_bounds_what_a_match_offers(path, monkeypatch):
         offered: dict[str, int] = {}
         legal = state.legal_actions()
         for action in legal:
-            name = game.move_of(action).name
+            name = game.encoding.block_at(action).move.name
             offered[name] = offered.get(name, 0) + 1
         assert all(n <= static[name] for name, n in offered.items()), (offered, static)
         state.apply_action(chooser.choice(legal))

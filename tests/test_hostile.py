@@ -34,6 +34,7 @@ from rulesengine.diagnostics import (
     suggestions_bounded,
 )
 from tests import fuzz_validate
+from tests.game_checks import file_order_number
 
 ROOT = Path(__file__).resolve().parent.parent
 SECRET = "s3cr3t-token-never-printed"
@@ -353,7 +354,7 @@ def _complete_actions(data: dict) -> tuple[list[int], list[str]]:
         before = state.clone()
         state.apply_action(action)
         if not state._pending:
-            keys.append(state.last_action)
+            keys.append(file_order_number(game, state.last_action))
             names.append(before.action_to_string(action))
     return keys, names
 

@@ -81,7 +81,7 @@ def _knowledge(game, seat: int, seed: int, actions: list[int]) -> list[set[str]]
         mover = state.current_player()
         if mover == seat:
             snapshots.append(set(known))
-        public = not game.move_of(action).hidden or mover == seat
+        public = not game.encoding.block_at(action).move.hidden or mover == seat
         before = len(state.log)
         state.apply_action(action)
         observe(before, True, public)
