@@ -1,7 +1,9 @@
 """Pass `inline binds` over a generated function: a `lambda` called at once with one value,
 as the language's `bind` is generated (`(lambda v: body)(value)`), becomes
 `(body if ((v2 := value) or True) else None)`: the value is kept in a local of the enclosing
-function (a new name, so that no two binds share one) and no function is called.
+function (a new name, so that no two binds share one) and no function is called. When the
+first thing the body evaluates is a read of the value (`v < x ...`), the value is kept
+there instead (`(v2 := value) < x ...`).
 
 What it preserves: the value is computed first and the body after, as before; the body
 reads the new local wherever it read the parameter. Python forbids such a local in a
@@ -37,9 +39,37 @@ def _expression(node: ast.expr, fresh: Callable[[str], str]) -> ast.expr:
         local = fresh(parameter)
         value = _expression(node.args[0], fresh)
         body = _expression(_renamed(node.func.body, parameter, local), fresh)
-        kept = ast.BoolOp(ast.Or(), [ast.NamedExpr(ast.Name(local, ast.Store()), value), ast.Constant(True)])
+        keep = ast.NamedExpr(ast.Name(local, ast.Store()), value)
+        first = _kept_at_first_read(body, local, keep)
+        if first is not None:
+            return first
+        kept = ast.BoolOp(ast.Or(), [keep, ast.Constant(True)])
         return ast.IfExp(kept, body, ast.Constant(None))
     return rebuilt(node, lambda child: _child(child, fresh))
+
+
+# Where an expression evaluates first: the one part of each of these that runs before any other.
+_FIRST = {ast.IfExp: "test", ast.Compare: "left", ast.BinOp: "left", ast.UnaryOp: "operand", ast.Subscript: "value"}
+
+
+def _kept_at_first_read(body: ast.expr, local: str, keep: ast.NamedExpr) -> ast.expr | None:
+    """`body` with `keep` (`(local := value)`) in place of its read of `local` when that read is
+    the first thing the body evaluates (so the value is still computed first, and once): no
+    `... if (local := value) or True else None` around it. None when it is not."""
+    if isinstance(body, ast.Name):
+        return keep if body.id == local else None
+    if isinstance(body, ast.BoolOp):
+        first = _kept_at_first_read(body.values[0], local, keep)
+        return None if first is None else ast.BoolOp(body.op, [first, *body.values[1:]])
+    field = _FIRST.get(type(body))
+    if field is None:
+        return None
+    first = _kept_at_first_read(getattr(body, field), local, keep)
+    if first is None:
+        return None
+    out = copy.copy(body)
+    setattr(out, field, first)
+    return out
 
 
 def _child(node: ast.AST, fresh: Callable[[str], str]) -> ast.AST:

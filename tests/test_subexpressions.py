@@ -168,3 +168,25 @@ def test_binds_inside_comprehensions_stay_functions() -> None:
     for expression in ("[(lambda q: q + y)(f(a)) for y in lst]", "[y for y in (lambda q: [q])(f(a))]"):
         out = _binds(_function(expression))
         assert any(isinstance(node, ast.Lambda) for node in ast.walk(out))
+
+
+@pytest.mark.parametrize(
+    ("expression", "at_first_read"),
+    [
+        ("(lambda q: 1 if q < f(b) else 0)(f(a))", True),  # the test's left side is read first
+        ("(lambda q: q[0] + q[1] and q)(lst)", True),
+        ("(lambda q: -q * 2 == a or q)(f(a))", True),
+        ("(lambda q: f(b) + q)(f(a))", False),  # f(b) runs first: the value must come before it
+        ("(lambda q: [q, q])(f(a))", False),
+    ],
+)
+def test_a_bind_read_first_keeps_its_value_where_it_is_read(expression: str, at_first_read: bool) -> None:
+    """Where the body's first evaluation is a read of the bound value, the value is kept there
+    (`(v := value) < ...`); elsewhere before the body (`... if (v := value) or True else None`)."""
+    fn = _function(expression)
+    out = _binds(fn)
+    wrapped = any(isinstance(node, ast.IfExp) and isinstance(node.test, ast.BoolOp) for node in ast.walk(out))
+    assert wrapped is not at_first_read
+    assert not any(isinstance(node, ast.Lambda) for node in ast.walk(out))
+    for a, b, lst in [(1, 2, [5, 6]), (3, -1, [0, 0]), (0, 0, [])]:
+        assert _run(out, a, b, lst) == _run(fn, a, b, lst)  # the same value or error, f called as often
