@@ -440,7 +440,7 @@ class CodeGenerator:
         ]
         if is_seat(player, self.layout.seat_slots) or _literal_within(node, self.layout.num_players):
             return [*first, *chosen]
-        seat = ast.Compare(const(0), [ast.LtE(), ast.Lt()], [node, const(self.layout.num_players)])
+        seat = pyast.within(node, self.layout.num_players)
         method = pyast.expr(pyast.method(name("st"), "turn_to", node, where))
         return [*first, pyast.if_(seat, chosen, [method])]
 
@@ -467,7 +467,7 @@ class CodeGenerator:
         if _cheap(index) or _plain(node):
             # Expressions are pure: a cheap index is tested inline (computed again, or kept in a
             # local by the pass `common subexpressions`), the helper raises the error past the range.
-            within = ast.Compare(const(0), [ast.LtE(), ast.Lt()], [node, const(players)])
+            within = pyast.within(node, players)
             return pyast.ifexp(within, fold_binop(const(offset), "+", node), call(name(check), node))
         return call(name(check), node)
 
@@ -553,7 +553,7 @@ class CodeGenerator:
                 offset = fold_binop(offset, "+", node if stride == 1 else fold_binop(node, "*", const(stride)))
             seats = self.layout.seat_slots
             tests = [
-                ast.Compare(const(0), [ast.LtE(), ast.Lt()], [node, const(size)])
+                pyast.within(node, size)
                 for node, size, index in zip(indices, family.sizes, e.indices)
                 if not (is_seat(index, seats) or self._real_suit(index) or _literal_within(node, size))
             ]
@@ -1040,7 +1040,7 @@ class CodeGenerator:
             )
         if function == "is_active":
             if self.everyone_stays:  # in the round: every seat, and nobody is not
-                return const(True) if seat else ast.Compare(const(0), [ast.LtE(), ast.Lt()], [arg, const(n)])
+                return const(True) if seat else pyast.within(arg, self.layout.num_players)
             active = sub(pyast.st("active"), arg)
             return active if seat else pyast.and_(compare(arg, ">=", const(0)), active)
         can = pyast.method(name("st"), "can_move", arg)

@@ -79,6 +79,11 @@ def compare(left: ast.expr, op: str, right: ast.expr) -> ast.Compare:
     return ast.Compare(left, [_COMPARE[op]()], [right])
 
 
+def within(node: ast.expr, size: int) -> ast.Compare:
+    """`0 <= node < size`: an index in range (a seat, a place in a zone family)."""
+    return ast.Compare(const(0), [ast.LtE(), ast.Lt()], [node, const(size)])
+
+
 def compare_op(node: ast.expr) -> str | None:
     """The operator of a single comparison (`a <= b`), else None."""
     if isinstance(node, ast.Compare) and len(node.ops) == 1:
