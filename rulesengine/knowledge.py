@@ -202,13 +202,15 @@ def _record(state: Any, changes: tuple[Any, ...]) -> tuple[Any, ...]:
     values = tuple(state.vars)
     active = tuple(state.active)
     previous = state.trail[1] if state.trail is not None else None
-    if previous is not None and type(previous[0]) is tuple:  # a plain record, not a pick, commit or base
+    if previous is not None and type(previous[0]) is not tuple:
+        previous = None  # a pick, commit or base record: no parts of the same shape to share
+    if previous is not None:
         if previous[1] == values:
             values = previous[1]
         if previous[2][4] == active:
             active = previous[2][4]
     public = (state.round_number, state.phase, state.current_player(), state.direction, active, state.game_over)
-    if previous is not None and type(previous[0]) is tuple and previous[2] == public:
+    if previous is not None and previous[2] == public:
         public = previous[2]
     shown = tuple(map(tuple, state.shown)) if state.shown_any else None
     return (changes, values, public, shown, state.mover, state.last_action)
