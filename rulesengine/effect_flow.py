@@ -26,11 +26,18 @@ from .limits import MAX_RANGE, MAX_REPEAT
 
 def needs_flow(statements: tuple[ir.Stmt, ...]) -> bool:
     """Whether a list must be cut into segments with jumps (chance inside a block, a random
-    choice or a repeat anywhere); a list with only top-level shuffles needs no jumps."""
+    choice or a repeat anywhere) or keep a procedure's parameter in the environment (bound
+    before a shuffle: the segments after it read it there); a list with only top-level
+    shuffles needs neither."""
+    bound = False
     for s in statements:
         if isinstance(s, (ir.Random, ir.Repeat)):
             return True
         if isinstance(s, (ir.If, ir.For)) and ir.has_chance((s,)):
+            return True
+        if isinstance(s, ir.Let):
+            bound = True
+        elif isinstance(s, ir.Shuffle) and bound:
             return True
     return False
 

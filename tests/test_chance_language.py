@@ -214,6 +214,27 @@ def test_a_procedure_binds_each_argument_once(tmp_path: Path, optimize: bool) ->
     assert state.variables()["drawn"] == game.program.card_names[hands[2][-1]]
 
 
+@pytest.mark.parametrize("seed", [None, 4])
+def test_a_procedure_argument_is_kept_across_a_shuffle_in_its_body(tmp_path: Path, seed: int | None) -> None:
+    """A parameter read after a shuffle of the procedure's own body: the effects before and
+    after the shuffle run apart (a chance node between them without a seed), and both read it."""
+    body = (
+        "procedures:\n  reshuffle:\n    params: {p: player}\n    effects:\n"
+        "      - move hand[p] to stock\n      - shuffle stock\n      - move top(stock, 2) to hand[p]\n"
+        "      - dealer = p\nround:\n  setup:\n    - shuffle stock\n    - deal 3 of stock to hand from seat(0)\n"
+        '    - "reshuffle(seat(1))"\n'
+    )
+    fast, reference = games(write(tmp_path, body))
+    hands = fast.program.families["hand"].base
+    assert play_both(fast, reference, seed, choice_seed=1, max_steps=40) > 0
+    state = fast.new_initial_state(seed=seed)
+    rng = random.Random(1)
+    while state.is_chance_node():
+        state.apply_action(rng.choice(state.chance_outcomes())[0])
+    assert [len(state.zones[hands + p]) for p in range(3)] == [3, 2, 3]
+    assert state.variables()["dealer"] == 1
+
+
 @pytest.mark.parametrize(
     ("body", "expected"),
     [
