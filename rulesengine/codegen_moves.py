@@ -58,6 +58,10 @@ from .pyast import call, compare, const, name, sub
 # moves get stay within this many syntax nodes (a big listing is written once, in `settle`)
 JOIN_BUDGET = 2_048
 
+# A step's parameters: `step(state, key, values, recorded)` plays the complete action `key`
+# with its parameter values, `recorded` being what the history keeps of it (its id)
+STEP_PARAMS = ["st", "action", "values", "recorded"]
+
 Wrap = Callable[[list[ast.stmt]], list[ast.stmt]]
 
 
@@ -356,10 +360,10 @@ class MoveCodeGenerator(CodeGenerator):
 
     def play(
         self, phase: ir.Phase, move: ir.MoveDef, hoisted: list, body: list[ast.stmt], turn_limit: int | None
-    ) -> Callable[[Any, int, tuple], None]:
+    ) -> Callable[[Any, int, tuple, int], None]:
         """Pass `play`: the step of `move` and the settle of `phase` (the only phase the move
         belongs to, so the one the engine settles in after it) as one function, `play(state,
-        player, values)`: one call fewer per step, and the settle's tests are decided for this
+        key, values, recorded)`: one call fewer per step, and the settle's tests are decided for this
         move alone (the flags its own effects and the triggers can set; no pass test after a
         move that is not a pass). A `return` of the step, which it takes only when a flag that
         ends the step is set, becomes what the settle does first when a flag is set."""
@@ -370,7 +374,7 @@ class MoveCodeGenerator(CodeGenerator):
             step_lines = _returns_replaced(step_lines, on_flag.body)
         settle_lines = self._settle_lines(phase, hoisted, body, turn_limit, move.is_pass, flags)
         fn = pyast.function(
-            self.names.fresh(f"_step_{move.name}"), ["st", self.me, "values"], [*step_lines, *settle_lines]
+            self.names.fresh(f"_step_{move.name}"), STEP_PARAMS, [*self._records(move), *step_lines, *settle_lines]
         )
         heading = f"step of move {move.name} {position(move.span)}, then the settle of phase {phase.name}"
         return self.define(fn, heading, of_state=True)
@@ -830,17 +834,46 @@ class MoveCodeGenerator(CodeGenerator):
 
     # ---- steps ------------------------------------------------------------------------
 
-    def step(self, move: ir.MoveDef, triggers: tuple[ir.Trigger, ...]) -> Callable[[Any, int, tuple], None]:
-        """One generated function for a move no shuffle can interrupt: `step(state, player, values)`
-        runs the move's effects, then the triggers in order, each one's firings chosen before
-        its effects run (`trigger_firings`, which the engine's general path uses too)."""
+    def step(self, move: ir.MoveDef, triggers: tuple[ir.Trigger, ...]) -> Callable[[Any, int, tuple, int], None]:
+        """One generated function for a move no shuffle can interrupt: `step(state, key, values,
+        recorded)` notes the action (`_records`), runs the move's effects, then the triggers in
+        order, each one's firings chosen before its effects run (`trigger_firings`, which the
+        engine's general path uses too)."""
         self.step_statements(move, triggers)
         return self._step_function(move)
 
-    def _step_function(self, move: ir.MoveDef) -> Callable[[Any, int, tuple], None]:
-        body = [*self._step_bodies[move.name], pyast.return_()]
-        fn = pyast.function(self.names.fresh(f"_step_{move.name}"), ["st", self.me, "values"], body)
+    def _step_function(self, move: ir.MoveDef) -> Callable[[Any, int, tuple, int], None]:
+        body = [*self._records(move), *self._step_bodies[move.name], pyast.return_()]
+        fn = pyast.function(self.names.fresh(f"_step_{move.name}"), STEP_PARAMS, body)
         return self.define(fn, f"step of move {move.name} {position(move.span)}", of_state=True)
+
+    def _records(self, move: ir.MoveDef) -> list[ast.stmt]:
+        """What a step notes of its action before the effects run: the value kept in the
+        history (`recorded`), the counts of steps, turns and passes, the mover, the cleared
+        flags. `State._act` notes the same for a move without a step; the differential tests
+        compare the two (the reference mode has no steps)."""
+        state = name("st")
+        passes = (
+            ast.AugAssign(pyast.store_attr(state, "passes"), ast.Add(), const(1))
+            if move.is_pass
+            else pyast.assign(pyast.store_attr(state, "passes"), const(0))
+        )
+        return [
+            pyast.expr(pyast.method(pyast.st("_tail"), "append", name("recorded"))),
+            ast.AugAssign(pyast.store_attr(state, "steps"), ast.Add(), const(1)),
+            ast.AugAssign(pyast.store_attr(state, "turns"), ast.Add(), const(1)),
+            pyast.if_(pyast.st("shown_any"), [pyast.expr(pyast.method(state, "clear_shown"))]),
+            pyast.assign(pyast.store_attr(state, "_legal"), const(None)),
+            pyast.assign(self.me, pyast.st("current")),
+            pyast.assign(pyast.store_attr(state, "mover"), name(self.me)),
+            pyast.assign(pyast.store_attr(state, "turn_set"), const(False)),
+            pyast.assign(pyast.store_attr(state, "last_action"), name("action")),
+            pyast.if_(
+                compare(pyast.st("log"), "is not", const(None)),
+                [pyast.expr(pyast.method(state, "log_action", name("action")))],
+            ),
+            passes,
+        ]
 
     def step_statements(
         self, move: ir.MoveDef, triggers: tuple[ir.Trigger, ...], phase: int | None = None

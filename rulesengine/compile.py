@@ -127,9 +127,10 @@ class CompiledMove:
     hidden: bool
     # enumerate(state, player, found) appends the ids of the move's legal actions to the list `found`
     enumerate: Callable[[Any, int, list], None]
-    # step(state, player, parameter values): the effects and the triggers in one function, when
-    # no shuffle (a chance node) can interrupt them; else None and the engine's agenda runs them
-    step: Callable[[Any, int, tuple], None] | None
+    # step(state, key, parameter values, recorded id): what the engine notes of a player's action,
+    # the effects and the triggers in one function, when no shuffle (a chance node) can interrupt
+    # them; else None and the engine's agenda runs them
+    step: Callable[[Any, int, tuple, int], None] | None
     # whether `step` ends with its phase's settle (the move belongs to one phase only): the
     # engine then calls no settle after it
     settled: bool = False

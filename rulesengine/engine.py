@@ -311,16 +311,34 @@ class State:
 
     def apply_action(self, action: int) -> None:
         """Apply a player's action or a chance outcome; an illegal one changes nothing."""
-        if self.game.whole and self._legal and DIRECT_FLOW and not self.game_over:
-            # The common case at once: a whole action of a game without steps or hidden choices,
-            # at a decision node (a list of legal actions that is not empty is kept only there).
+        legal = self._legal
+        if legal and DIRECT_FLOW and not self._pending and not self.game_over:
+            # The common case at once: at a decision node (a list of legal actions that is not
+            # empty is kept only there), no pick made, a legal id that is a whole action of a
+            # move with a step (`Game.direct`): the step notes the action itself.
+            game = self.game
+            play = game.direct.get(action)
+            if play is not None and (action in legal if len(legal) <= 16 else _in_sorted(legal, action)):
+                step, values, settled = play
+                step(self, action, values, action)
+                if not settled:
+                    game.settles[self.phase](self)
+                if self.agenda or self.steps >= game.max_steps:
+                    self._run()
+                if self._track:
+                    knowledge.end_step(self, action)
+                if self.game_over:
+                    self._verify_result()
+                return
+        if self.game.whole and legal and DIRECT_FLOW and not self.game_over:
+            # a whole action of a game without steps or hidden choices, at a decision node
             self._act(action)
             if self._track:
                 knowledge.end_step(self, action)
             if self.game_over:
                 self._verify_result()
             return
-        if self._legal and DIRECT_FLOW and not self._pending and not self.game_over:
+        if legal and DIRECT_FLOW and not self._pending and not self.game_over:
             # A decision of a game with choices in steps (and no simultaneous phase), no pick made,
             # and an id that is a whole action's: straight to `_act`, which refuses an illegal key.
             key = self.game.whole_key(action)  # None for any other id, and in any other game
@@ -606,52 +624,57 @@ class State:
             legal = self._legal_ids()
         if recorded is None:
             recorded = action
-        if len(legal) <= 16:  # a short list is searched faster than bisected
-            if action not in legal:
-                self._refuse(recorded)
-        else:
-            index = bisect_left(legal, action)
-            if index == len(legal) or legal[index] != action:
-                self._refuse(recorded)
+        if not (action in legal if len(legal) <= 16 else _in_sorted(legal, action)):
+            self._refuse(recorded)
         game = self.game
         try:
             step, values, is_pass, move, settled = game.plays[action]
         except KeyError:  # the first time this action is played: decoded once
             game.decode(action)
             step, values, is_pass, move, settled = game.plays[action]
+        if step is not None:
+            # The common case, without the agenda: no shuffle can interrupt this step, which
+            # also notes the action as below (codegen_moves `_records`).
+            step(self, action, values, recorded)
+            if not settled:
+                game.settles[self.phase](self)
+            if self.agenda or self.steps >= game.max_steps:
+                self._run()
+            return
         self._tail.append(recorded)
-        steps = self.steps + 1
-        self.steps = steps
+        self.steps += 1
         self.turns += 1
         if self.shown_any:
-            for shown in self.shown:
-                shown.clear()
-            self.shown_any = False
+            self.clear_shown()
         self._legal = None
         player = self.current
         self.mover = player
         self.turn_set = False
         self.last_action = action
         if self.log is not None:
-            line = f"P{player + 1}: {self._label(move, player, values)}"
-            self.log.append(_HiddenMoveLine(line, player, move.name) if move.hidden else line)
+            self.log_action(action)
         if is_pass:
             self.passes += 1
         else:
             self.passes = 0
-        if step is not None:
-            # The common case, without the agenda: no shuffle can interrupt this step.
-            step(self, player, values)
-            if not settled:
-                game.settles[self.phase](self)
-            if self.agenda or steps >= game.max_steps:
-                self._run()
-            return
         env = self._env(player)
         for param, value in zip(move.params, values):
             env[param.slot] = value
         self.agenda = [(_CHECK,), (_ADVANCE,), (_TRIGGERS, 0), (_SEGMENTS, move.effects, 0, env)]
         self._run()
+
+    def clear_shown(self) -> None:
+        """A new step: the cards shown to players in the last one are forgotten."""
+        for shown in self.shown:
+            shown.clear()
+        self.shown_any = False
+
+    def log_action(self, action: int) -> None:
+        """The log's line of the complete action `action` that `mover` has just made."""
+        move, values = self.decode_key(action)
+        player = self.mover
+        line = f"P{player + 1}: {self._label(move, player, values)}"
+        self.log.append(_HiddenMoveLine(line, player, move.name) if move.hidden else line)  # type: ignore[union-attr]
 
     def _fired(self, trigger) -> list[list]:
         """One environment for each item of `trigger` whose condition holds now (in order)."""
@@ -1238,9 +1261,7 @@ class State:
         return self._legal
 
     def _is_legal(self, action: int) -> bool:
-        legal = self._legal_ids()
-        index = bisect_left(legal, action)
-        return index < len(legal) and legal[index] == action
+        return _in_sorted(self._legal_ids(), action)
 
     def _label(self, move: CompiledMove, player: int, values: tuple) -> str:
         """A move's readable name, from its label if the rules give one."""
@@ -1421,6 +1442,12 @@ def _jumps(segment: Segment) -> bool:
     return segment.choose is not None or segment.test is not None or segment.next >= 0
 
 
+def _in_sorted(items: list[int], value: int) -> bool:
+    """Whether `value` is in the sorted list `items` (by bisection: for a long list)."""
+    index = bisect_left(items, value)
+    return index < len(items) and items[index] == value
+
+
 def seeded_shuffle(cards: list, seed: int) -> None:
     """Exactly `random.Random(seed).shuffle(cards)` (CPython's algorithm: the replay format
     depends on the order it gives), without a method call per card."""
@@ -1495,6 +1522,10 @@ class Game:
         # (step or None, parameter values, is a pass, move, the step settles) of every action
         # decoded so far, as `State._act` reads them; filled with `_decoded`
         self.plays: dict[int, tuple[Any, tuple, bool, CompiledMove, bool]] = {}
+        # (step, parameter values, the step settles) of every id decoded so far that is a whole
+        # action of a move with a step and may be applied at once (`State.apply_action`): every
+        # such action of a game without simultaneous phases whose id is its key
+        self.direct: dict[int, tuple[Any, tuple, bool]] = {}
         # each phase's settle function by phase index: one load reaches it after a step
         # (None for a phase whose moves all settle in their own step: never called)
         self.settles: tuple[Any, ...] = tuple(phase.settle for phase in program.phases)
@@ -1562,6 +1593,8 @@ class Game:
             decoded = self._decoded[action] = self._decode(action)
             move, values = decoded
             self.plays[action] = (move.step, values, move.is_pass, move, move.settled)
+            if move.step is not None and (self.whole or self.whole_key(action) == action):
+                self.direct[action] = (move.step, values, move.settled)
         return decoded
 
     def _decode(self, action: int) -> tuple[CompiledMove, tuple]:

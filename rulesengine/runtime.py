@@ -61,6 +61,16 @@ class StateInterface(Protocol):
 
     # the flow of a match, shared with the engine's general path
     turn_set: bool
+    # what a step notes of the action it plays (codegen_moves `_records`; `State._act` for a
+    # move without a step): the history's newest values, the counts, the mover and its action
+    _tail: list[int]
+    steps: int
+    mover: int
+    last_action: int | None
+    shown_any: bool
+
+    def clear_shown(self) -> None: ...
+    def log_action(self, action: int) -> None: ...
 
     def next_active(self, player: int) -> int: ...
     def _end_round(self, kind: int) -> None: ...

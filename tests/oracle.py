@@ -92,6 +92,12 @@ def compare_states(step: int, a: State, b: State) -> None:
         (b.round_number, b.phase, b.turns, b.passes, b.direction, b.active),
     )
     _agree(step, "shown", a.shown, b.shown)
+    _agree(
+        step,
+        "steps, mover, history",  # (`last_action` is a key: the two modes number them apart)
+        (a.steps, a.mover, a.history_list()),
+        (b.steps, b.mover, b.history_list()),
+    )
     _agree(step, "chance outcomes", a.chance_outcomes(), b.chance_outcomes())
     for player in range(a.num_players):
         _agree(step, f"observation of P{player + 1}", a.observation(player), b.observation(player))
