@@ -27,6 +27,8 @@ order in which they are appended does not matter: the list is sorted):
   (`a == b` and `a > b` inside `a >= b`), the second is not asked (`_exclusive`).
 - `every card`: a loop of one move whose test is `a or b(card)` with `a` computed before
   the loop adds every candidate at once when `a` holds (`_every_card`).
+- `single use`: a value hoisted before the loops but read once, outside any loop, is
+  computed where it is read, so that `a or b` skips it when `a` holds (`_listing`).
 """
 
 from __future__ import annotations
@@ -170,6 +172,50 @@ def _loop(var: str, iterable: ast.expr, opened: list[ast.stmt]) -> Wrap:
 
 # the flags of the flow that effects set, by what `end` ends; `goto` sets st.goto
 _FLOW_FLAGS = {"round": "round_over", "game": "game_over", "phase": "phase_over", "goto": "goto"}
+
+
+def _listing(hoisted: list[tuple[str, ast.expr]], body: list[ast.stmt]) -> list[ast.stmt]:
+    """A listing of legal actions: the values hoisted before its loops, then `body`. Pass
+    `single use`: a value read once, outside any loop, is computed where it is read instead,
+    so that a test `a or b` that holds by `a` never computes `b` (a hoisted value cannot fail,
+    and nothing a listing does changes what it reads)."""
+    uses: dict[str, int] = {}
+    looped: set[str] = set()
+    _count_reads(body, uses, looped, False)
+    once = {symbol: value for symbol, value in hoisted if uses.get(symbol) == 1 and symbol not in looped}
+    if once:
+        body = [_inlined(statement, once) for statement in body]
+    return [*(pyast.assign(symbol, value) for symbol, value in hoisted if symbol not in once), *body]
+
+
+_LOOPS = (ast.For, ast.While, ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def _count_reads(node: Any, uses: dict[str, int], looped: set[str], in_loop: bool) -> None:
+    """Count the reads of each local name in `node`, and note those read inside a loop."""
+    if isinstance(node, list):
+        for item in node:
+            _count_reads(item, uses, looped, in_loop)
+        return
+    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+        uses[node.id] = uses.get(node.id, 0) + 1
+        if in_loop:
+            looped.add(node.id)
+        return
+    if isinstance(node, ast.AST):
+        for field, value in ast.iter_fields(node):
+            # a `for` evaluates what it iterates over once
+            inner = in_loop or (isinstance(node, _LOOPS) and not (isinstance(node, ast.For) and field == "iter"))
+            _count_reads(value, uses, looped, inner)
+
+
+def _inlined(statement: ast.stmt, values: dict[str, ast.expr]) -> ast.stmt:
+    def rewrite(node: Any) -> Any:
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in values:
+            return copy.deepcopy(values[node.id])
+        return pyast.rebuilt(node, rewrite)
+
+    return rewrite(statement)
 
 
 def _flags_set(statements: list[ir.Stmt] | tuple[ir.Stmt, ...]) -> set[str]:
@@ -567,8 +613,7 @@ class MoveCodeGenerator(CodeGenerator):
             lines.append(pyast.if_(pyast.not_(sub(pyast.st("active"), name(me))), check_return))
         lines += [
             pyast.assign("found", pyast.list_([])),
-            *(pyast.assign(symbol, value) for symbol, value in hoisted),
-            *body,
+            *_listing(hoisted, body),
             pyast.expr(pyast.method(name("found"), "sort")),
             pyast.assign(pyast.store_attr(st_, "_legal"), name("found")),
             pyast.if_(pyast.not_(name("found")), [pyast.expr(pyast.method(st_, "_check"))]),
@@ -576,8 +621,7 @@ class MoveCodeGenerator(CodeGenerator):
         return lines
 
     def _enumerator_function(self, hoisted: list, body: list[ast.stmt], heading: str):
-        statements = [*(pyast.assign(symbol, value) for symbol, value in hoisted), *body]
-        fn = pyast.function(self.names.fresh("_enumerate"), ["st", self.me, "found"], statements)
+        fn = pyast.function(self.names.fresh("_enumerate"), ["st", self.me, "found"], _listing(hoisted, body))
         return self.define(fn, heading, of_state=True)
 
     def _enumeration(

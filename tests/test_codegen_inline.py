@@ -753,3 +753,39 @@ def test_a_listing_past_the_size_budget_stops_being_written_out_early(tmp_path: 
     tries = calls.count("pick")
     assert 0 < tries < 64  # of 128 combinations, per listing that holds the move (its own, its phase's)
     assert sum(play_both(fast, reference, seed, choice_seed=seed, max_steps=60) for seed in range(3)) > 60
+
+
+# ---- pass `single use` ----------------------------------------------------------------
+
+
+def _listed(body: str, hoisted: dict[str, str]) -> str:
+    values = [(symbol, ast.parse(value, mode="eval").body) for symbol, value in hoisted.items()]
+    return "\n".join(ast.unparse(s) for s in codegen_moves._listing(values, ast.parse(body).body))
+
+
+@pytest.mark.parametrize(
+    ("body", "kept"),
+    [
+        # read once, in a test: computed there, where `or` may skip it
+        ("if a or _h:\n    found.extend(z)", False),
+        # what a `for` iterates over is computed once too
+        ("for x in _h:\n    found.append(x)", False),
+        # read inside a loop (or a comprehension): it would be computed again and again
+        ("for x in z:\n    if _h:\n        found.append(x)", True),
+        ("found.extend([x for x in z if _h])", True),
+        # read twice: computed once, before
+        ("if _h:\n    found.append(_h)", True),
+    ],
+)
+def test_a_hoisted_value_read_once_outside_a_loop_is_computed_where_it_is_read(body: str, kept: bool) -> None:
+    listed = _listed(body, {"_h": "len(st.zones[1]) > 2"})
+    assert ("_h = len(st.zones[1]) > 2" in listed) == kept
+    assert ("_h" in listed.replace("_h = ", "")) == kept
+
+
+def test_a_trick_game_asks_whether_a_player_can_follow_only_after_a_lead() -> None:
+    game = rulesengine.make_game("padan", players=2)
+    listing = _settling(game, "play", "play_card")
+    # the leader may play any card: the hand is not searched for the led suit then
+    test = next(line for line in listing.splitlines() if " in map(" in line)
+    assert test.lstrip().startswith("if not ") and " or " in test
