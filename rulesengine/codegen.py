@@ -1040,7 +1040,7 @@ class CodeGenerator:
             )
         if function == "is_active":
             if self.everyone_stays:  # in the round: every seat, and nobody is not
-                return const(True) if seat else pyast.within(arg, self.layout.num_players)
+                return const(True) if seat else pyast.within(arg, n)
             active = sub(pyast.st("active"), arg)
             return active if seat else pyast.and_(compare(arg, ">=", const(0)), active)
         can = pyast.method(name("st"), "can_move", arg)

@@ -330,18 +330,10 @@ class State:
                 if self.game_over:
                     self._verify_result()
                 return
-        if self.game.whole and legal and DIRECT_FLOW and not self.game_over:
-            # a whole action of a game without steps or hidden choices, at a decision node
-            self._act(action)
-            if self._track:
-                knowledge.end_step(self, action)
-            if self.game_over:
-                self._verify_result()
-            return
-        if legal and DIRECT_FLOW and not self._pending and not self.game_over:
-            # A decision of a game with choices in steps (and no simultaneous phase), no pick made,
-            # and an id that is a whole action's: straight to `_act`, which refuses an illegal key.
-            key = self.game.whole_key(action)  # None for any other id, and in any other game
+            # Else straight to `_act`, which refuses an illegal key: any id of a game without steps
+            # or hidden choices, or the key of an id taken in one id of a game with choices in
+            # steps and no simultaneous phase (`whole_key`: None for any other id or game).
+            key = action if game.whole else game.whole_key(action)
             if key is not None:
                 self._act(key, action)
                 if self._track:
