@@ -27,6 +27,10 @@ order in which they are appended does not matter: the list is sorted):
   (`a == b` and `a > b` inside `a >= b`), the second is not asked (`_exclusive`).
 - `every card`: a loop of one move whose test is `a or b(card)` with `a` computed before
   the loop adds every candidate at once when `a` holds (`_every_card`).
+- `filter, else every card`: a loop of one move whose test is `a or b(card) or not
+  C.any(c, b(c))`, C the move's own candidates, keeps the cards passing `b` and adds every
+  candidate when none did: the candidates are walked once, not once for `any` and again
+  for the filter (`_filter_else_every`).
 - `single use`: a value hoisted before the loops but read once, outside any loop, is
   computed where it is read, so that `a or b` skips it when `a` holds (`_listing`).
 """
@@ -37,7 +41,7 @@ import ast
 import contextlib
 import copy
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from math import comb, prod
 from typing import Any
 
@@ -147,6 +151,45 @@ def _disjuncts(test: ast.expr) -> list[ast.expr]:
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
         return [part for value in test.values for part in _disjuncts(value)]
     return [test]
+
+
+def _none_of_parts(legal: ir.Expr) -> Iterator[tuple[ir.Expr, ir.Macro]]:
+    """Of a test `x or not C.any(c, b) or y`, for each such part: (`x or y`, the macro)."""
+    parts = _ir_disjuncts(legal)
+    for index, part in enumerate(parts):
+        macro = part.operand if isinstance(part, ir.Unary) and part.op == "not" else None
+        if isinstance(macro, ir.Macro) and macro.kind == "any" and macro.body is not None and len(parts) > 1:
+            rest = parts[:index] + parts[index + 1 :]
+            joined = rest[0]
+            for other in rest[1:]:
+                joined = ir.Binary(type=ir.BOOL, span=other.span, op="or", left=joined, right=other)
+            yield joined, macro
+
+
+def _ir_disjuncts(e: ir.Expr) -> list[ir.Expr]:
+    if isinstance(e, ir.Binary) and e.op == "or":
+        return [*_ir_disjuncts(e.left), *_ir_disjuncts(e.right)]
+    return [e]
+
+
+def _every_id(added: ast.expr, card: str, candidates: ast.expr) -> ast.expr | None:
+    """The ids of every candidate when `added` is the id of card `card`: `card` itself or a
+    constant plus it; None for any other form."""
+    if isinstance(added, ast.Name) and added.id == card:
+        return candidates
+    if (
+        isinstance(added, ast.BinOp)
+        and isinstance(added.op, ast.Add)
+        and pyast.is_const(added.left)
+        and isinstance(added.right, ast.Name)
+        and added.right.id == card
+    ):
+        return pyast.listcomp(added, card, candidates)
+    return None
+
+
+def _extend_found(ids: ast.expr) -> ast.stmt:
+    return pyast.expr(pyast.method(name("found"), "extend", ids))
 
 
 def _implies(test: ast.expr, other: ast.expr) -> bool:
@@ -480,6 +523,10 @@ class MoveCodeGenerator(CodeGenerator):
         start: list[ast.stmt] = []
         tests: list[tuple[ast.expr, ast.stmt]] = []  # (test of the card, what to do when it holds)
         after: list[ast.stmt] = []
+        if len(group) == 1 and group[0][1].params[0].kind == "card":
+            filtered = self._filter_else_every(*group[0], card, candidates, hoisted)
+            if filtered is not None:
+                return filtered
         for move, compiled in group:
             param, kind = move.params[0], compiled.params[0]
             if kind.kind == "card":
@@ -522,21 +569,57 @@ class MoveCodeGenerator(CodeGenerator):
         call_ = action.value if isinstance(action, ast.Expr) else None
         if not fixed or not varying or not (isinstance(call_, ast.Call) and len(call_.args) == 1):
             return None
-        added = call_.args[0]
-        if isinstance(added, ast.Name) and added.id == card:
-            every: ast.expr = candidates
-        elif (
-            isinstance(added, ast.BinOp)
-            and isinstance(added.op, ast.Add)
-            and pyast.is_const(added.left)
-            and isinstance(added.right, ast.Name)
-            and added.right.id == card
-        ):
-            every = pyast.listcomp(added, card, candidates)
-        else:
+        every = _every_id(call_.args[0], card, candidates)
+        if every is None:
             return None
         loop = pyast.for_(card, candidates, self.card_tests([(pyast.or_(*varying), action)], card))
-        return [pyast.if_(pyast.or_(*fixed), [pyast.expr(pyast.method(name("found"), "extend", every))], [loop])]
+        return [pyast.if_(pyast.or_(*fixed), [_extend_found(every)], [loop])]
+
+    def _filter_else_every(
+        self, move: ir.MoveDef, compiled: Any, card: str, candidates: ast.expr, hoisted: list
+    ) -> list[ast.stmt] | None:
+        """Pass `filter, else every card`: a card move whose test is `a or b(card) or not
+        C.any(c, b(c))`, C its own candidates (a zone: each card once) and `a` computed before
+        the loop: when `a` holds, every candidate is legal; else the loop keeps the cards
+        passing `b`, and when it kept none, `not any` holds and every candidate is legal.
+        The same ids as the test asked card by card (`b` cannot have effects; it is asked of
+        every candidate either way)."""
+        param = move.params[0]
+        if move.legal is None or param.candidates.type != ir.ZONE:
+            return None
+        split = next(
+            (s for s in _none_of_parts(move.legal) if pyast.same(self.collection(s[1].collection), candidates)), None
+        )
+        if split is None:
+            return None
+        rest, none_of = split
+        mark = len(hoisted)
+        self._aliases[param.slot] = self._aliases[none_of.slot] = name(card)
+        macro_card = {none_of.slot} - self.real_cards  # it ranges over a zone: a real card too
+        self.real_cards |= macro_card
+        try:
+            with self._real_card_parameters(move):
+                test = self._legal_condition(attrs.evolve(move, legal=rest), hoisted)
+                wanted = self._legal_condition(attrs.evolve(move, legal=none_of.body), hoisted)
+        finally:
+            del self._aliases[param.slot], self._aliases[none_of.slot]
+            self.real_cards -= macro_card
+        parts = _disjuncts(test)
+        fixed = [p for p in parts if isinstance(p, ast.Name) and p.id != card]
+        varying = [p for p in parts if not (isinstance(p, ast.Name) and p.id != card)]
+        key = fold_binop(const(compiled.offset), "+", name(card))
+        every = _every_id(key, card, candidates)
+        if len(varying) != 1 or not pyast.same(varying[0], wanted) or every is None:
+            del hoisted[mark:]  # the general loop generates its own
+            return None
+        before = self.names.fresh("_before")
+        found_size = call("len", name("found"))
+        filtered = [
+            pyast.assign(before, found_size),
+            pyast.for_(card, candidates, self.card_tests([(wanted, self._append(key))], card)),
+            pyast.if_(compare(found_size, "==", name(before)), [_extend_found(every)]),
+        ]
+        return [pyast.if_(pyast.or_(*fixed), [_extend_found(every)], filtered)] if fixed else filtered
 
     @staticmethod
     def _append(key: ast.expr) -> ast.stmt:

@@ -211,7 +211,7 @@ match:
 @pytest.mark.parametrize(
     ("legal", "in_map"),
     [
-        ("not hand[me].any(c, c.suit == top(pile).suit) or card.suit == top(pile).suit", True),
+        ("not hand[me].any(c, c.suit == top(pile).suit) or card.order > 1", True),
         ("hand[me].all(c, c.order != size(pile)) or card.order > 1", True),
         # score[lead] fails for nobody: asked once over no cards it would raise where the loop does not
         ("hand[me].any(c, c.order == score[lead]) or card.order > 1", False),
@@ -225,6 +225,41 @@ def test_membership_only_where_the_value_cannot_fail(tmp_path: Path, legal: str,
     source = "\n".join(f.source for f in fast.program.source)
     assert ("in map(" in source) == in_map
     for seed in range(4):
+        play_both(fast, reference, seed, choice_seed=seed, max_steps=20)
+
+
+@pytest.mark.parametrize(
+    ("legal", "filtered"),
+    [
+        # following suit: the cards of the suit, or every card when there are none
+        ("not hand[me].any(c, c.suit == top(pile).suit) or card.suit == top(pile).suit", True),
+        ("empty(pile) or card.suit == top(pile).suit or not hand[me].any(c, c.suit == top(pile).suit)", True),
+        ("size(pile) > 4 or not hand[me].any(c, c.order > size(pile)) or card.order > size(pile)", True),
+        # the card's own test is not the one `any` asks
+        ("card.order > 1 or not hand[me].any(c, c.suit == top(pile).suit)", False),
+        # two tests of the card: `any` asks only one of them
+        ("card.suit == top(pile).suit or card.order > 2 or not hand[me].any(c, c.suit == top(pile).suit)", False),
+        # `any` over other cards than the candidates
+        ("card.suit == top(pile).suit or not hand[opponent(me)].any(c, c.suit == top(pile).suit)", False),
+    ],
+)
+@pytest.mark.parametrize("first_move", ["", "  wait:\n    legal: size(pile) > 1\n"])
+def test_the_cards_passing_a_test_are_kept_in_one_walk_else_every_card(
+    tmp_path: Path, legal: str, filtered: bool, first_move: str
+) -> None:
+    path = tmp_path / "filtered.yaml"
+    text = _MEMBERSHIP.replace("LEGAL", f'"{legal}"').replace("moves:\n  lay:", f"moves:\n{first_move}  lay:")
+    if first_move:
+        text = text.replace("moves: [lay]", "moves: [wait, lay]")
+    path.write_text(text, encoding="utf-8")
+    fast = rulesengine.make_game(str(path), players=2)
+    reference = rulesengine.make_game(str(path), players=2, optimize=False)
+    # the listing of the phase's legal actions, written once or into the step of the move
+    listing = "\n".join(f.source for f in fast.program.source if "phase play" in f.heading)
+    assert ("if len(found) == " in listing) == filtered
+    if filtered:
+        assert " in map(" not in listing and "any(" not in listing  # the hand is not searched before the walk
+    for seed in range(8):
         play_both(fast, reference, seed, choice_seed=seed, max_steps=20)
 
 
