@@ -17,7 +17,7 @@ from typing import Any
 import attrs
 
 from . import ir, stays
-from .codegen import GeneratedSource
+from .codegen import GeneratedSource, free_slots
 from .codegen_moves import MoveCodeGenerator
 from .layout import Layout, ZoneFamily
 from .lower import lower, seat_slots
@@ -202,6 +202,10 @@ class Program:
     evaluation: Fn | None = None  # match.evaluation: how well `me` fares, for agents
     results: ResultRules | None = None  # numeric returns, a declared sum and bounds, a shared win
     teams: TeamTable | None = None  # the seats of each team (one team per player without `teams`)
+    # The flow's expressions (a phase's `first` and `until`, the match's `until`) read no slot of
+    # their environment but `me` (slot 0) and write none: the engine passes them `(me,)`, not a
+    # whole environment (the reference mode's evaluator keeps its own values in the environment).
+    flow_reads_me_only: bool = False
 
     @property
     def num_cards(self) -> int:
@@ -424,6 +428,7 @@ class Compiler:
         limit_effects = self.segments(r.round_limit_effects, "round limit")
         stuck_effects = self.segments(r.round_stuck_effects, "round stuck")
         match_until = self.expr(r.match_until, "match until")
+        flow_expressions = [r.match_until, *(e for p in r.phases for e in (p.first, p.until) if e is not None)]
         winners = self.expr(r.winners, "match winners") if r.winners is not None else None
         losers = self.expr(r.losers, "match losers") if r.losers is not None else None
         evaluation = self.expr(r.evaluation, "match evaluation") if r.evaluation is not None else None
@@ -467,6 +472,7 @@ class Compiler:
             num_actions=max((m.offset + m.width for m in moves), default=0),
             source=tuple(self.codegen.sources),
             layout=self.layout,
+            flow_reads_me_only=all(free_slots(e) <= {0} for e in flow_expressions),
         )
 
     def phase_moves(self, phase: ir.Phase, moves: list[CompiledMove]) -> list[tuple[ir.MoveDef, CompiledMove]]:

@@ -894,6 +894,7 @@ class State:
             self._check_queued()
             return
         program, game = self.program, self.game
+        me_only = program.flow_reads_me_only
         budget = MAX_TASKS_PER_STEP
         while True:
             budget -= 1
@@ -910,7 +911,9 @@ class State:
             if self.goto is not None:
                 target: int | None = self.goto
                 self.goto = None
-            elif self.phase_over or (phase.until is not None and phase.until(self, self._env(self.current))):
+            elif self.phase_over or (
+                phase.until is not None and phase.until(self, (self.current,) if me_only else self._env(self.current))
+            ):
                 target = phase.next
             elif not self.active_players:
                 self._end_round(_STUCK)
@@ -974,7 +977,7 @@ class State:
             return False
         if not self._run_list(effects, env):
             return False
-        if program.match_until(self, self._env(self.current)):
+        if program.match_until(self, (self.current,) if program.flow_reads_me_only else self._env(self.current)):
             self.game_over = True
             return False
         self._new_round()
@@ -1001,7 +1004,8 @@ class State:
             if not self._run_list(phase.enter, env):
                 return False
         if phase.first is not None:
-            self.current = phase.first(self, self._env(self.current))
+            me_only = self.program.flow_reads_me_only
+            self.current = phase.first(self, (self.current,) if me_only else self._env(self.current))
         return True
 
     def _endless(self) -> EngineError:

@@ -288,3 +288,64 @@ def test_every_card_is_added_at_once_when_a_part_fixed_before_the_loop_holds(
     assert ("found.extend(" in source) == at_once
     for seed in range(6):
         play_both(fast, reference, seed, choice_seed=seed, max_steps=20)
+
+
+# Two phases whose `until` and `first` read `me`, the player to move when they are asked.
+_FLOW = """
+name: Flow
+players: {min: 2, max: 2}
+decks:
+  standard:
+    suits: [hearts, spades, clubs]
+    ranks: ["2", "3", "4", "5"]
+    zone: stock
+zones:
+  stock: {visibility: nobody}
+  hand: {per: player, visibility: owner}
+  pile: {visibility: all}
+round:
+  setup:
+    - move pile to stock
+    - for: p in players
+      do:
+        - move hand[p] to stock
+    - shuffle stock
+    - deal 3 of stock to hand from seat(0)
+phases:
+  lead:
+    first: seat(round % 2)
+    moves: [lay]
+    until: UNTIL
+    next: answer
+  answer:
+    FIRST
+    moves: [lay]
+    until: empty(hand[me]) or size(pile) > 4
+moves:
+  lay:
+    params: {card: "hand[me]"}
+    effects:
+      - move card to pile
+match:
+  until: round == 6
+"""
+
+
+@pytest.mark.parametrize(
+    ("until", "first"),
+    [
+        ("size(hand[me]) > size(hand[opponent(me)])", "first: opponent(me)"),
+        ("size(hand[me]) < 2 and size(pile) > 1", "first: me"),
+        ("size(pile) > 2", ""),
+    ],
+)
+def test_the_flow_expressions_get_only_me_and_agree_with_the_reference(tmp_path: Path, until: str, first: str) -> None:
+    # a phase's `until` and `first` (and the match's `until`) read at most `me`: the engine
+    # passes them that alone, not a whole environment
+    path = tmp_path / "flow.yaml"
+    path.write_text(_FLOW.replace("UNTIL", f'"{until}"').replace("FIRST", first), encoding="utf-8")
+    fast = rulesengine.make_game(str(path), players=2)
+    reference = rulesengine.make_game(str(path), players=2, optimize=False)
+    assert fast.program.flow_reads_me_only and not reference.program.flow_reads_me_only
+    for seed in range(8):
+        play_both(fast, reference, seed, choice_seed=seed, max_steps=80)
