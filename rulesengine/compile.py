@@ -203,7 +203,7 @@ class Program:
     results: ResultRules | None = None  # numeric returns, a declared sum and bounds, a shared win
     teams: TeamTable | None = None  # the seats of each team (one team per player without `teams`)
     # The flow's expressions (a phase's `first` and `until`, the match's `until`) read no slot of
-    # their environment but `me` (slot 0) and write none: the engine passes them `(me,)`, not a
+    # their environment but `me` (slot 0) and write none: the engine passes them `[me]`, not a
     # whole environment (the reference mode's evaluator keeps its own values in the environment).
     flow_reads_me_only: bool = False
 

@@ -912,7 +912,7 @@ class State:
                 target: int | None = self.goto
                 self.goto = None
             elif self.phase_over or (
-                phase.until is not None and phase.until(self, (self.current,) if me_only else self._env(self.current))
+                phase.until is not None and phase.until(self, [self.current] if me_only else self._env(self.current))
             ):
                 target = phase.next
             elif not self.active_players:
@@ -977,7 +977,7 @@ class State:
             return False
         if not self._run_list(effects, env):
             return False
-        if program.match_until(self, (self.current,) if program.flow_reads_me_only else self._env(self.current)):
+        if program.match_until(self, [self.current] if program.flow_reads_me_only else self._env(self.current)):
             self.game_over = True
             return False
         self._new_round()
@@ -1005,7 +1005,7 @@ class State:
                 return False
         if phase.first is not None:
             me_only = self.program.flow_reads_me_only
-            self.current = phase.first(self, (self.current,) if me_only else self._env(self.current))
+            self.current = phase.first(self, [self.current] if me_only else self._env(self.current))
         return True
 
     def _endless(self) -> EngineError:
