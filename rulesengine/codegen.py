@@ -153,6 +153,9 @@ class CodeGenerator:
         # pass `everyone stays`: the rules of this setting put nobody out (stays.py), so every
         # seat is in the round all match long and `active` is `players`
         self.everyone_stays = False
+        # whether the rules may show cards (`reveal`) or choose the next player (`turn to`): a step
+        # clears the state's notes of them only then (the pass `records`, codegen_moves.py)
+        self.shows_cards = self.chooses_turn = True
 
     # ---- names and constants ---------------------------------------------------------
 

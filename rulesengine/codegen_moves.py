@@ -985,15 +985,18 @@ class MoveCodeGenerator(CodeGenerator):
             if move.is_pass
             else pyast.assign(pyast.store_attr(state, "passes"), const(0))
         )
+        # rules that can show no card and choose no player never set `shown_any` or `turn_set`
+        shown = [pyast.if_(pyast.st("shown_any"), [pyast.expr(pyast.method(state, "clear_shown"))])]
+        chosen = [pyast.assign(pyast.store_attr(state, "turn_set"), const(False))]
         return [
             pyast.expr(pyast.method(pyast.st("_tail"), "append", name("recorded"))),
             ast.AugAssign(pyast.store_attr(state, "steps"), ast.Add(), const(1)),
             ast.AugAssign(pyast.store_attr(state, "turns"), ast.Add(), const(1)),
-            pyast.if_(pyast.st("shown_any"), [pyast.expr(pyast.method(state, "clear_shown"))]),
+            *(shown if self.shows_cards else []),
             pyast.assign(pyast.store_attr(state, "_legal"), const(None)),
             pyast.assign(self.me, pyast.st("current")),
             pyast.assign(pyast.store_attr(state, "mover"), name(self.me)),
-            pyast.assign(pyast.store_attr(state, "turn_set"), const(False)),
+            *(chosen if self.chooses_turn else []),
             pyast.assign(pyast.store_attr(state, "last_action"), name("action")),
             pyast.if_(
                 compare(pyast.st("log"), "is not", const(None)),

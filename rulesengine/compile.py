@@ -233,6 +233,8 @@ class Compiler:
         )
         self.codegen = MoveCodeGenerator(self.layout, self.names)
         self.codegen.everyone_stays = not stays.puts_out(r)  # the pass `everyone stays` (codegen.py)
+        self.codegen.shows_cards = stays.can_run(r, ir.Reveal)  # the pass `records` (codegen_moves.py)
+        self.codegen.chooses_turn = stays.can_run(r, ir.TurnTo)
         self.build_cards()
         self.build_zones()
         self.build_variables()

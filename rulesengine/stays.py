@@ -1,9 +1,13 @@
-"""Whether the rules of a game setting can put a player out of the round.
+"""Whether the rules of a game setting can run an effect of a kind: put a player out of the
+round, show cards, choose the next player.
 
 A seat leaves the round only through the effect `out p` (`ir.Out`); the engine puts every
 seat back in at the start of each round. Rules with no `out` that can run therefore keep
 every seat in the round all match long, and the code generator may take `active` to be
-`players` (the pass `everyone stays`, codegen.py).
+`players` (the pass `everyone stays`, codegen.py). Likewise, cards are shown only by
+`reveal`, and the next player is chosen only by `turn to`: rules without them that can run
+never set the state's `shown_any` or `turn_set`, and a step need not clear them (the pass
+`records`, codegen_moves.py).
 """
 
 from __future__ import annotations
@@ -19,19 +23,24 @@ from .lower import lower
 
 def puts_out(value: Any) -> bool:
     """Whether an IR value (a ruleset after its options are folded, a phase, an effect list)
-    holds an `out` effect that can run. An `if` whose condition is a constant of the game
-    setting runs one branch only (the code generator compiles only that one), so `out` in
-    the other branch cannot run. Anything else is assumed to run."""
-    if isinstance(value, ir.Out):
+    holds an `out` effect that can run (see `can_run`)."""
+    return can_run(value, ir.Out)
+
+
+def can_run(value: Any, kind: type[ir.Stmt] | tuple[type[ir.Stmt], ...]) -> bool:
+    """Whether an IR value holds an effect of `kind` that can run. An `if` whose condition is
+    a constant of the game setting runs one branch only (the code generator compiles only
+    that one), so an effect in the other branch cannot run. Anything else is assumed to run."""
+    if isinstance(value, kind):
         return True
     if isinstance(value, ir.Expr):
         return False  # an expression holds no effect
     if isinstance(value, ir.If) and isinstance(value.condition, ir.Const):
-        return puts_out(value.then if value.condition.value else value.otherwise)
+        return can_run(value.then if value.condition.value else value.otherwise, kind)
     if isinstance(value, tuple):
-        return any(puts_out(item) for item in value)
+        return any(can_run(item, kind) for item in value)
     if attrs.has(type(value)):
-        return any(puts_out(getattr(value, field.name)) for field in attrs.fields(type(value)))
+        return any(can_run(getattr(value, field.name), kind) for field in attrs.fields(type(value)))
     return False
 
 

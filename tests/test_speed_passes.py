@@ -349,3 +349,31 @@ def test_the_flow_expressions_get_only_me_and_agree_with_the_reference(tmp_path:
     assert fast.program.flow_reads_me_only and not reference.program.flow_reads_me_only
     for seed in range(8):
         play_both(fast, reference, seed, choice_seed=seed, max_steps=80)
+
+
+@pytest.mark.parametrize(
+    ("effect", "shows", "chooses"),
+    [
+        ('log "laid"', False, False),
+        ("reveal hand[me] to opponent(me)", True, False),
+        ("turn to me", False, True),
+        # decided by an option: the branch that cannot run does not count
+        ("if: showing\n        then:\n          - reveal hand[me] to opponent(me)", False, False),
+    ],
+)
+def test_a_step_clears_shown_cards_and_a_chosen_turn_only_when_the_rules_can_set_them(
+    tmp_path: Path, effect: str, shows: bool, chooses: bool
+) -> None:
+    path = tmp_path / "records.yaml"
+    text = _MEMBERSHIP.replace("LEGAL", '"true"').replace(
+        "      - move card to pile\n", f"      - move card to pile\n      - {effect}\n"
+    )
+    text = text.replace("variables:", "options:\n  showing: {default: false}\nvariables:", 1)
+    path.write_text(text.replace("until: round == 1", "until: round == 2"), encoding="utf-8")
+    fast = rulesengine.make_game(str(path), players=2)
+    reference = rulesengine.make_game(str(path), players=2, optimize=False)
+    steps = "\n".join(f.source for f in fast.program.source if f.name.startswith("_step_"))
+    assert ("st.shown_any" in steps) == shows
+    assert ("st.turn_set = False" in steps) == chooses
+    for seed in range(6):
+        play_both(fast, reference, seed, choice_seed=seed, max_steps=30)
