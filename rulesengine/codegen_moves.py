@@ -33,6 +33,12 @@ order in which they are appended does not matter: the list is sorted):
   for the filter (`_filter_else_every`).
 - `single use`: a value hoisted before the loops but read once, outside any loop, is
   computed where it is read, so that `a or b` skips it when `a` holds (`_listing`).
+
+Pass `entries` (over the flow, not the listing): a step that ends its phase by `until`, or
+whose `goto` can name one phase only, enters the next phase itself through a function of
+that phase (`entry_functions`): its `first`, its `until`, the player to move being in the
+round, and its listing, as State._check would do them, when no `exit` or `enter` effects
+run between the two phases; anything else is still left to State._check.
 """
 
 from __future__ import annotations
@@ -279,6 +285,24 @@ def _flags_set(statements: list[ir.Stmt] | tuple[ir.Stmt, ...]) -> set[str]:
     return flags
 
 
+def _goto_targets(statements: list[ir.Stmt] | tuple[ir.Stmt, ...]) -> set[str]:
+    """The phases the `goto` effects among `statements` (at any depth) name."""
+    targets: set[str] = set()
+    for statement in statements:
+        if isinstance(statement, ir.Goto):
+            targets.add(statement.phase)
+        for field in attrs.fields(type(statement)):
+            value = getattr(statement, field.name)
+            if isinstance(value, tuple) and any(isinstance(v, ir.Stmt) for v in value):
+                targets |= _goto_targets(value)
+    return targets
+
+
+def _enter_or_check(entry: str) -> ast.stmt:
+    """`if not <entry>(st): st._check()`: the phase entered at once, else by State._check."""
+    return pyast.if_(pyast.not_(call(entry, name("st"))), [pyast.expr(pyast.method(name("st"), "_check"))])
+
+
 def _returns_replaced(statements: list[ast.stmt], replacement: list[ast.stmt]) -> list[ast.stmt]:
     """`statements` with every `return` in them (in their `if` and `for` blocks too) replaced
     by the statements `replacement` (copies of what changes; the rest is shared)."""
@@ -354,6 +378,10 @@ class MoveCodeGenerator(CodeGenerator):
         self._step_triggers: tuple[ir.Trigger, ...] | None = None  # the triggers every step runs
         self._step_bodies: dict[str, list[ast.stmt]] = {}  # each step's statements (`step_statements`), by move
         self._binomials: dict[int, list[int]] = {}
+        # pass `entries`: the phases of the game (set by the compiler) and, by index, the names
+        # of the entry functions the generated code calls (written by `entry_functions`)
+        self.phases: tuple[ir.Phase, ...] = ()
+        self.entries: dict[int, str] = {}
 
     @property
     def me(self) -> str:
@@ -439,13 +467,19 @@ class MoveCodeGenerator(CodeGenerator):
         if needed:
             passes = any(move.is_pass for move, _compiled in moves)
             flags = self._step_flags([move for move, _compiled in moves])
-            settle = self.settle(phase, hoisted, body, turn_limit, passes, flags)
+            targets = self._step_targets([move for move, _compiled in moves])
+            settle = self.settle(phase, hoisted, body, turn_limit, passes, flags, targets)
         return enumerate_, settle, steps
 
     def _step_flags(self, moves: list[ir.MoveDef]) -> set[str]:
         """The flags a step of one of `moves` may set: by the move's effects or the triggers'."""
         triggers = self._step_triggers or ()
         return _flags_set([*(s for move in moves for s in move.effects), *(s for t in triggers for s in t.effects)])
+
+    def _step_targets(self, moves: list[ir.MoveDef]) -> set[str]:
+        """The phases a `goto` of a step of one of `moves` may name (in the move's effects or the triggers')."""
+        triggers = self._step_triggers or ()
+        return _goto_targets([*(s for move in moves for s in move.effects), *(s for t in triggers for s in t.effects)])
 
     def play(
         self, phase: ir.Phase, move: ir.MoveDef, hoisted: list, body: list[ast.stmt], turn_limit: int | None
@@ -457,11 +491,12 @@ class MoveCodeGenerator(CodeGenerator):
         move that is not a pass). A `return` of the step, which it takes only when a flag that
         ends the step is set, becomes what the settle does first when a flag is set."""
         flags = self._step_flags([move])
-        on_flag = self._on_flag(flags)
+        targets = self._step_targets([move])
+        on_flag = self._on_flag(flags, phase, targets, turn_limit is not None or move.is_pass)
         step_lines = self._step_bodies[move.name]
         if on_flag is not None:
             step_lines = _returns_replaced(step_lines, on_flag.body)
-        settle_lines = self._settle_lines(phase, hoisted, body, turn_limit, move.is_pass, flags)
+        settle_lines = self._settle_lines(phase, hoisted, body, turn_limit, move.is_pass, flags, targets)
         fn = pyast.function(
             self.names.fresh(f"_step_{move.name}"), STEP_PARAMS, [*self._records(move), *step_lines, *settle_lines]
         )
@@ -633,6 +668,7 @@ class MoveCodeGenerator(CodeGenerator):
         turn_limit: int | None,
         passes: bool,
         flags: set[str],
+        targets: set[str],
     ):
         """One function for what follows a step in `phase`: `settle(state)` passes the turn and
         lists the next player's legal actions (with the phase's enumeration `hoisted` and
@@ -646,13 +682,15 @@ class MoveCodeGenerator(CodeGenerator):
         flow no effect of those steps can set (`flags`: the ones that can be; the engine stops
         at a decision only with every flag clear), and a player chosen by `turn to` when no
         such effect can run (`turn_set` not in `flags`: the engine clears it before a step)."""
-        lines = self._settle_lines(phase, hoisted, body, turn_limit, passes, flags)
+        lines = self._settle_lines(phase, hoisted, body, turn_limit, passes, flags, targets)
         fn = pyast.function(self.names.fresh(f"_settle_{phase.name}"), ["st"], lines)
         return self.define(fn, f"after a step in phase {phase.name}", of_state=True)
 
-    def _on_flag(self, flags: set[str]) -> ast.If | None:
+    def _on_flag(self, flags: set[str], phase: ir.Phase, targets: set[str], turn_ends: bool) -> ast.If | None:
         """`if <a flag of the flow is set>: advance the turn (unless the match is over), then
-        State._check, and return`, testing only the flags in `flags` (None: none of them)."""
+        State._check, and return`, testing only the flags in `flags` (None: none of them), after
+        a step in `phase` whose effects name the phases `targets` in a `goto`; `turn_ends`: passing
+        the turn may end the round (a turn limit, or a pass move: everyone may have passed)."""
         st_ = name("st")
         raised = [
             compare(pyast.st(flag), "is not", const(None)) if flag == "goto" else pyast.st(flag)
@@ -664,7 +702,75 @@ class MoveCodeGenerator(CodeGenerator):
         advance: ast.stmt = pyast.expr(pyast.method(st_, "_advance"))
         if "game_over" in flags:
             advance = pyast.if_(pyast.not_(pyast.st("game_over")), [advance])
-        return pyast.if_(pyast.or_(*raised), [advance, pyast.expr(pyast.method(st_, "_check")), pyast.return_()])
+        then: list[ast.stmt] = [advance]
+        target = next(iter(targets)) if "goto" in flags and len(targets) == 1 else None
+        entry = self._entry(phase, target)
+        if entry is not None:
+            # the one phase a `goto` of these steps names: entered at once, as State._check would
+            # (the end of the match or of the round, which it looks at first, leaves it to _check)
+            ended = {flag for flag in ("game_over", "round_over") if flag in flags}
+            if turn_ends:
+                ended.add("round_over")
+            going = pyast.and_(
+                compare(pyast.st("goto"), "==", const(self.phase_names.index(target))),  # type: ignore[arg-type]
+                *(pyast.not_(pyast.st(flag)) for flag in sorted(ended)),
+            )
+            gone = [pyast.assign(pyast.store_attr(st_, "goto"), const(None)), _enter_or_check(entry), pyast.return_()]
+            then.append(pyast.if_(going, gone))
+        return pyast.if_(pyast.or_(*raised), [*then, pyast.expr(pyast.method(st_, "_check")), pyast.return_()])
+
+    @property
+    def phase_names(self) -> list[str]:
+        return [p.name for p in self.phases]
+
+    def _entry(self, source: ir.Phase, target: str | None) -> str | None:
+        """Pass `entries`: the name of the function entering phase `target` straight from
+        `source` (see `entry_functions`), when nothing runs between them: `source` has no
+        `exit` effects and the target no `enter` effects, and no phase of the game is
+        simultaneous. None: the step leaves the change of phase to State._check."""
+        if target is None or source.exit or any(p.simultaneous for p in self.phases):
+            return None
+        index = self.phase_names.index(target)
+        if self.phases[index].enter:
+            return None
+        if index not in self.entries:
+            self.entries[index] = self.names.fresh(f"_enter_{target}")
+        return self.entries[index]
+
+    def entry_functions(self, moves_of: Callable[[ir.Phase], list[tuple[ir.MoveDef, Any]]]) -> None:
+        """The entry functions the generated steps call (pass `entries`), `enter(state)`: what
+        State._check does on entering the phase (its `first`, its `until`, the player to move
+        in the round) and, at a decision, its listing of legal actions, as its settle writes
+        it; True when it stopped at a decision, else False with the phase entered, for _check
+        to go on from there."""
+        me = name(self.me)
+        st_ = name("st")
+        give_up: list[ast.stmt] = [pyast.return_(const(False))]
+        for index, symbol in sorted(self.entries.items()):
+            phase = self.phases[index]
+            hoisted, body = self._phase_enumeration(moves_of(phase))
+            lines: list[ast.stmt] = [
+                pyast.assign(pyast.store_attr(st_, "phase"), const(index)),
+                pyast.assign(pyast.store_attr(st_, "phase_over"), const(False)),
+            ]
+            if phase.first is None or 0 in free_slots(phase.first):
+                lines.append(pyast.assign(self.me, pyast.st("current")))
+            if phase.first is not None:
+                lines.append(pyast.assign(self.me, self.gen(phase.first)))
+                lines.append(pyast.assign(pyast.store_attr(st_, "current"), me))
+            if phase.until is not None:
+                lines.append(pyast.if_(self.gen(phase.until), give_up))
+            if not self.everyone_stays:
+                lines.append(pyast.if_(pyast.not_(sub(pyast.st("active"), me)), give_up))
+            lines += [
+                pyast.assign("found", pyast.list_([])),
+                *_listing(hoisted, body),
+                pyast.expr(pyast.method(name("found"), "sort")),
+                pyast.assign(pyast.store_attr(st_, "_legal"), name("found")),
+                pyast.return_(pyast.not_(pyast.not_(name("found")))),
+            ]
+            fn = pyast.function(symbol, ["st"], lines)
+            self.define(fn, f"entry of phase {phase.name}", of_state=True)
 
     def _settle_lines(
         self,
@@ -674,12 +780,13 @@ class MoveCodeGenerator(CodeGenerator):
         turn_limit: int | None,
         passes: bool,
         flags: set[str],
+        targets: set[str],
     ) -> list[ast.stmt]:
         """The statements of `settle` (see there)."""
         me = self.me
         st_ = name("st")
         check_return = [pyast.expr(pyast.method(st_, "_check")), pyast.return_()]
-        on_flag = self._on_flag(flags)
+        on_flag = self._on_flag(flags, phase, targets, turn_limit is not None or passes)
         lines: list[ast.stmt] = [] if on_flag is None else [on_flag]
         lines += flow.turn_passing(
             const(self.layout.num_players),
@@ -691,7 +798,9 @@ class MoveCodeGenerator(CodeGenerator):
             self.everyone_stays,
         )
         if phase.until is not None:
-            lines.append(pyast.located(pyast.if_(self.gen(phase.until), check_return), position(phase.until.span)))
+            entry = self._entry(phase, phase.next)
+            ended = check_return if entry is None else [_enter_or_check(entry), pyast.return_()]
+            lines.append(pyast.located(pyast.if_(self.gen(phase.until), ended), position(phase.until.span)))
         if not self.everyone_stays:  # else the player to move is in the round
             lines.append(pyast.if_(pyast.not_(sub(pyast.st("active"), name(me))), check_return))
         lines += [

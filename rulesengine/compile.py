@@ -235,6 +235,7 @@ class Compiler:
         self.codegen.everyone_stays = not stays.puts_out(r)  # the pass `everyone stays` (codegen.py)
         self.codegen.shows_cards = stays.can_run(r, ir.Reveal)  # the pass `records` (codegen_moves.py)
         self.codegen.chooses_turn = stays.can_run(r, ir.TurnTo)
+        self.codegen.phases = tuple(r.phases)  # the pass `entries` (codegen_moves.py)
         self.build_cards()
         self.build_zones()
         self.build_variables()
@@ -413,6 +414,7 @@ class Compiler:
                     simultaneous=phase.simultaneous,
                 )
             )
+        self.codegen.entry_functions(lambda phase: self.phase_moves(phase, moves))
         triggers = tuple(
             CompiledTrigger(
                 t.name,

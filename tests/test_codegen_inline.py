@@ -470,8 +470,10 @@ def test_a_flag_of_the_flow_is_tested_only_where_an_effect_of_a_step_sets_it(tmp
     # the `start` move of phase open ends its phase; the trigger runs after every step
     settle_open, settle_play = (_settling(fast, phase) for phase in ("open", "play"))
     assert "st.phase_over" in settle_open
+    # after `lay` (no pass, no turn limit: passing the turn cannot end the round either)
+    after_lay = _settling(fast, "play", "lay")
     for flag in flags - _FLAG_SETTERS[effect]:
-        assert flag not in settle_play
+        assert flag not in after_lay
     for flag in _FLAG_SETTERS[effect]:
         assert flag in settle_play
     for seed in range(6):
@@ -793,3 +795,97 @@ def test_a_trick_game_walks_the_hand_once_to_list_the_cards_that_follow() -> Non
     walks = [line for line in lines if line.startswith("for ") and "[v0]" in line]  # over the mover's hand
     assert len(walks) == 1
     assert any(line.startswith("if len(found) == ") for line in lines)
+
+
+# ---- pass `entries` --------------------------------------------------------------------
+
+# Phases changing by `until` and by `goto`: `open` is entered with its `enter` effects, so
+# through State._check; `answer` starts with a chosen player, who may be out, and may end
+# at once; a player may have nothing legal in `race` when it begins; `tidy` has `exit`
+# effects, so the change of phase after it goes through State._check too.
+_ENTERED = (
+    _HEAD
+    + """
+variables:
+  lead: {type: player}
+round:
+  setup:
+    - move pile to stock
+    - for: p in players
+      do:
+        - move hand[p] to stock
+    - shuffle stock
+    - deal 3 of stock to hand from seat(0)
+phases:
+  open:
+    enter:
+      - lead = seat(round % players.count(p, true))
+    moves: [lay, leave]
+    until: size(pile) >= 2
+    next: answer
+  answer:
+    first: lead
+    moves: [lay, pass]
+    until: size(pile) > 3 or size(hand[me]) == 0
+    next: race
+  race:
+    moves: [high]
+    until: size(pile) > 6 or active.all(p, empty(hand[p]))
+    next: tidy
+  tidy:
+    moves: [draw]
+    until: empty(stock) or size(hand[me]) > 4
+    exit:
+      - move pile to stock
+      - log "tidied"
+    next: answer
+moves:
+  lay:
+    params: {card: "hand[me]"}
+    effects:
+      - move card to pile
+  leave:
+    legal: size(pile) > 0 and size(active) > 2
+    effects:
+      - out me
+  pass:
+    pass: true
+  high:
+    params: {card: "hand[me]"}
+    legal: card.order >= top(pile).order
+    effects:
+      - move card to pile
+  draw:
+    legal: not empty(stock)
+    effects:
+      - move top(stock) to hand[me]
+triggers:
+  back:
+    when: phase == "race" and size(pile) == 5
+    effects:
+      - goto answer
+match:
+  until: round == 5
+"""
+)
+
+
+def test_a_step_enters_the_next_phase_itself_only_when_nothing_runs_between() -> None:
+    padan = rulesengine.make_game("padan", players=2)
+    entries = {f.name for f in padan.program.source if f.name.startswith("_enter_")}
+    assert entries == {"_enter_pick", "_enter_play"}  # `draft` begins with its `enter` effects
+    # the `goto` of the trigger and the end of each phase by `until` enter the phase at once
+    assert "if not _enter_pick(st):" in _settling(padan, "play", "play_card")
+    assert "if not _enter_play(st):" in _settling(padan, "pick", "take_packet")
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_phases_entered_by_a_step_agree_with_the_reference(tmp_path: Path, players: int) -> None:
+    fast, reference, _ = _games(tmp_path, _ENTERED, players)
+    names = {f.name for f in fast.program.source}
+    # answer is entered from open (until), race (goto) and tidy (its exit effects run first: no)
+    assert "_enter_answer" in names and "_enter_race" in names and "_enter_tidy" in names
+    assert "_enter_open" not in names
+    assert "_enter_answer(st)" not in _settling(fast, "tidy")
+    for seed in range(12):
+        play_both(fast, reference, seed, choice_seed=seed, max_steps=300)
