@@ -198,6 +198,14 @@ def _extend_found(ids: ast.expr) -> ast.stmt:
     return pyast.expr(pyast.method(name("found"), "extend", ids))
 
 
+def _fixed_and_varying(test: ast.expr, card: str) -> tuple[list[ast.expr], list[ast.expr]]:
+    """The parts of `test` (`a or b or ...`) that are locals computed before a loop over
+    `card` (names other than the card), and the others."""
+    parts = _disjuncts(test)
+    fixed: list[ast.expr] = [p for p in parts if isinstance(p, ast.Name) and p.id != card]
+    return fixed, [p for p in parts if not (isinstance(p, ast.Name) and p.id != card)]
+
+
 def _implies(test: ast.expr, other: ast.expr) -> bool:
     """Whether `test` holding means `other` holds (decided for comparisons of the same operands)."""
     if pyast.same(test, other):
@@ -267,35 +275,33 @@ def _inlined(statement: ast.stmt, values: dict[str, ast.expr]) -> ast.stmt:
     return rewrite(statement)
 
 
+def _nested(statements: list[ir.Stmt] | tuple[ir.Stmt, ...]) -> Iterator[ir.Stmt]:
+    """Every statement among `statements`, and those inside them at any depth."""
+    for statement in statements:
+        yield statement
+        for field in attrs.fields(type(statement)):
+            value = getattr(statement, field.name)
+            if isinstance(value, tuple) and any(isinstance(v, ir.Stmt) for v in value):
+                yield from _nested(value)
+
+
 def _flags_set(statements: list[ir.Stmt] | tuple[ir.Stmt, ...]) -> set[str]:
     """The flags of the flow (`st.round_over`, ...) that running `statements` may set, and
     `turn_set` when they may choose the next player (`turn to`)."""
     flags: set[str] = set()
-    for statement in statements:
+    for statement in _nested(statements):
         if isinstance(statement, ir.End):
             flags.add(_FLOW_FLAGS[statement.what])
         elif isinstance(statement, ir.Goto):
             flags.add("goto")
         elif isinstance(statement, ir.TurnTo):
             flags.add("turn_set")
-        for field in attrs.fields(type(statement)):
-            value = getattr(statement, field.name)
-            if isinstance(value, tuple) and any(isinstance(v, ir.Stmt) for v in value):
-                flags |= _flags_set(value)
     return flags
 
 
 def _goto_targets(statements: list[ir.Stmt] | tuple[ir.Stmt, ...]) -> set[str]:
     """The phases the `goto` effects among `statements` (at any depth) name."""
-    targets: set[str] = set()
-    for statement in statements:
-        if isinstance(statement, ir.Goto):
-            targets.add(statement.phase)
-        for field in attrs.fields(type(statement)):
-            value = getattr(statement, field.name)
-            if isinstance(value, tuple) and any(isinstance(v, ir.Stmt) for v in value):
-                targets |= _goto_targets(value)
-    return targets
+    return {statement.phase for statement in _nested(statements) if isinstance(statement, ir.Goto)}
 
 
 def _enter_or_check(entry: str) -> ast.stmt:
@@ -471,15 +477,18 @@ class MoveCodeGenerator(CodeGenerator):
             settle = self.settle(phase, hoisted, body, turn_limit, passes, flags, targets)
         return enumerate_, settle, steps
 
-    def _step_flags(self, moves: list[ir.MoveDef]) -> set[str]:
-        """The flags a step of one of `moves` may set: by the move's effects or the triggers'."""
+    def _step_effects(self, moves: list[ir.MoveDef]) -> list[ir.Stmt]:
+        """What a step of one of `moves` may run: the move's effects and the triggers'."""
         triggers = self._step_triggers or ()
-        return _flags_set([*(s for move in moves for s in move.effects), *(s for t in triggers for s in t.effects)])
+        return [*(s for move in moves for s in move.effects), *(s for t in triggers for s in t.effects)]
+
+    def _step_flags(self, moves: list[ir.MoveDef]) -> set[str]:
+        """The flags a step of one of `moves` may set."""
+        return _flags_set(self._step_effects(moves))
 
     def _step_targets(self, moves: list[ir.MoveDef]) -> set[str]:
-        """The phases a `goto` of a step of one of `moves` may name (in the move's effects or the triggers')."""
-        triggers = self._step_triggers or ()
-        return _goto_targets([*(s for move in moves for s in move.effects), *(s for t in triggers for s in t.effects)])
+        """The phases a `goto` of a step of one of `moves` may name."""
+        return _goto_targets(self._step_effects(moves))
 
     def play(
         self, phase: ir.Phase, move: ir.MoveDef, hoisted: list, body: list[ast.stmt], turn_limit: int | None
@@ -598,9 +607,7 @@ class MoveCodeGenerator(CodeGenerator):
         legal and is added at once, without the loop. Preserves the ids found (the locals
         cannot fail and do not change inside the loop)."""
         test, action = only
-        parts = _disjuncts(test)
-        fixed = [p for p in parts if isinstance(p, ast.Name) and p.id != card]
-        varying = [p for p in parts if not (isinstance(p, ast.Name) and p.id != card)]
+        fixed, varying = _fixed_and_varying(test, card)
         call_ = action.value if isinstance(action, ast.Expr) else None
         if not fixed or not varying or not (isinstance(call_, ast.Call) and len(call_.args) == 1):
             return None
@@ -639,9 +646,7 @@ class MoveCodeGenerator(CodeGenerator):
         finally:
             del self._aliases[param.slot], self._aliases[none_of.slot]
             self.real_cards -= macro_card
-        parts = _disjuncts(test)
-        fixed = [p for p in parts if isinstance(p, ast.Name) and p.id != card]
-        varying = [p for p in parts if not (isinstance(p, ast.Name) and p.id != card)]
+        fixed, varying = _fixed_and_varying(test, card)
         key = fold_binop(const(compiled.offset), "+", name(card))
         every = _every_id(key, card, candidates)
         if len(varying) != 1 or not pyast.same(varying[0], wanted) or every is None:

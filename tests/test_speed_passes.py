@@ -208,6 +208,21 @@ match:
 """
 
 
+def _lay_games(tmp_path: Path, legal: str, first_move: str = "") -> tuple[rulesengine.Game, rulesengine.Game]:
+    """The game above with `lay` legal by `legal` (and `first_move` listed before it), compiled
+    and in the reference mode."""
+    text = _MEMBERSHIP.replace("LEGAL", f'"{legal}"').replace("moves:\n  lay:", f"moves:\n{first_move}  lay:")
+    if first_move:
+        text = text.replace("moves: [lay]", "moves: [wait, lay]")
+    return _both_modes(tmp_path, text)
+
+
+def _both_modes(tmp_path: Path, text: str) -> tuple[rulesengine.Game, rulesengine.Game]:
+    path = tmp_path / "game.yaml"
+    path.write_text(text, encoding="utf-8")
+    return rulesengine.make_game(str(path), players=2), rulesengine.make_game(str(path), players=2, optimize=False)
+
+
 @pytest.mark.parametrize(
     ("legal", "in_map"),
     [
@@ -218,10 +233,7 @@ match:
     ],
 )
 def test_membership_only_where_the_value_cannot_fail(tmp_path: Path, legal: str, in_map: bool) -> None:
-    path = tmp_path / "membership.yaml"
-    path.write_text(_MEMBERSHIP.replace("LEGAL", f'"{legal}"'), encoding="utf-8")
-    fast = rulesengine.make_game(str(path), players=2)
-    reference = rulesengine.make_game(str(path), players=2, optimize=False)
+    fast, reference = _lay_games(tmp_path, legal)
     source = "\n".join(f.source for f in fast.program.source)
     assert ("in map(" in source) == in_map
     for seed in range(4):
@@ -247,13 +259,7 @@ def test_membership_only_where_the_value_cannot_fail(tmp_path: Path, legal: str,
 def test_the_cards_passing_a_test_are_kept_in_one_walk_else_every_card(
     tmp_path: Path, legal: str, filtered: bool, first_move: str
 ) -> None:
-    path = tmp_path / "filtered.yaml"
-    text = _MEMBERSHIP.replace("LEGAL", f'"{legal}"').replace("moves:\n  lay:", f"moves:\n{first_move}  lay:")
-    if first_move:
-        text = text.replace("moves: [lay]", "moves: [wait, lay]")
-    path.write_text(text, encoding="utf-8")
-    fast = rulesengine.make_game(str(path), players=2)
-    reference = rulesengine.make_game(str(path), players=2, optimize=False)
+    fast, reference = _lay_games(tmp_path, legal, first_move)
     # the listing of the phase's legal actions, written once or into the step of the move
     listing = "\n".join(f.source for f in fast.program.source if "phase play" in f.heading)
     assert ("if len(found) == " in listing) == filtered
@@ -277,13 +283,7 @@ def test_the_cards_passing_a_test_are_kept_in_one_walk_else_every_card(
 def test_every_card_is_added_at_once_when_a_part_fixed_before_the_loop_holds(
     tmp_path: Path, legal: str, at_once: bool, first_move: str
 ) -> None:
-    path = tmp_path / "every.yaml"
-    text = _MEMBERSHIP.replace("LEGAL", f'"{legal}"').replace("moves:\n  lay:", f"moves:\n{first_move}  lay:")
-    if first_move:
-        text = text.replace("moves: [lay]", "moves: [wait, lay]")
-    path.write_text(text, encoding="utf-8")
-    fast = rulesengine.make_game(str(path), players=2)
-    reference = rulesengine.make_game(str(path), players=2, optimize=False)
+    fast, reference = _lay_games(tmp_path, legal, first_move)
     source = "\n".join(f.source for f in fast.program.source)
     assert ("found.extend(" in source) == at_once
     for seed in range(6):
@@ -342,10 +342,7 @@ match:
 def test_the_flow_expressions_get_only_me_and_agree_with_the_reference(tmp_path: Path, until: str, first: str) -> None:
     # a phase's `until` and `first` (and the match's `until`) read at most `me`: the engine
     # passes them that alone, not a whole environment
-    path = tmp_path / "flow.yaml"
-    path.write_text(_FLOW.replace("UNTIL", f'"{until}"').replace("FIRST", first), encoding="utf-8")
-    fast = rulesengine.make_game(str(path), players=2)
-    reference = rulesengine.make_game(str(path), players=2, optimize=False)
+    fast, reference = _both_modes(tmp_path, _FLOW.replace("UNTIL", f'"{until}"').replace("FIRST", first))
     assert fast.program.flow_reads_me_only and not reference.program.flow_reads_me_only
     for seed in range(8):
         play_both(fast, reference, seed, choice_seed=seed, max_steps=80)
@@ -364,14 +361,11 @@ def test_the_flow_expressions_get_only_me_and_agree_with_the_reference(tmp_path:
 def test_a_step_clears_shown_cards_and_a_chosen_turn_only_when_the_rules_can_set_them(
     tmp_path: Path, effect: str, shows: bool, chooses: bool
 ) -> None:
-    path = tmp_path / "records.yaml"
     text = _MEMBERSHIP.replace("LEGAL", '"true"').replace(
         "      - move card to pile\n", f"      - move card to pile\n      - {effect}\n"
     )
     text = text.replace("variables:", "options:\n  showing: {default: false}\nvariables:", 1)
-    path.write_text(text.replace("until: round == 1", "until: round == 2"), encoding="utf-8")
-    fast = rulesengine.make_game(str(path), players=2)
-    reference = rulesengine.make_game(str(path), players=2, optimize=False)
+    fast, reference = _both_modes(tmp_path, text.replace("until: round == 1", "until: round == 2"))
     steps = "\n".join(f.source for f in fast.program.source if f.name.startswith("_step_"))
     assert ("st.shown_any" in steps) == shows
     assert ("st.turn_set = False" in steps) == chooses
