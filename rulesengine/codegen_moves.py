@@ -304,6 +304,16 @@ def _goto_targets(statements: list[ir.Stmt] | tuple[ir.Stmt, ...]) -> set[str]:
     return {statement.phase for statement in _nested(statements) if isinstance(statement, ir.Goto)}
 
 
+def _kept_listing(hoisted: list[tuple[str, ast.expr]], body: list[ast.stmt]) -> list[ast.stmt]:
+    """The legal actions of the player to move listed into `found`, sorted and kept on the state."""
+    return [
+        pyast.assign("found", pyast.list_([])),
+        *_listing(hoisted, body),
+        pyast.expr(pyast.method(name("found"), "sort")),
+        pyast.assign(pyast.store_attr(name("st"), "_legal"), name("found")),
+    ]
+
+
 def _enter_or_check(entry: str) -> ast.stmt:
     """`if not <entry>(st): st._check()`: the phase entered at once, else by State._check."""
     return pyast.if_(pyast.not_(call(entry, name("st"))), [pyast.expr(pyast.method(name("st"), "_check"))])
@@ -768,10 +778,7 @@ class MoveCodeGenerator(CodeGenerator):
             if not self.everyone_stays:
                 lines.append(pyast.if_(pyast.not_(sub(pyast.st("active"), me)), give_up))
             lines += [
-                pyast.assign("found", pyast.list_([])),
-                *_listing(hoisted, body),
-                pyast.expr(pyast.method(name("found"), "sort")),
-                pyast.assign(pyast.store_attr(st_, "_legal"), name("found")),
+                *_kept_listing(hoisted, body),
                 pyast.return_(pyast.not_(pyast.not_(name("found")))),
             ]
             fn = pyast.function(symbol, ["st"], lines)
@@ -809,10 +816,7 @@ class MoveCodeGenerator(CodeGenerator):
         if not self.everyone_stays:  # else the player to move is in the round
             lines.append(pyast.if_(pyast.not_(sub(pyast.st("active"), name(me))), check_return))
         lines += [
-            pyast.assign("found", pyast.list_([])),
-            *_listing(hoisted, body),
-            pyast.expr(pyast.method(name("found"), "sort")),
-            pyast.assign(pyast.store_attr(st_, "_legal"), name("found")),
+            *_kept_listing(hoisted, body),
             pyast.if_(pyast.not_(name("found")), [pyast.expr(pyast.method(st_, "_check"))]),
         ]
         return lines
