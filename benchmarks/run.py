@@ -28,6 +28,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from typing import NamedTuple
 
 import rulesengine
 
@@ -76,14 +77,25 @@ class Playouts:
                 return decisions / elapsed
 
 
-def compare(engine: Playouts, hand: Playouts, seconds: float, rounds: int) -> tuple[float, float, float]:
-    """(engine rate, hand-written rate, ratio), each the median over `rounds` alternating rounds."""
+class Comparison(NamedTuple):
+    """Medians over alternating rounds, and the ratio's lowest and highest round: how far one
+    round strays shows how much a single short measurement on this machine can be trusted."""
+
+    engine_rate: float
+    hand_rate: float
+    ratio: float
+    lowest_ratio: float
+    highest_ratio: float
+
+
+def compare(engine: Playouts, hand: Playouts, seconds: float, rounds: int) -> Comparison:
     engine_rates, hand_rates, ratios = [], [], []
     for _ in range(rounds):
         engine_rates.append(engine.rate(seconds / rounds))
         hand_rates.append(hand.rate(seconds / rounds))
         ratios.append(engine_rates[-1] / hand_rates[-1])
-    return statistics.median(engine_rates), statistics.median(hand_rates), statistics.median(ratios)
+    median = statistics.median
+    return Comparison(median(engine_rates), median(hand_rates), median(ratios), min(ratios), max(ratios))
 
 
 # The program run under callgrind: build one side, then play `matches` matches (0: build only).
@@ -146,14 +158,15 @@ def main(argv: list[str] | None = None) -> None:
     if args.instructions and not counting:
         print("instructions per decision: valgrind is not installed; showing decisions per second only")
     extra = f"{'engine instr/dec':>18}{'hand instr/dec':>16}{'ratio':>7}" if counting else ""
-    print(f"{'game':<20}{'engine dec/s':>14}{'hand-written dec/s':>20}{'ratio':>8}{extra}")
+    print(f"{'game':<20}{'engine dec/s':>14}{'hand-written dec/s':>20}{'ratio':>8}{'rounds':>12}{extra}")
     for name in args.game or sorted(GAMES):
         ruleset, players, options, module = GAMES[name]
         engine = Playouts(side_playouts("engine", name))
         hand = Playouts(side_playouts("hand", name))
-        engine_rate, hand_rate, ratio = compare(engine, hand, args.seconds, max(1, args.rounds))
+        found = compare(engine, hand, args.seconds, max(1, args.rounds))
         label = f"{name} ({players}p)"
-        line = f"{label:<20}{engine_rate:>14,.0f}{hand_rate:>20,.0f}{ratio:>8.2f}"
+        spread = f"{found.lowest_ratio:.2f}-{found.highest_ratio:.2f}"
+        line = f"{label:<20}{found.engine_rate:>14,.0f}{found.hand_rate:>20,.0f}{found.ratio:>8.2f}{spread:>12}"
         if counting:
             matches = INSTRUCTION_MATCHES.get(name, 4)
             ours = instructions_per_decision("engine", name, matches)

@@ -141,14 +141,21 @@ def test_the_benchmark_compares_both_sides_in_alternating_rounds(capsys) -> None
 
         return run.Playouts(play, clock=lambda: float(next(ticks)))
 
-    engine_rate, hand_rate, ratio = run.compare(side("engine", 10), side("hand", 40), seconds=3, rounds=3)
-    assert (engine_rate, hand_rate, ratio) == (10.0, 40.0, 0.25)
+    found = run.compare(side("engine", 10), side("hand", 40), seconds=3, rounds=3)
+    assert found == (10.0, 40.0, 0.25, 0.25, 0.25)
     # The sides take turns: each round plays the engine first, then the hand-written version.
     assert [name for name, _ in itertools.groupby(calls)] == ["engine", "hand"] * 3
 
+    # The median of the rounds' ratios, and their range: one slow round moves the range only.
+    engine_decisions = iter([10, 10, 5, 10, 10])
+    engine = run.Playouts(lambda seed: next(engine_decisions), clock=lambda: float(next(ticks)))
+    found = run.compare(engine, side("hand", 40), seconds=5, rounds=5)
+    assert (found.ratio, found.lowest_ratio, found.highest_ratio) == (0.25, 0.125, 0.25)
+
     run.main(["--game", "pan", "--seconds", "0.02", "--rounds", "1"])
     line = capsys.readouterr().out.splitlines()[-1].split()
-    assert line[0] == "pan" and float(line[-1]) > 0
+    low, high = map(float, line[-1].split("-"))
+    assert line[0] == "pan" and low == high == float(line[-2]) > 0
 
 
 # Decisions per match of the baseline and of the engine: the same rules give the same
