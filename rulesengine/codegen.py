@@ -27,6 +27,10 @@ Python syntax nodes, each named below with what it preserves:
   variable or of a zone's cheap indices (a local, or small code with no loop and no call but
   `len`), and the limit test of `x += v`, are written inline; the helper runs only to raise.
   Preserves every value and every error with its rule position.
+- `known seats` (IR): within one effect list, a variable that a statement sets to a seat
+  (`argmax`/`argmin` over every seat included) is a seat for the statements after it, until
+  one that may set it again (in a loop, any assignment in its body counts from the start of
+  the body); indexing by it needs no range test. Preserves every value and every error.
 - `alias` (IR): inside a set whose cards share an attribute, a test reading only that
   attribute is asked of the first card. Preserves the answer (every card gives the same).
 - `known phase` (IR): in a step of a move of one phase only, the rules' `phase` is that
@@ -156,6 +160,9 @@ class CodeGenerator:
         # whether the rules may show cards (`reveal`) or choose the next player (`turn to`): a step
         # clears the state's notes of them only then (the pass `records`, codegen_moves.py)
         self.shows_cards = self.chooses_turn = True
+        # pass `known seats`: the variables an earlier statement of the effect list being
+        # generated set to a seat, and that nothing since can have set again
+        self._seat_variables: frozenset[str] = frozenset()
 
     # ---- names and constants ---------------------------------------------------------
 
@@ -241,12 +248,40 @@ class CodeGenerator:
 
     def statements(self, statements: tuple[ir.Stmt, ...]) -> list[ast.stmt]:
         out: list[ast.stmt] = []
-        for statement in statements:
-            generated = self.statement(statement)
-            if generated and not hasattr(generated[0], "rule_position"):
-                pyast.located(generated[0], position(statement.span))
-            out.extend(generated)
+        outer = self._seat_variables  # what is known holds inside the list only
+        try:
+            for statement in statements:
+                if isinstance(statement, ir.For):  # a pass of the body may follow another's assignment
+                    self._seat_variables -= ir.assigned_variables(statement.body)
+                known = self._seats_after(statement)
+                generated = self.statement(statement)
+                if generated and not hasattr(generated[0], "rule_position"):
+                    pyast.located(generated[0], position(statement.span))
+                out.extend(generated)
+                self._seat_variables = known
+        finally:
+            self._seat_variables = outer
         return out
+
+    def _seats_after(self, s: ir.Stmt) -> frozenset[str]:
+        """Pass `known seats`: the variables holding a seat once `s` has run (its value is
+        judged before it runs, as it is computed before the variable is set)."""
+        known = self._seat_variables - ir.assigned_variables((s,))
+        if isinstance(s, ir.Assign) and not s.indices and s.op == "=" and self.seat(s.value):
+            known |= {s.variable}
+        return known
+
+    def seat(self, e: ir.Expr) -> bool:
+        """Whether a player expression always gives a seat, never nobody: as `lower.is_seat`
+        says, a variable the pass `known seats` knows, or the best of every seat (`argmax`
+        and `argmin` over `players`, or over `active` while everyone stays)."""
+        if is_seat(e, self.layout.seat_slots):
+            return True
+        if e.type != ir.PLAYER:
+            return False
+        if isinstance(e, ir.VarRef):
+            return not e.indices and e.variable in self._seat_variables
+        return isinstance(e, ir.Macro) and e.kind in ("argmax", "argmin") and self.all_seats(e.collection)
 
     def move(self, s: ir.Move) -> list[ast.stmt]:
         """A card move: the state's method, or for an untracked state onto the top of a zone not
@@ -441,7 +476,7 @@ class CodeGenerator:
             pyast.assign(pyast.store_attr(name("st"), "current"), node),
             pyast.assign(pyast.store_attr(name("st"), "turn_set"), const(True)),
         ]
-        if is_seat(player, self.layout.seat_slots) or _literal_within(node, self.layout.num_players):
+        if self.seat(player) or _literal_within(node, self.layout.num_players):
             return [*first, *chosen]
         seat = pyast.within(node, self.layout.num_players)
         method = pyast.expr(pyast.method(name("st"), "turn_to", node, where))
@@ -450,13 +485,13 @@ class CodeGenerator:
     def player(self, e: ir.Expr, where: ast.expr) -> ast.expr:
         """A player that must be a seat: nobody there is an error naming the rule position."""
         node = self.gen(e)
-        if is_seat(e, self.layout.seat_slots) or (is_const(node) and 0 <= node.value < self.layout.num_players):  # type: ignore
+        if self.seat(e) or (is_const(node) and 0 <= node.value < self.layout.num_players):  # type: ignore
             return node
         return call(self.helper(runtime.seat_of, "seat_of"), node, const(self.layout.num_players), where)
 
     def variable_index(self, offset: int, variable: str, index: ir.Expr, span: Span) -> ast.expr:
         node = self.gen(index)
-        if is_seat(index, self.layout.seat_slots):
+        if self.seat(index):
             return fold_binop(const(offset), "+", node)
         # A player that may be "nobody" (-1): reading its value is an error, not another's value.
         check = self.derived(
@@ -548,17 +583,16 @@ class CodeGenerator:
             )
         )
         indices = [self.gen(i) for i in e.indices]
-        if all(is_seat(i, self.layout.seat_slots) or _cheap(i) or _plain(node) for i, node in zip(e.indices, indices)):
+        if all(self.seat(i) or _cheap(i) or _plain(node) for i, node in zip(e.indices, indices)):
             # Expressions are pure, so a cheap index may be computed twice instead of calling a helper
             # (and the pass `common subexpressions` mostly keeps it in a local the first time).
             offset: ast.expr = const(family.base)
             for node, stride in zip(indices, family.strides):
                 offset = fold_binop(offset, "+", node if stride == 1 else fold_binop(node, "*", const(stride)))
-            seats = self.layout.seat_slots
             tests = [
                 pyast.within(node, size)
                 for node, size, index in zip(indices, family.sizes, e.indices)
-                if not (is_seat(index, seats) or self._real_suit(index) or _literal_within(node, size))
+                if not (self.seat(index) or self._real_suit(index) or _literal_within(node, size))
             ]
             if not tests:
                 return offset
@@ -1013,7 +1047,7 @@ class CodeGenerator:
         """Functions of a player. Of nobody (-1): left, right, opponent and next give nobody,
         is_active and can_move are false, others gives every seat."""
         n = self.layout.num_players
-        seat = is_seat(e, self.layout.seat_slots) or (is_const(arg) and 0 <= arg.value < n)  # type: ignore[attr-defined]
+        seat = self.seat(e) or (is_const(arg) and 0 <= arg.value < n)  # type: ignore[attr-defined]
         if function in ("left", "opponent", "right"):
             shift = -1 if function == "right" else 1
             if is_const(arg) and seat:

@@ -275,21 +275,11 @@ def _inlined(statement: ast.stmt, values: dict[str, ast.expr]) -> ast.stmt:
     return rewrite(statement)
 
 
-def _nested(statements: list[ir.Stmt] | tuple[ir.Stmt, ...]) -> Iterator[ir.Stmt]:
-    """Every statement among `statements`, and those inside them at any depth."""
-    for statement in statements:
-        yield statement
-        for field in attrs.fields(type(statement)):
-            value = getattr(statement, field.name)
-            if isinstance(value, tuple) and any(isinstance(v, ir.Stmt) for v in value):
-                yield from _nested(value)
-
-
 def _flags_set(statements: list[ir.Stmt] | tuple[ir.Stmt, ...]) -> set[str]:
     """The flags of the flow (`st.round_over`, ...) that running `statements` may set, and
     `turn_set` when they may choose the next player (`turn to`)."""
     flags: set[str] = set()
-    for statement in _nested(statements):
+    for statement in ir.nested(statements):
         if isinstance(statement, ir.End):
             flags.add(_FLOW_FLAGS[statement.what])
         elif isinstance(statement, ir.Goto):
@@ -301,7 +291,7 @@ def _flags_set(statements: list[ir.Stmt] | tuple[ir.Stmt, ...]) -> set[str]:
 
 def _goto_targets(statements: list[ir.Stmt] | tuple[ir.Stmt, ...]) -> set[str]:
     """The phases the `goto` effects among `statements` (at any depth) name."""
-    return {statement.phase for statement in _nested(statements) if isinstance(statement, ir.Goto)}
+    return {statement.phase for statement in ir.nested(statements) if isinstance(statement, ir.Goto)}
 
 
 def _kept_listing(hoisted: list[tuple[str, ast.expr]], body: list[ast.stmt]) -> list[ast.stmt]:

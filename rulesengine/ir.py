@@ -6,6 +6,8 @@ The checker (`check.py`) builds these values from the syntax trees; the compiler
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import attrs
 
 from .diagnostics import Span
@@ -266,6 +268,21 @@ class Repeat(Stmt):
     body: tuple[Stmt, ...]
     until: Expr | None
     most: int  # the largest count the checker sees (a number or an option's bound)
+
+
+def nested(statements: list[Stmt] | tuple[Stmt, ...]) -> Iterator[Stmt]:
+    """Every statement among `statements`, and those inside them at any depth."""
+    for statement in statements:
+        yield statement
+        for field in attrs.fields(type(statement)):
+            value = getattr(statement, field.name)
+            if isinstance(value, tuple) and any(isinstance(v, Stmt) for v in value):
+                yield from nested(value)
+
+
+def assigned_variables(statements: list[Stmt] | tuple[Stmt, ...]) -> set[str]:
+    """The variables that running `statements` may set (at any depth)."""
+    return {s.variable for s in nested(statements) if isinstance(s, Assign)}
 
 
 def has_chance(statements: tuple[Stmt, ...]) -> bool:

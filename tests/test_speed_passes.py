@@ -371,3 +371,50 @@ def test_a_step_clears_shown_cards_and_a_chosen_turn_only_when_the_rules_can_set
     assert ("st.turn_set = False" in steps) == chooses
     for seed in range(6):
         play_both(fast, reference, seed, choice_seed=seed, max_steps=30)
+
+
+_BEST = "      - winner = players.argmax(p, size(hand[p]) * 10 + score[p])\n"
+_NOBODY = "winner = holder(top(pile))"  # the holder of a card in a shared zone
+
+
+@pytest.mark.parametrize(
+    ("effects", "tested", "fails"),
+    [
+        # the best of every seat is a seat: indexing by it and turning to it need no test
+        (_BEST + "      - score[winner] += 1\n      - turn to winner\n", False, False),
+        # one branch may set it to nobody: the test stays, and fails
+        (
+            _BEST + f"      - if: size(pile) > 2\n        then: [{_NOBODY}]\n      - score[winner] += 1\n",
+            True,
+            True,
+        ),
+        # the second pass of the loop follows the first one's assignment
+        (
+            _BEST + f"      - for: p in players\n        do:\n          - score[winner] += 1\n          - {_NOBODY}\n",
+            True,
+            True,
+        ),
+        # known before the loop and not set inside it
+        (_BEST + "      - for: p in players\n        do:\n          - score[winner] += 1\n", False, False),
+    ],
+)
+def test_a_variable_set_to_a_seat_is_indexed_without_a_test_until_it_may_change(
+    tmp_path: Path, effects: str, tested: bool, fails: bool
+) -> None:
+    laid = "      - move card to pile\n"
+    text = _MEMBERSHIP.replace("LEGAL", '"true"').replace(laid, laid + effects)
+    text = text.replace("  lead: {type: player}\n", "  winner: {type: player}\n")
+    fast, reference = _both_modes(tmp_path, text.replace("until: round == 1", "until: round == 3"))
+    step = next(f.source for f in fast.program.source if f.name.startswith("_step_lay"))
+    assert ("_var_index" in step) == tested, step
+    assert "st.turn_to(" not in step
+    for seed in range(6):
+        play_both(fast, reference, seed, choice_seed=seed, max_steps=40)
+    # where nobody is indexed, the compiled game raises the error the rules' position names
+    state, raised = fast.new_initial_state(seed=1), None
+    try:
+        while not state.is_terminal():
+            state.apply_action(state.legal_actions()[0])
+    except rulesengine.EngineError as error:
+        raised = str(error)
+    assert (raised is not None and "has no value for nobody" in raised) == fails, raised
