@@ -147,13 +147,16 @@ def validate(paths: tuple[str, ...], output_format: str, strict: bool, skip_non_
     files, problems = _collect_files(paths)
     if not files and not problems:
         raise UsageError("no rule files found (looked for .yaml and .yml files)")
-    files, notes = fileformat.select(paths, files, skip_non_rule_files)
-    for note in notes:
-        click.echo(note, err=True)
-    sources: dict[str, str] = {}
+    skipping = fileformat.lenient(paths, skip_non_rule_files)
+    chosen = 0
     for file in files:
-        _, found = api.validate_file(file)
-        problems.extend(found)
+        checked, note = fileformat.choose(file, skipping)
+        if note is not None:
+            click.echo(note, err=True)
+        if checked:
+            chosen += 1
+            problems.extend(api.validate_file(file)[1])
+    sources: dict[str, str] = {}
     failed = any(p.severity == ERROR or strict for p in problems)
     if output_format == "json":
         click.echo(render_json(problems))
@@ -166,7 +169,7 @@ def validate(paths: tuple[str, ...], output_format: str, strict: bool, skip_non_
         errors = sum(p.severity == ERROR for p in problems)
         warnings = len(problems) - errors
         verdict = "invalid" if failed else "valid"
-        checked = len(files) + sum(p.code == "RE023" for p in problems)
+        checked = chosen + sum(p.code == "RE023" for p in problems)
         click.echo(f"{checked} file(s) checked: {errors} error(s), {warnings} warning(s); {verdict}")
     raise SystemExit(1 if failed else 0)
 

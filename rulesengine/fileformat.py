@@ -25,7 +25,8 @@ __all__ = [
     "Kind",
     "kind_of_keys",
     "recognise",
-    "select",
+    "choose",
+    "lenient",
     "version_problems",
 ]
 
@@ -80,25 +81,23 @@ def _top_level_keys(text: str) -> list[str]:
     return keys
 
 
-def select(paths: Sequence[str], files: Sequence[Path], skip_non_rule_files: bool) -> tuple[list[Path], list[str]]:
-    """The files `validate` checks, and a one-line note for each file skipped or unmarked.
+def lenient(paths: Sequence[str], skip_non_rule_files: bool) -> bool:
+    """Whether `validate` skips YAML files that are not rule files: given folders or several
+    paths (as pre-commit and CI give them), or with `skip_non_rule_files`. A single file named
+    alone is always checked: naming a file says it is meant to be a rule file."""
+    return skip_non_rule_files or len(paths) > 1 or any(Path(p).is_dir() for p in paths)
 
-    Given folders or several paths (as pre-commit and CI give them), or with
-    `skip_non_rule_files`, YAML files that are not rule files are skipped. A single file
-    named alone is always checked: naming a file says it is meant to be a rule file.
-    """
-    lenient = skip_non_rule_files or len(paths) > 1 or any(Path(p).is_dir() for p in paths)
-    chosen: list[Path] = []
-    notes: list[str] = []
-    for file in files:
-        kind = recognise(file)
-        if kind is Kind.OTHER and lenient:
-            notes.append(f"note: {file}: skipped, not a rule file (no '{MARKER}:' line and no rule-file sections)")
-            continue
-        if kind is Kind.UNMARKED:
-            notes.append(f"note: {file}: no '{MARKER}: {FORMAT_VERSION}' line; read as format version 1")
-        chosen.append(file)
-    return chosen, notes
+
+def choose(file: Path, skipping: bool) -> tuple[bool, str | None]:
+    """Whether `validate` checks `file` (`skipping`: as `lenient` says), and a one-line note
+    when it is skipped or unmarked. The caller checks a chosen file at once, so that the
+    tree read here is still the one the check reads (`load_yaml` keeps the last few)."""
+    kind = recognise(file)
+    if kind is Kind.OTHER and skipping:
+        return False, f"note: {file}: skipped, not a rule file (no '{MARKER}:' line and no rule-file sections)"
+    if kind is Kind.UNMARKED:
+        return True, f"note: {file}: no '{MARKER}: {FORMAT_VERSION}' line; read as format version 1"
+    return True, None
 
 
 def version_problems(tree: Map) -> list[Diagnostic]:

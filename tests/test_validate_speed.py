@@ -65,3 +65,29 @@ def test_the_validation_benchmark_says_when_yamllint_is_missing(monkeypatch, cap
     bench.main(["--rounds", "1", "examples"])
     out = capsys.readouterr().out
     assert "not installed" in out and "500" in out
+
+
+def test_validate_parses_each_file_once_however_many_files(tmp_path, monkeypatch) -> None:
+    # More files than the parse cache keeps: each is recognised and checked in turn, so the
+    # tree read to tell a rule file from other YAML is the one the check reads.
+    from click.testing import CliRunner
+
+    from rulesengine import cli, source
+
+    game = (bench.ROOT / "examples" / "tutorial-game.yaml").read_text(encoding="utf-8")
+    for index in range(20):
+        (tmp_path / f"game{index:02}.yaml").write_text(game, encoding="utf-8")
+        (tmp_path / f"other{index:02}.yaml").write_text(f"colour: blue\nsize: {index}\n", encoding="utf-8")
+    parsed: list[str] = []
+    original = source._load_yaml
+
+    def counted(text: str, file: str):
+        parsed.append(file)
+        return original(text, file)
+
+    source._load_yaml_once.cache_clear()
+    monkeypatch.setattr(source, "_load_yaml", counted)
+    result = CliRunner().invoke(cli.main, ["validate", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert "20 file(s) checked: 0 error(s)" in result.output
+    assert len(parsed) == 40 and len(set(parsed)) == 40  # every file once, rule file or not
