@@ -15,6 +15,7 @@ from .compile import compile_program
 from .compose import compose
 from .diagnostics import Diagnostic, OptionError, RuleFileError, did_you_mean, printable, suggestions_bounded
 from .engine import DEFAULT_MAX_STEPS, Game
+from .fileformat import is_test_file
 from .resources import resolve_ruleset, shipped_rulesets
 from .source import decode, read_bytes
 
@@ -161,7 +162,7 @@ def validate_file(path: str | os.PathLike) -> tuple[ir.Ruleset | None, list[Diag
     test file (NAME.tests.yaml) is checked as one: its tests are resolved, not run, against
     reference-mode games (they agree with the optimised ones and are built far faster).
     """
-    if str(path).endswith((".tests.yaml", ".tests.yml")):
+    if is_test_file(path):
         from .scenario_file import load as load_tests  # imported here: it imports this module
 
         return None, load_tests(path, optimize=False)[1]

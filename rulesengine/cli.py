@@ -150,10 +150,10 @@ def validate(paths: tuple[str, ...], output_format: str, strict: bool, skip_non_
     skipping = fileformat.lenient(paths, skip_non_rule_files)
     chosen = 0
     for file in files:
-        checked, note = fileformat.choose(file, skipping)
+        taken, note = fileformat.choose(file, skipping)
         if note is not None:
             click.echo(note, err=True)
-        if checked:
+        if taken:
             chosen += 1
             problems.extend(api.validate_file(file)[1])
     sources: dict[str, str] = {}

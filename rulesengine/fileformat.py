@@ -10,6 +10,7 @@ have, and skips other YAML files (CI workflows, tool configurations) with a note
 from __future__ import annotations
 
 import enum
+import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -25,12 +26,17 @@ __all__ = [
     "Kind",
     "kind_of_keys",
     "recognise",
+    "TEST_FILE_SUFFIXES",
     "choose",
+    "is_test_file",
     "lenient",
     "version_problems",
 ]
 
 _SECTIONS = frozenset(RULE_FILE_SECTIONS)
+
+# NAME.tests.yaml: the scenario tests of NAME.yaml (scenario_file.py)
+TEST_FILE_SUFFIXES = (".tests.yaml", ".tests.yml")
 
 
 class Kind(enum.Enum):
@@ -88,10 +94,17 @@ def lenient(paths: Sequence[str], skip_non_rule_files: bool) -> bool:
     return skip_non_rule_files or len(paths) > 1 or any(Path(p).is_dir() for p in paths)
 
 
+def is_test_file(path: str | os.PathLike) -> bool:
+    return os.fspath(path).endswith(TEST_FILE_SUFFIXES)
+
+
 def choose(file: Path, skipping: bool) -> tuple[bool, str | None]:
     """Whether `validate` checks `file` (`skipping`: as `lenient` says), and a one-line note
-    when it is skipped or unmarked. The caller checks a chosen file at once, so that the
-    tree read here is still the one the check reads (`load_yaml` keeps the last few)."""
+    when it is skipped or unmarked. A scenario test file is always checked, as one. The
+    caller checks a chosen file at once, so that the tree read here is still the one the
+    check reads (`load_yaml` keeps the last few)."""
+    if is_test_file(file):
+        return True, None
     kind = recognise(file)
     if kind is Kind.OTHER and skipping:
         return False, f"note: {file}: skipped, not a rule file (no '{MARKER}:' line and no rule-file sections)"

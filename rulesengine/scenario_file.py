@@ -18,14 +18,13 @@ import attrs
 from . import api, ir
 from .diagnostics import WARNING, Diagnostic, RuleFileError, RulesEngineError, Span, did_you_mean
 from .engine import Game
+from .fileformat import TEST_FILE_SUFFIXES
 from .position import Position
 from .resources import resolve_ruleset
 from .scenario_checks import Check, ExpectReader
 from .scenario_names import PositionReader
 from .scenario_shapes import Shapes, Skip
 from .source import Map, Node, Scalar, load_file, load_yaml
-
-SUFFIXES = (".tests.yaml", ".tests.yml")
 
 FILE_KEYS = {
     "ruleset": "the rule file under test: a path relative to this file, or a shipped name",
@@ -90,14 +89,10 @@ def clauses_of(document: Path) -> list[str]:
     return found
 
 
-def is_test_file(path: str | Path) -> bool:
-    return str(path).endswith(SUFFIXES)
-
-
 def default_ruleset(path: str | Path) -> Path:
     """NAME.yaml beside NAME.tests.yaml."""
     text = str(path)
-    for suffix in SUFFIXES:
+    for suffix in TEST_FILE_SUFFIXES:
         if text.endswith(suffix):
             return Path(text[: -len(suffix)] + ".yaml")
     return Path(text)

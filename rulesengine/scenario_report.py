@@ -9,7 +9,8 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 from .diagnostics import ERROR, Diagnostic, render_github, render_text
-from .scenario_file import SUFFIXES, TestFile, clauses_of, is_test_file
+from .fileformat import TEST_FILE_SUFFIXES, is_test_file
+from .scenario_file import TestFile, clauses_of
 from .scenario_run import FileResult, TestResult
 
 
@@ -34,7 +35,7 @@ def collect(paths: Sequence[str]) -> list[Path]:
             found = [
                 c
                 for folder in (path.parent, path.parent / "tests")
-                for suffix in SUFFIXES
+                for suffix in TEST_FILE_SUFFIXES
                 if (c := folder / f"{stem}{suffix}").is_file()
             ]
             if not found:

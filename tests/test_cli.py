@@ -79,3 +79,18 @@ def test_python_dash_m_runs_the_command_line():
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "1 file(s) checked: 0 error(s)" in result.stdout
+
+
+def test_validate_checks_scenario_test_files_in_a_folder_whatever_their_keys(tmp_path):
+    # a test file is checked as one (its positions resolved, not run), with no note about
+    # the rule-file format, whether or not its keys look like rule-file sections
+    (tmp_path / "game.yaml").write_text((ROOT / "rulesets" / "pan.yaml").read_text(encoding="utf-8"), encoding="utf-8")
+    test = "tests:\n  - name: a card no deck holds\n    position:\n      zones: {pile: [1♥]}\n"
+    test += "    expect: {current: P1}\n"
+    (tmp_path / "game.tests.yaml").write_text(test, encoding="utf-8")
+    (tmp_path / "more.tests.yaml").write_text("ruleset: game.yaml\nplayers: 3\n" + test, encoding="utf-8")
+    result = cli("validate", str(tmp_path))
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "3 file(s) checked: 2 error(s)" in result.stdout
+    assert result.stdout.count("RE506") == 2  # the card that does not exist, in each test file
+    assert "format version" not in result.stderr

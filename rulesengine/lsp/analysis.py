@@ -14,8 +14,8 @@ from .. import scenario_file
 from ..check import check_block, check_with_warnings, is_block
 from ..compose import compose
 from ..diagnostics import Diagnostic, RuleFileError, Span
+from ..fileformat import is_test_file
 from ..scenario_checks import EXPECT_KEYS
-from ..scenario_file import is_test_file
 from ..scenario_file import load as load_tests
 from ..scenario_names import POSITION_KEYS
 from ..source import Map, Node, load_yaml, plain
