@@ -288,13 +288,7 @@ def assigned_variables(statements: list[Stmt] | tuple[Stmt, ...]) -> set[str]:
 def has_chance(statements: tuple[Stmt, ...]) -> bool:
     """Whether an effect list holds a chance event or a repeat anywhere (so the engine's
     agenda, not one generated function, runs it)."""
-    for s in statements:
-        if isinstance(s, (Shuffle, Random, Repeat)):
-            return True
-        for inner in (getattr(s, "then", ()), getattr(s, "otherwise", ()), getattr(s, "body", ())):
-            if has_chance(inner):
-                return True
-    return False
+    return any(isinstance(s, (Shuffle, Random, Repeat)) for s in nested(statements))
 
 
 # ---- the ruleset -----------------------------------------------------------------------
