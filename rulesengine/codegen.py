@@ -251,7 +251,8 @@ class CodeGenerator:
         outer = self._seat_variables  # what is known holds inside the list only
         try:
             for statement in statements:
-                if isinstance(statement, ir.For):  # a pass of the body may follow another's assignment
+                if self._seat_variables and isinstance(statement, ir.For):
+                    # a pass of the body may follow another's assignment
                     self._seat_variables -= ir.assigned_variables(statement.body)
                 known = self._seats_after(statement)
                 generated = self.statement(statement)
@@ -266,7 +267,9 @@ class CodeGenerator:
     def _seats_after(self, s: ir.Stmt) -> frozenset[str]:
         """Pass `known seats`: the variables holding a seat once `s` has run (its value is
         judged before it runs, as it is computed before the variable is set)."""
-        known = self._seat_variables - ir.assigned_variables((s,))
+        known = self._seat_variables
+        if known:  # nothing known (the common case): no walk of the statement
+            known -= ir.assigned_variables((s,))
         if isinstance(s, ir.Assign) and not s.indices and s.op == "=" and self.seat(s.value):
             known |= {s.variable}
         return known
