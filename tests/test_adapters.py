@@ -206,6 +206,16 @@ def test_openspiel_names(pyspiel):
         register("padan", short_name=first)
 
 
+def test_registering_a_game_again_after_its_ruleset_was_loaded_anew(pyspiel, monkeypatch):
+    # a process that loads many rulesets checks one again once it is no longer kept
+    from rulesengine import api
+    from rulesengine.adapters.openspiel import register
+
+    first = register("pan", players=3, options={"word": "Q"})
+    monkeypatch.setattr(api, "_kept", {})
+    assert register("pan", players=3, options={"word": "Q"}) == first
+
+
 # ---- PettingZoo ---------------------------------------------------------------------------
 
 

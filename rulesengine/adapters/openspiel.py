@@ -87,7 +87,9 @@ def register(
     pyspiel = _pyspiel()
     game = make_game(ruleset, players, options, max_steps=max_steps)
     name = short_name or default_short_name(game)
-    key = (game.ruleset, game.num_players, tuple(sorted(game.options.items())), game.max_steps)
+    # what the registered class loads its games from: the same file, players, options and
+    # limit make the same game, however often (or by whichever path) its ruleset was loaded
+    key = (game.ruleset.file, game.num_players, tuple(sorted(game.options.items())), game.max_steps)
     known = _REGISTERED.get(name)
     if known is not None:
         if known != key:
