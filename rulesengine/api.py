@@ -63,14 +63,22 @@ def _file_hash(path: str) -> str | None:
         return None
 
 
+def _key(path: str) -> tuple[str, str]:
+    return str(Path(path).resolve()), path  # the path as given is in the spans
+
+
 def _load(path: str) -> tuple[ir.Ruleset, str]:
-    key = (str(Path(path).resolve()), path)  # the same text names another file from another folder
-    kept = _kept.get(key)
+    kept = _kept.get(_key(path))
     if kept is not None and all(_file_hash(file) == digest for file, digest in kept[0]):
         return kept[1], kept[2]
     sources: dict[str, str] = {}
     with suggestions_bounded():
         ruleset = check(compose(path, sources), path)
+    return ruleset, _keep(path, sources, ruleset)
+
+
+def _keep(path: str, sources: dict[str, str], ruleset: ir.Ruleset) -> str:
+    """Keep a checked ruleset for `_load`, with the texts composed into it; its digest."""
     files = tuple((file, _text_hash(text)) for file, text in sources.items())
     whole = hashlib.sha256()
     for text in sources.values():
@@ -78,8 +86,8 @@ def _load(path: str) -> tuple[ir.Ruleset, str]:
         whole.update(len(data).to_bytes(8, "big") + data)
     if len(_kept) >= _KEPT:
         _kept.pop(next(iter(_kept)))
-    _kept[key] = (files, ruleset, whole.hexdigest())
-    return ruleset, whole.hexdigest()
+    _kept[_key(path)] = (files, ruleset, whole.hexdigest())
+    return whole.hexdigest()
 
 
 def parse_option_value(option: ir.Option, text: str) -> object:
@@ -161,17 +169,22 @@ def validate_file(path: str | os.PathLike) -> tuple[ir.Ruleset | None, list[Diag
     A block (`block: true`) has no ruleset of its own; only its syntax is checked. A scenario
     test file (NAME.tests.yaml) is checked as one: its tests are resolved, not run, against
     reference-mode games (they agree with the optimised ones and are built far faster).
+    A valid ruleset is kept as `load_ruleset` keeps one (unless one is kept already), so
+    the tests that name it next do not check it again.
     """
     if is_test_file(path):
         from .scenario_file import load as load_tests  # imported here: it imports this module
 
         return None, load_tests(path, optimize=False)[1]
+    sources: dict[str, str] = {}
     with suggestions_bounded():
         try:
-            document = compose(str(path))
+            document = compose(str(path), sources)
         except RuleFileError as error:
             return None, error.diagnostics
         if is_block(document):  # a partial file: complete only inside the games that include it
             return None, check_block(document)
         ruleset, problems = check_with_warnings(document, str(path))
+    if ruleset is not None and _key(str(path)) not in _kept:  # its tests, checked next, load it
+        _keep(str(path), sources, ruleset)
     return ruleset, sorted(problems, key=lambda d: (d.span.file, d.span.line, d.span.column))

@@ -62,5 +62,16 @@ def resolve_ruleset(name_or_path: str, relative_to: Path | None = None) -> Path 
     candidates += [given, rulesets_dir() / f"{name_or_path}.yaml", rulesets_dir() / name_or_path]
     for candidate in candidates:
         if candidate.is_file():
-            return candidate
+            return _tidy(candidate)
     return None
+
+
+def _tidy(path: Path) -> Path:
+    """`path` without `..` steps when that names the same file (not so past a symbolic link).
+
+    The tidy form is the one a folder walk gives, so a ruleset named from its tests
+    (`../game.yaml`) is the same file name as when it is checked itself: its diagnostics
+    read alike, and a check made once is found again.
+    """
+    tidy = Path(os.path.normpath(path))
+    return tidy if tidy == path or tidy.resolve() == path.resolve() else path

@@ -128,7 +128,7 @@ class _Reader(Shapes):
             top = self.mapping(root, "a scenario test file", FILE_KEYS)
         except Skip:
             return None
-        here = Path(self.path).resolve().parent
+        here = Path(self.path).parent
         ruleset_node = top.get("ruleset")
         if ruleset_node is None:
             reference = default_ruleset(self.path)

@@ -91,3 +91,63 @@ def test_validate_parses_each_file_once_however_many_files(tmp_path, monkeypatch
     assert result.exit_code == 0, result.output
     assert "20 file(s) checked: 0 error(s)" in result.output
     assert len(parsed) == 40 and len(set(parsed)) == 40  # every file once, rule file or not
+
+
+def test_validate_checks_a_ruleset_once_though_its_tests_name_it_again(tmp_path, monkeypatch) -> None:
+    # The tests name their ruleset as '../game.yaml': the same file the folder walk gives,
+    # so the check validate made of it is the one the tests are resolved against.
+    from click.testing import CliRunner
+
+    from rulesengine import api, check, cli
+
+    shipped = bench.ROOT / "rulesets"
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "padan.yaml").write_text((shipped / "padan.yaml").read_text(encoding="utf-8"), encoding="utf-8")
+    tests = (shipped / "tests" / "padan.tests.yaml").read_text(encoding="utf-8")
+    tests = tests.replace("rules: ../../seeds/padan.md\n", "")  # the rules document stays behind
+    (tmp_path / "tests" / "padan.tests.yaml").write_text(tests, encoding="utf-8")
+    (tmp_path / "blocks").mkdir()
+    (tmp_path / "blocks" / "tricks.yaml").write_bytes((shipped / "blocks" / "tricks.yaml").read_bytes())
+    checked: list[str] = []
+    original = check.Checker.run
+
+    def counted(self):
+        checked.append(self.file)
+        return original(self)
+
+    monkeypatch.setattr(check.Checker, "run", counted)
+    monkeypatch.setattr(api, "_kept", {})
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli.main, ["validate", "."])
+    assert result.exit_code == 0, result.output
+    assert "3 file(s) checked: 0 error(s), 0 warning(s)" in result.output
+    assert checked == ["padan.yaml"]
+
+
+def test_a_ruleset_named_through_dot_dot_is_named_as_a_folder_walk_names_it(tmp_path) -> None:
+    from rulesengine.resources import resolve_ruleset
+
+    (tmp_path / "games" / "tests").mkdir(parents=True)
+    (tmp_path / "games" / "game.yaml").write_text("name: g\n", encoding="utf-8")
+    found = resolve_ruleset("../game.yaml", relative_to=tmp_path / "games" / "tests")
+    assert found == tmp_path / "games" / "game.yaml"
+    # Past a symbolic link '..' leaves the folder the link points into: the path stays as it is.
+    (tmp_path / "elsewhere" / "deep").mkdir(parents=True)
+    (tmp_path / "elsewhere" / "game.yaml").write_text("name: other\n", encoding="utf-8")
+    (tmp_path / "games" / "link").symlink_to(tmp_path / "elsewhere" / "deep")
+    found = resolve_ruleset("../game.yaml", relative_to=tmp_path / "games" / "link")
+    assert found is not None and found.read_text(encoding="utf-8") == "name: other\n"
+    assert found == tmp_path / "games" / "link" / ".." / "game.yaml"
+
+
+def test_validating_a_loaded_ruleset_keeps_the_ruleset_loaded_before(tmp_path) -> None:
+    # Games compare rulesets by identity (an OpenSpiel name is registered for one), so a
+    # check made by validate must not replace the ruleset a program already holds.
+    from rulesengine import api
+
+    path = tmp_path / "game.yaml"
+    path.write_bytes((bench.ROOT / "examples" / "tutorial-game.yaml").read_bytes())
+    loaded = api.load_ruleset(str(path))
+    validated, problems = api.validate_file(str(path))
+    assert validated is not None and validated is not loaded and not problems
+    assert api.load_ruleset(str(path)) is loaded
