@@ -31,6 +31,7 @@ from .diagnostics import (
 )
 from .engine import Game
 from .play import play_against_bots
+from .quick_exit import quick_exit
 
 
 class UsageError(click.UsageError):
@@ -622,6 +623,14 @@ for _command in analysis_commands.COMMANDS:  # simulate, compare, check
 
 def entry() -> None:
     """Console entry point: usage errors exit with 2, never with a traceback."""
+    try:
+        _run()
+    except SystemExit as stop:
+        quick_exit(stop.code)
+    quick_exit(0)
+
+
+def _run() -> None:
     for stream in (sys.stdout, sys.stderr):  # a name with a lone surrogate prints as an escape
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
