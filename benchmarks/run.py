@@ -19,18 +19,16 @@ from __future__ import annotations
 import argparse
 import functools
 import importlib
-import os
 import random
-import re
-import shutil
 import statistics
-import subprocess
 import sys
 import time
 from collections.abc import Callable
 from typing import NamedTuple
 
 import rulesengine
+
+from . import callgrind
 
 # game -> (ruleset, players, options, hand-written module under benchmarks.handwritten)
 GAMES: dict[str, tuple[str, int, dict[str, object], str]] = {
@@ -119,18 +117,8 @@ def side_playouts(side: str, name: str) -> Callable[[int], int]:
 
 def _callgrind(side: str, name: str, matches: int) -> tuple[int, int]:
     """(instructions, decisions) of one run of the side program under callgrind."""
-    done = subprocess.run(
-        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, "-c", _SIDE_PROGRAM]
-        + [side, name, str(matches)],
-        capture_output=True,
-        text=True,
-        check=True,
-        env={**os.environ, "PYTHONHASHSEED": "0"},  # string hashing moves the count by about 1 %
-    )
-    found = re.search(r"Collected : (\d+)", done.stderr)
-    if found is None:
-        raise RuntimeError(f"callgrind reported no instruction count: {done.stderr[-500:]}")
-    return int(found.group(1)), int(done.stdout.split()[-1])
+    count, out = callgrind.instructions([sys.executable, "-c", _SIDE_PROGRAM, side, name, str(matches)])
+    return count, int(out.split()[-1])
 
 
 def instructions_per_decision(side: str, name: str, matches: int) -> float:
@@ -154,7 +142,7 @@ def main(argv: list[str] | None = None) -> None:
         "--instructions", action="store_true", help="also instructions per decision, under valgrind's callgrind"
     )
     args = parser.parse_args(argv)
-    counting = args.instructions and shutil.which("valgrind") is not None
+    counting = args.instructions and callgrind.available()
     if args.instructions and not counting:
         print("instructions per decision: valgrind is not installed; showing decisions per second only")
     extra = f"{'engine instr/dec':>18}{'hand instr/dec':>16}{'ratio':>7}" if counting else ""

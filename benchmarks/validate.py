@@ -2,6 +2,7 @@
 
     python -m benchmarks.validate                    # rulesets/ and examples/, 7 rounds
     python -m benchmarks.validate --rounds 15 FILE_OR_FOLDER ...
+    python -m benchmarks.validate --instructions     # also machine instructions (valgrind)
 
 Each command runs in a fresh process (cold: imports, parsing, checking), the two taking
 turns so that a machine whose speed drifts affects both alike. The figures are the medians
@@ -10,6 +11,9 @@ What an installed tool keeps on disk is there for both, as after `pip install`: 
 command runs once before the measured rounds, with Python's bytecode cache allowed (a
 PYTHONDONTWRITEBYTECODE in the environment is not passed on), so that the rounds measure
 neither compiling the tools' own Python sources nor building the grammar's parse tables.
+With --instructions, each command also runs once under callgrind and the machine
+instructions it executed are printed: a figure that does not depend on how busy the
+machine is (the time per instruction still differs between the two programs).
 """
 
 from __future__ import annotations
@@ -23,6 +27,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+from . import callgrind
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_TARGETS = ("rulesets", "examples")
@@ -46,6 +52,11 @@ def run_once(command: list[str]) -> tuple[float, float]:
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return cpu, wall
+
+
+def count_instructions(command: list[str]) -> int:
+    """Machine instructions of one cold run (the caches on disk already made by `measure`)."""
+    return callgrind.instructions(command, cwd=ROOT, env=_environment(), check=False)[0]
 
 
 def commands(targets: list[str]) -> dict[str, list[str] | None]:
@@ -80,20 +91,28 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("targets", nargs="*", default=list(DEFAULT_TARGETS), help="files or folders")
     parser.add_argument("--rounds", type=int, default=7, help="cold runs of each command (default 7)")
+    parser.add_argument("--instructions", action="store_true", help="also instructions, under valgrind's callgrind")
     args = parser.parse_args(argv)
     runs = commands(args.targets)
     results = measure(runs, max(1, args.rounds))
+    counting = args.instructions and callgrind.available()
+    if args.instructions and not counting:
+        print("instructions: valgrind is not installed; showing times only")
+    counts = {name: count_instructions(cmd) for name, cmd in runs.items() if cmd and counting}
     print(f"cold runs on {' '.join(args.targets)} (medians of {max(1, args.rounds)})")
-    print(f"{'command':<24}{'process ms':>12}{'wall ms':>10}")
+    print(f"{'command':<24}{'process ms':>12}{'wall ms':>10}" + (f"{'instructions':>16}" if counts else ""))
     for name, cmd in runs.items():
         if cmd is None:
             print(f"{name:<24}{'not installed (pip install yamllint)':>34}")
             continue
         cpu, wall = results[name]
-        print(f"{name:<24}{cpu * 1000:>12.0f}{wall * 1000:>10.0f}")
+        count = f"{counts[name]:>16,}" if counts else ""
+        print(f"{name:<24}{cpu * 1000:>12.0f}{wall * 1000:>10.0f}{count}")
     if len(results) == 2:
         ratio = results["rulesengine validate"][0] / results["yamllint"][0]
         print(f"validate / yamllint (process time): {ratio:.2f}")
+        if counts:
+            print(f"validate / yamllint (instructions): {counts['rulesengine validate'] / counts['yamllint']:.2f}")
 
 
 if __name__ == "__main__":

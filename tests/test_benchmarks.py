@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 import rulesengine
-from benchmarks import adapters
+from benchmarks import adapters, callgrind
 
 
 def test_the_adapter_benchmark_prints_both_costs_and_the_step_rate(capsys) -> None:
@@ -32,3 +35,13 @@ def test_the_scaling_benchmark_grows_the_deck_and_measures_a_state(tmp_path) -> 
     assert 0 < scaling.bytes_per_state(small, track=False, copies=20) < scaling.bytes_per_state(large, track=False)
     assert scaling.bytes_per_state(small, track=False) < scaling.bytes_per_state(small, track=True)
     assert scaling.microseconds_per_decision(small, seconds=0.01) > 0
+
+
+def test_callgrind_counts_the_instructions_a_program_executes() -> None:
+    small, out = callgrind.instructions([sys.executable, "-c", "print('done')"])
+    large, _ = callgrind.instructions([sys.executable, "-c", "print(sum(range(300_000)))"])
+    assert out == "done\n"
+    assert large > small + 10_000_000  # some 40 instructions an addition, on top of start-up
+    with pytest.raises(subprocess.CalledProcessError):
+        callgrind.instructions([sys.executable, "-c", "raise SystemExit(1)"])
+    assert callgrind.instructions([sys.executable, "-c", "raise SystemExit(1)"], check=False)[0] > 0
