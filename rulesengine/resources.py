@@ -74,4 +74,7 @@ def _tidy(path: Path) -> Path:
     read alike, and a check made once is found again.
     """
     tidy = Path(os.path.normpath(path))
-    return tidy if tidy == path or tidy.resolve() == path.resolve() else path
+    try:
+        return tidy if tidy == path or tidy.resolve() == path.resolve() else path
+    except (OSError, RuntimeError):  # the tidy form names a symbolic link loop
+        return path

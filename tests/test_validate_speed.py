@@ -172,3 +172,14 @@ def test_the_validation_benchmark_prints_instructions_when_asked(monkeypatch, ca
     monkeypatch.setattr(bench.callgrind, "available", lambda: False)
     bench.main(["--rounds", "1", "--instructions", "examples"])
     assert "valgrind is not installed" in capsys.readouterr().out
+
+
+def test_a_tidy_path_that_names_a_link_loop_is_not_taken(tmp_path) -> None:
+    from rulesengine.resources import resolve_ruleset
+
+    (tmp_path / "elsewhere" / "deep").mkdir(parents=True)
+    (tmp_path / "elsewhere" / "game.yaml").write_text("name: g\n", encoding="utf-8")
+    (tmp_path / "link").symlink_to(tmp_path / "elsewhere" / "deep")
+    (tmp_path / "game.yaml").symlink_to(tmp_path / "game.yaml")  # a loop where '..' would lead
+    found = resolve_ruleset("link/../game.yaml", relative_to=tmp_path)
+    assert found == tmp_path / "link" / ".." / "game.yaml"
