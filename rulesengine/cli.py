@@ -157,7 +157,6 @@ def validate(paths: tuple[str, ...], output_format: str, strict: bool, skip_non_
         if taken:
             chosen += 1
             problems.extend(api.validate_file(file)[1])
-    sources: dict[str, str] = {}
     failed = any(p.severity == ERROR or strict for p in problems)
     if output_format == "json":
         click.echo(render_json(problems))
@@ -166,7 +165,7 @@ def validate(paths: tuple[str, ...], output_format: str, strict: bool, skip_non_
             click.echo(render_github(problems))
     else:
         if problems:
-            click.echo(render_text(problems, sources, colour=_colour(sys.stdout)))
+            click.echo(render_text(problems, {}, colour=_colour(sys.stdout)))  # lines read from the files
         errors = sum(p.severity == ERROR for p in problems)
         warnings = len(problems) - errors
         verdict = "invalid" if failed else "valid"
