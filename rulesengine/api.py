@@ -7,17 +7,19 @@ import hashlib
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from . import ir
 from .check import check, check_block, check_with_warnings, is_block
-from .compile import compile_program
 from .compose import compose
 from .diagnostics import Diagnostic, OptionError, RuleFileError, did_you_mean, printable, suggestions_bounded
-from .engine import DEFAULT_MAX_STEPS, Game
 from .fileformat import is_test_file
+from .limits import DEFAULT_MAX_STEPS
 from .resources import resolve_ruleset, shipped_rulesets
 from .source import decode, read_bytes
+
+if TYPE_CHECKING:  # checking a rule file needs neither the compiler nor the engine
+    from .engine import Game
 
 
 def find_ruleset(name_or_path: str) -> Path:
@@ -159,6 +161,9 @@ def make_game(
 
 @functools.lru_cache(maxsize=128)
 def _game_cached(ruleset: ir.Ruleset, players: int, options: tuple, max_steps: int, optimize: bool = True) -> Game:
+    from .compile import compile_program
+    from .engine import Game
+
     program = compile_program(ruleset, dict(options), players, optimize)
     return Game(program, max_steps=max_steps)
 

@@ -8,16 +8,15 @@ option value, a file that cannot be written); 130 interrupted (Ctrl-C).
 
 from __future__ import annotations
 
-import inspect
+import importlib
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from . import agent_spec, api, authoring, fileformat, ir, replay
-from .analysis import commands as analysis_commands
-from .describe import describe as describe_ruleset
+from . import api, fileformat, ir
 from .diagnostics import (
     ERROR,
     Diagnostic,
@@ -29,9 +28,13 @@ from .diagnostics import (
     render_json,
     render_text,
 )
-from .engine import Game
-from .play import play_against_bots
 from .quick_exit import quick_exit
+
+if TYPE_CHECKING:
+    from .engine import Game
+
+# Each command imports what only it uses (the engine, the agents, the analysis): checking a
+# rule file, the most frequent command in CI and editors, loads the checker alone.
 
 
 class UsageError(click.UsageError):
@@ -117,7 +120,26 @@ def _load_game(ruleset: str, players: int | None, options: tuple[str, ...]) -> G
         raise ChoiceError(str(error)) from None
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Commands(click.Group):
+    """The commands, some defined in other modules and imported only when they are used."""
+
+    elsewhere = {  # name -> (module, attribute)
+        "simulate": ("rulesengine.analysis.commands", "simulate_command"),
+        "compare": ("rulesengine.analysis.commands", "compare_command"),
+        "check": ("rulesengine.analysis.commands", "check_command"),
+    }
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted([*super().list_commands(ctx), *self.elsewhere])
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in self.elsewhere and cmd_name not in self.commands:
+            module, attribute = self.elsewhere[cmd_name]
+            self.add_command(getattr(importlib.import_module(module), attribute), cmd_name)
+        return super().get_command(ctx, cmd_name)
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="rulesengine")
 def main() -> None:
     """Check, run and simulate card games written as rule files."""
@@ -212,6 +234,8 @@ def run(
     ruleset: str, players: int | None, seed: int, options: tuple[str, ...], record_path: str | None, agents_spec: str
 ) -> None:
     """Bots (random unless --agents says) play one whole match of RULESET (a path or a shipped name)."""
+    from . import replay
+
     game = _load_game(ruleset, players, options)
     if record_path is not None:  # before the match, not after it
         try:
@@ -245,6 +269,8 @@ def replay_command(path: str, verify: bool) -> None:
     Both exit 1, with the same message, for a replay that cannot be read, names a ruleset
     that is missing, changed or outside its folder, or does not end as it recorded.
     """
+    from . import replay
+
     try:
         data = replay.read(path)
         if verify:
@@ -265,6 +291,8 @@ def replay_command(path: str, verify: bool) -> None:
 
 
 def _make_agents(spec: str, seats: int, seed: int) -> list:
+    from . import agent_spec
+
     try:
         return agent_spec.make_agents(spec, seats, seed)
     except agent_spec.AgentSpecError as error:
@@ -312,6 +340,9 @@ def _print_result(state) -> None:
 @_opponents
 def play(ruleset: str, players: int | None, seed: int, options: tuple[str, ...], seat: int, opponents: str) -> None:
     """Play a match of RULESET in the terminal against bots (random unless --opponents says)."""
+    from . import agent_spec
+    from .play import play_against_bots
+
     game = _load_game(ruleset, players, options)
     if seat > game.num_players:
         raise ChoiceError(f"--seat {seat} is not a seat of a {game.num_players}-player game")
@@ -431,6 +462,8 @@ def serve(
         raise ChoiceError('serve needs the web extra: pip install "rulesengine[web]"') from None
     import secrets
 
+    from . import agent_spec, replay
+
     game = _load_game(ruleset, players, options)
     people = _seat_list(seats, game.num_players)
     if record_folder is not None:  # before serving, not when the first match ends
@@ -465,6 +498,8 @@ def schema() -> None:
     Save it once, e.g. `rulesengine schema > rule-file.schema.json`, and point your
     editor at it (see docs/tooling.md).
     """
+    from . import authoring
+
     click.echo(authoring.schema_text(), nl=False)
 
 
@@ -472,7 +507,9 @@ def schema() -> None:
 @click.argument("ruleset")
 def describe_command(ruleset: str) -> None:
     """Summarise RULESET (a path or a shipped name): players, options, decks, zones, phases, moves."""
-    _say(describe_ruleset(_load_ruleset(ruleset)))
+    from .describe import describe
+
+    _say(describe(_load_ruleset(ruleset)))
 
 
 def _reference(base: str, folder: Path) -> str:
@@ -503,6 +540,8 @@ def _reference(base: str, folder: Path) -> str:
 @click.option("--force", is_flag=True, help="Overwrite FILE if it already exists.")
 def new(file: Path, base: str | None, force: bool) -> None:
     """Write a new rule file: a small complete game to start from, or a variant of RULESET."""
+    from . import authoring
+
     exists = ChoiceError(f"{file} already exists; choose another name, or add --force to overwrite it")
     if file.exists() and not force:
         raise exists
@@ -536,6 +575,8 @@ def new(file: Path, base: str | None, force: bool) -> None:
 def compile_command(ruleset: str, players: int | None, options: tuple[str, ...], no_optimize: bool) -> None:
     """Print the Python generated for RULESET (a path or a shipped name) in one game setting,
     with the rule-file position of each statement as a comment."""
+    import inspect
+
     from . import compile as compiler  # the module, not the built-in
 
     if not no_optimize:
@@ -614,10 +655,6 @@ def lsp_command() -> None:
     except ImportError as error:
         raise ChoiceError(f"the language server needs pygls: pip install 'rulesengine[lsp]' ({error})") from None
     serve()
-
-
-for _command in analysis_commands.COMMANDS:  # simulate, compare, check
-    main.add_command(_command)
 
 
 def entry() -> None:

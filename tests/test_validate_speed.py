@@ -183,3 +183,33 @@ def test_a_tidy_path_that_names_a_link_loop_is_not_taken(tmp_path) -> None:
     (tmp_path / "game.yaml").symlink_to(tmp_path / "game.yaml")  # a loop where '..' would lead
     found = resolve_ruleset("link/../game.yaml", relative_to=tmp_path)
     assert found == tmp_path / "link" / ".." / "game.yaml"
+
+
+def test_validating_a_rule_file_loads_the_checker_and_not_the_engine() -> None:
+    game = str(bench.ROOT / "examples" / "tutorial-game.yaml")
+    script = (
+        "import sys\n"
+        "from rulesengine import cli\n"
+        "try:\n"
+        f"    cli.main.main(['validate', {game!r}], standalone_mode=False)\n"
+        "except SystemExit as stop:\n"
+        "    assert stop.code == 0, stop.code\n"
+        "print(' '.join(sorted(sys.modules)))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    loaded = set(done.stdout.split())
+    assert {"rulesengine.check", "rulesengine.parse"} <= loaded
+    unused = {"rulesengine.engine", "rulesengine.compile", "rulesengine.agents", "rulesengine.analysis"}
+    assert not unused & loaded
+
+
+def test_the_commands_defined_elsewhere_are_listed_and_run() -> None:
+    from click.testing import CliRunner
+
+    from rulesengine import cli
+
+    listing = CliRunner().invoke(cli.main, ["--help"])
+    assert all(f"  {name} " in listing.output for name in ("check", "compare", "simulate", "validate"))
+    done = CliRunner().invoke(cli.main, ["simulate", "pan", "--games", "2", "--json"])
+    assert done.exit_code == 0, done.output
+    assert '"games": 2' in done.output
