@@ -32,6 +32,8 @@ def quick_exit(code: int | str | None) -> NoReturn:
         status = 1
     run_exit_handlers()
     for stream in (sys.stdout, sys.stderr):
+        if stream is None:  # no console (pythonw)
+            continue
         try:
             stream.flush()
         except (OSError, ValueError):  # a closed pipe (`| head`) or stream: nothing more can be shown

@@ -67,7 +67,8 @@ def resolve_ruleset(name_or_path: str, relative_to: Path | None = None) -> Path 
 
 
 def _tidy(path: Path) -> Path:
-    """`path` without `..` steps when that names the same file (not so past a symbolic link).
+    """`path` without `..` steps when that still names the same file (after a symbolic link
+    to a folder, `..` leads into that folder's parent, which the tidy form would not).
 
     The tidy form is the one a folder walk gives, so a ruleset named from its tests
     (`../game.yaml`) is the same file name as when it is checked itself: its diagnostics
