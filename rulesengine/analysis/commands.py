@@ -421,6 +421,3 @@ def check_command(
             f"{len(problems) - errors} warning(s); {verdict}"
         )
     raise SystemExit(1 if failed else 0)
-
-
-COMMANDS = (simulate_command, compare_command, check_command)
