@@ -70,16 +70,17 @@ def _key(path: str) -> tuple[str, str]:
 
 
 def _load(path: str) -> tuple[ir.Ruleset, str]:
-    kept = _kept.get(_key(path))
+    key = _key(path)
+    kept = _kept.get(key)
     if kept is not None and all(_file_hash(file) == digest for file, digest in kept[0]):
         return kept[1], kept[2]
     sources: dict[str, str] = {}
     with suggestions_bounded():
         ruleset = check(compose(path, sources), path)
-    return ruleset, _keep(path, sources, ruleset)
+    return ruleset, _keep(key, sources, ruleset)
 
 
-def _keep(path: str, sources: dict[str, str], ruleset: ir.Ruleset) -> str:
+def _keep(key: tuple[str, str], sources: dict[str, str], ruleset: ir.Ruleset) -> str:
     """Keep a checked ruleset for `_load`, with the texts composed into it; its digest."""
     files = tuple((file, _text_hash(text)) for file, text in sources.items())
     whole = hashlib.sha256()
@@ -88,7 +89,7 @@ def _keep(path: str, sources: dict[str, str], ruleset: ir.Ruleset) -> str:
         whole.update(len(data).to_bytes(8, "big") + data)
     if len(_kept) >= _KEPT:
         _kept.pop(next(iter(_kept)))
-    _kept[_key(path)] = (files, ruleset, whole.hexdigest())
+    _kept[key] = (files, ruleset, whole.hexdigest())
     return whole.hexdigest()
 
 
@@ -190,6 +191,7 @@ def validate_file(path: str | os.PathLike) -> tuple[ir.Ruleset | None, list[Diag
         if is_block(document):  # a partial file: complete only inside the games that include it
             return None, check_block(document)
         ruleset, problems = check_with_warnings(document, str(path))
-    if ruleset is not None and _key(str(path)) not in _kept:  # its tests, checked next, load it
-        _keep(str(path), sources, ruleset)
+    key = _key(str(path))
+    if ruleset is not None and key not in _kept:  # its tests, checked next, load it
+        _keep(key, sources, ruleset)
     return ruleset, sorted(problems, key=lambda d: (d.span.file, d.span.line, d.span.column))
