@@ -13,8 +13,13 @@ import subprocess
 from pathlib import Path
 
 
-def available() -> bool:
-    return shutil.which("valgrind") is not None
+def counting(asked: bool, instead: str) -> bool:
+    """Whether to count instructions: when asked and valgrind is installed (else a note says
+    what is shown `instead`)."""
+    if asked and shutil.which("valgrind") is None:
+        print(f"instructions: valgrind is not installed; showing {instead} only")
+        return False
+    return asked
 
 
 def instructions(

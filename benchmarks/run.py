@@ -142,9 +142,7 @@ def main(argv: list[str] | None = None) -> None:
         "--instructions", action="store_true", help="also instructions per decision, under valgrind's callgrind"
     )
     args = parser.parse_args(argv)
-    counting = args.instructions and callgrind.available()
-    if args.instructions and not counting:
-        print("instructions per decision: valgrind is not installed; showing decisions per second only")
+    counting = callgrind.counting(args.instructions, "decisions per second")
     extra = f"{'engine instr/dec':>18}{'hand instr/dec':>16}{'ratio':>7}" if counting else ""
     print(f"{'game':<20}{'engine dec/s':>14}{'hand-written dec/s':>20}{'ratio':>8}{'rounds':>12}{extra}")
     for name in args.game or sorted(GAMES):

@@ -95,9 +95,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     runs = commands(args.targets)
     results = measure(runs, max(1, args.rounds))
-    counting = args.instructions and callgrind.available()
-    if args.instructions and not counting:
-        print("instructions: valgrind is not installed; showing times only")
+    counting = callgrind.counting(args.instructions, "times")
     counts = {name: count_instructions(cmd) for name, cmd in runs.items() if cmd and counting}
     print(f"cold runs on {' '.join(args.targets)} (medians of {max(1, args.rounds)})")
     print(f"{'command':<24}{'process ms':>12}{'wall ms':>10}" + (f"{'instructions':>16}" if counts else ""))

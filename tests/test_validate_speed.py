@@ -161,15 +161,14 @@ def test_the_validation_benchmark_prints_instructions_when_asked(monkeypatch, ca
         return (3_000_000 if "rulesengine.cli" in command else 5_000_000), ""
 
     monkeypatch.setattr(bench, "run_once", lambda command: (0.5, 0.6))
-    monkeypatch.setattr(bench.shutil, "which", lambda name: "/usr/bin/" + name)
-    monkeypatch.setattr(bench.callgrind, "available", lambda: True)
+    monkeypatch.setattr(bench.shutil, "which", lambda name: "/usr/bin/" + name)  # valgrind too
     monkeypatch.setattr(bench.callgrind, "instructions", count)
     bench.main(["--rounds", "1", "--instructions", "examples"])
     out = capsys.readouterr().out
     assert "3,000,000" in out and "5,000,000" in out
     assert "validate / yamllint (instructions): 0.60" in out
     assert len(counted) == 2 and all(command[-1] == "examples" for command in counted)
-    monkeypatch.setattr(bench.callgrind, "available", lambda: False)
+    monkeypatch.setattr(bench.shutil, "which", lambda name: None if name == "valgrind" else "/usr/bin/" + name)
     bench.main(["--rounds", "1", "--instructions", "examples"])
     assert "valgrind is not installed" in capsys.readouterr().out
 
