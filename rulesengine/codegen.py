@@ -399,10 +399,15 @@ class CodeGenerator:
             else:
                 # the range test inline, the helper (and its error) only past the limit
                 r = self.names.fresh("_r")
-                within = pyast.and_(
-                    compare(pyast.walrus(r, result), "<=", const(MAX_INTEGER)),
-                    compare(name(r), ">=", const(-MAX_INTEGER)),
-                )
+                below_top = compare(pyast.walrus(r, result), "<=", const(MAX_INTEGER))
+                above_bottom = compare(pyast.walrus(r, result), ">=", const(-MAX_INTEGER))
+                # A stored value is within the limits: adding a constant of known sign can only
+                # cross one of them (`+= 1` needs one test).
+                step = value.value if is_const(value) and type(value.value) is int else None  # type: ignore[attr-defined]
+                if step is not None and s.op in ("+=", "-="):
+                    within: ast.expr = below_top if (step >= 0) == (s.op == "+=") else above_bottom
+                else:
+                    within = pyast.and_(below_top, compare(name(r), ">=", const(-MAX_INTEGER)))
                 limit = call(self.helper(runtime.check_int, "check_int"), name(r), where)
                 checked = pyast.ifexp(within, name(r), limit)
             return [*first, pyast.assign(target, checked)]
@@ -910,12 +915,12 @@ class CodeGenerator:
         )
 
     def unroll(self, e: ir.Macro, collection: ast.expr) -> tuple[ast.expr | None, ast.expr | None]:
-        """Pass `unroll`: `any`, `all`, `count` or `sum` over a few values known when the game is
+        """Pass `unroll`: `any`, `all`, `count`, `sum`, `max` or `min` over a few values known when the game is
         compiled (the seats, the suits, a range of constants) written out value by value, when
         the written-out code stays within UNROLL_BUDGET nodes and the game's UNROLL_WORK is not
         spent. Gives (the written-out node, None), or (None, the body as a loop has it, if it was
         generated to decide: the caller uses it rather than generating it again)."""
-        if e.kind not in ("any", "all", "count", "sum", "argmax", "argmin") or e.body is None:
+        if e.kind not in ("any", "all", "count", "sum", "max", "min", "argmax", "argmin") or e.body is None:
             return None, None
         values = self._static_values(e.collection, collection)
         # the seats still in the round: every seat, each tested for being in (seat order, as the list)
@@ -923,6 +928,8 @@ class CodeGenerator:
         if in_round:
             values = list(range(self.layout.num_players))
         if values is None or len(values) > MAX_UNROLLED or self._unroll_work + len(values) > UNROLL_WORK:
+            return None, None
+        if e.kind in ("max", "min") and (in_round or not values):  # over no values: the loop's 0
             return None, None
         hoisted = self._hoisted
         mark = len(hoisted) if hoisted is not None else 0
@@ -966,6 +973,10 @@ class CodeGenerator:
                     everyone = compare(call("len", pyast.st("active_players")), "==", const(len(values)))
                     best = pyast.ifexp(everyone, tree, best)
             return best, None
+        if e.kind in ("max", "min"):  # the values themselves: no generator
+            if len(parts) <= 2:
+                return (parts[0] if len(parts) == 1 else _extreme_of_two(e.kind, *parts, self.names.fresh)), None
+            return call(e.kind, *parts), None
         if e.kind == "any":
             return _fold_bool("or", parts), None
         if e.kind == "all":
@@ -1029,7 +1040,7 @@ class CodeGenerator:
         if function in ("left", "right", "opponent", "next", "others", "is_active", "can_move"):
             return self._player_function(function, e.args[0], args[0])
         if function in ("min", "max"):
-            return call(function, args[0], args[1])
+            return _extreme_of_two(function, args[0], args[1], self.names.fresh)
         if function in ("abs", "len"):
             return call(function, args[0])
         if function == "range":
@@ -1232,6 +1243,29 @@ def _holds(op: str, k: int, low: int, high: int | None) -> bool:
 
 # what argmax and argmin give over no items, by type
 _EMPTY = {ir.CARD: runtime.NO_CARD, ir.PLAYER: -1, ir.SUIT: -1, ir.RANK: -1, ir.INT: 0, ir.STR: ""}
+
+
+def _extreme_of_two(kind: str, first: ast.expr, second: ast.expr, fresh: Callable[[str], str]) -> ast.expr:
+    """`min` or `max` of two ints as a conditional expression when at most one of them is more
+    than a local or a constant (the built-in takes its general path, ten times a comparison).
+    The one that is more is evaluated once (a bind: pass `inline binds` makes it a local);
+    the other has no effect, so the order in which the two are asked does not matter, and of
+    two equal ints either is the same value."""
+    keeps_first = "<=" if kind == "min" else ">="
+    if _plain(first) and _plain(second):
+        return pyast.ifexp(compare(first, keeps_first, second), copy.deepcopy(first), second)
+    if not (_plain(first) or _plain(second)):
+        return call(kind, first, second)
+    plain, other = (first, second) if _plain(first) else (second, first)
+    # `other` if it wins over `plain` (strictly, when `plain` comes first: ties keep the first)
+    wins = ("<" if kind == "min" else ">") if plain is first else keeps_first
+    local = fresh("_m")
+    choice = pyast.ifexp(compare(name(local), wins, plain), name(local), copy.deepcopy(plain))
+    return call(pyast.lambda_([local], choice), other)
+
+
+def _plain(node: ast.expr) -> bool:
+    return isinstance(node, (ast.Name, ast.Constant))
 
 
 def _tournament(parts: list[ast.expr], items: list[int], want_max: bool, fresh: Callable[[str], str]) -> ast.expr:

@@ -17,6 +17,8 @@ from hypothesis import strategies as st
 
 import rulesengine
 from rulesengine import pyast, runtime
+from rulesengine.binds import inline_binds
+from rulesengine.codegen import _extreme_of_two
 from tests.oracle import play_both
 
 # Players drop out one by one; every decision reads macros over `active` (any, all, count,
@@ -418,3 +420,103 @@ def test_a_variable_set_to_a_seat_is_indexed_without_a_test_until_it_may_change(
     except rulesengine.EngineError as error:
         raised = str(error)
     assert (raised is not None and "has no value for nobody" in raised) == fails, raised
+
+
+# `max` and `min` over the seats, the suits and a range of constants, with ties and negative
+# values; `active.max` stays a loop (a seat that is out is left out).
+_EXTREMES = """
+name: Extremes
+players: {min: 1, max: 4}
+decks:
+  standard:
+    suits: [hearts, spades, clubs]
+    ranks: ["2", "3", "4", "5"]
+    zone: stock
+zones:
+  stock: {visibility: nobody}
+  hand: {per: player, visibility: owner}
+  pile: {visibility: all}
+variables:
+  score: {type: int, per: player}
+  high: {type: int}
+  low: {type: int}
+setup:
+  - shuffle stock
+  - deal 3 of stock to hand from seat(0)
+phases:
+  play:
+    moves: [lay]
+    until: players.min(p, size(hand[p])) == 0
+moves:
+  lay:
+    params: {card: "hand[me]"}
+    legal: players.max(p, score[p]) - score[me] < 3 or card.order > 1
+    effects:
+      - move card to pile
+      - score[me] += card.order - 2
+      - high = players.max(p, score[p] * 2 - size(hand[p]))
+      - low = suits.min(s, pile.count(c, c.suit == s) - high) + range(3).max(i, i - low)
+      - if: active.max(p, score[p]) > 3
+        then: [out me]
+match:
+  until: round == 2
+  winners: players.filter(p, score[p] == players.max(q, score[q]))
+"""
+
+
+def _extreme_games(tmp_path: Path, players: int) -> tuple[rulesengine.Game, rulesengine.Game]:
+    path = tmp_path / "extremes.yaml"
+    path.write_text(_EXTREMES, encoding="utf-8")
+    return (
+        rulesengine.make_game(str(path), players=players),
+        rulesengine.make_game(str(path), players=players, optimize=False),
+    )
+
+
+@pytest.mark.parametrize("players", [1, 2, 4])
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_max_and_min_over_known_values_agree_with_the_reference(tmp_path: Path, players: int, seed: int) -> None:
+    fast, reference = _extreme_games(tmp_path, players)
+    assert play_both(fast, reference, seed, choice_seed=seed, max_steps=150) > 0
+
+
+def test_max_and_min_over_known_values_are_written_out(tmp_path: Path) -> None:
+    fast, _ = _extreme_games(tmp_path, 3)
+    step = next(f.source for f in fast.program.source if f.name == "_step_lay")
+    assert "max(" in step and "min(" in step
+    extremes = [
+        node
+        for node in ast.walk(ast.parse(step))
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("max", "min")
+    ]
+    # one value per seat, suit or number: no generator, except for `active`, which may have left
+    assert {len(node.args) for node in extremes if not isinstance(node.args[0], ast.GeneratorExp)} == {3}
+    assert sum(isinstance(node.args[0], ast.GeneratorExp) for node in extremes) == 1
+
+
+@given(
+    kind=st.sampled_from(["min", "max"]),
+    first=st.integers(-3, 3),
+    second=st.integers(-3, 3),
+    plain=st.sampled_from(["both", "first", "second", "neither"]),
+)
+def test_min_and_max_of_two_give_the_builtin_value_asking_each_once(
+    kind: str, first: int, second: int, plain: str
+) -> None:
+    def operand(value: int, is_plain: bool, local: str) -> ast.expr:
+        # plain: a local; else a call that counts how often it is asked
+        return ast.Name(local, ast.Load()) if is_plain else ast.parse(f"ask({value})", mode="eval").body
+
+    left = operand(first, plain in ("both", "first"), "a")
+    right = operand(second, plain in ("both", "second"), "b")
+    names = iter(f"_n{i}" for i in range(100))
+    expression = _extreme_of_two(kind, left, right, lambda base: next(names))
+    fn = ast.parse("def f(a, b):\n    return 0\n").body[0]
+    assert isinstance(fn, ast.FunctionDef)
+    fn.body = [ast.Return(expression)]
+    for version in (fn, inline_binds(fn, lambda base: next(names))):
+        asked: list[int] = []
+        namespace = {"ask": lambda v, asked=asked: asked.append(v) or v}
+        exec(compile(ast.fix_missing_locations(ast.Module([version], [])), "<test>", "exec"), namespace)
+        assert namespace["f"](first, second) == (min if kind == "min" else max)(first, second)
+        assert sorted(asked) == sorted(v for v, p in ((first, "first"), (second, "second")) if plain not in ("both", p))
