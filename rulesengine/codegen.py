@@ -975,7 +975,8 @@ class CodeGenerator:
             return best, None
         if e.kind in ("max", "min"):  # the values themselves: no generator
             if len(parts) <= 2:
-                return (parts[0] if len(parts) == 1 else _extreme_of_two(e.kind, *parts, self.names.fresh)), None
+                only = len(parts) == 1
+                return (parts[0] if only else _extreme_of_two(e.kind, parts[0], parts[1], self.names.fresh)), None
             return call(e.kind, *parts), None
         if e.kind == "any":
             return _fold_bool("or", parts), None
@@ -1246,26 +1247,24 @@ _EMPTY = {ir.CARD: runtime.NO_CARD, ir.PLAYER: -1, ir.SUIT: -1, ir.RANK: -1, ir.
 
 
 def _extreme_of_two(kind: str, first: ast.expr, second: ast.expr, fresh: Callable[[str], str]) -> ast.expr:
-    """`min` or `max` of two ints as a conditional expression when at most one of them is more
-    than a local or a constant (the built-in takes its general path, ten times a comparison).
-    The one that is more is evaluated once (a bind: pass `inline binds` makes it a local);
-    the other has no effect, so the order in which the two are asked does not matter, and of
-    two equal ints either is the same value."""
+    """`min` or `max` of two ints as a conditional expression (the built-in takes its general
+    path, ten times a comparison). Both `_plain`: each is computed again for the result, as
+    the pass `common subexpressions` may then share. One more than that: it is computed once
+    (a bind, which the pass `inline binds` makes a local), the values asked in their order
+    (the first after the second only when it is a local or a constant, which cannot fail).
+    Of two equal ints either is the same value."""
     keeps_first = "<=" if kind == "min" else ">="
     if _plain(first) and _plain(second):
-        return pyast.ifexp(compare(first, keeps_first, second), copy.deepcopy(first), second)
-    if not (_plain(first) or _plain(second)):
-        return call(kind, first, second)
-    plain, other = (first, second) if _plain(first) else (second, first)
-    # `other` if it wins over `plain` (strictly, when `plain` comes first: ties keep the first)
-    wins = ("<" if kind == "min" else ">") if plain is first else keeps_first
+        return pyast.ifexp(compare(first, keeps_first, second), copy.deepcopy(first), copy.deepcopy(second))
     local = fresh("_m")
-    choice = pyast.ifexp(compare(name(local), wins, plain), name(local), copy.deepcopy(plain))
-    return call(pyast.lambda_([local], choice), other)
-
-
-def _plain(node: ast.expr) -> bool:
-    return isinstance(node, (ast.Name, ast.Constant))
+    if _plain(second):  # the first computed once, then the second
+        kept = pyast.ifexp(compare(name(local), keeps_first, second), name(local), copy.deepcopy(second))
+        return call(pyast.lambda_([local], kept), first)
+    if isinstance(first, (ast.Name, ast.Constant)):  # the second computed once, the first cannot fail
+        wins = "<" if kind == "min" else ">"  # the second only when strictly better: ties keep the first
+        kept = pyast.ifexp(compare(name(local), wins, first), name(local), copy.deepcopy(first))
+        return call(pyast.lambda_([local], kept), second)
+    return call(kind, first, second)
 
 
 def _tournament(parts: list[ast.expr], items: list[int], want_max: bool, fresh: Callable[[str], str]) -> ast.expr:
