@@ -371,10 +371,21 @@ class CodeGenerator:
                 )
             ]
         if isinstance(s, ir.Reveal):
-            shown = (
-                pyast.list_([self.gen(s.cards)]) if s.cards.type == ir.CARD else call("list", self.collection(s.cards))
-            )
-            return [pyast.expr(pyast.method(name("st"), "reveal", self.player(s.player, where), shown))]
+            player = self.player(s.player, where)
+            if s.cards.type != ir.ZONE:
+                shown = pyast.list_([self.gen(s.cards)]) if s.cards.type == ir.CARD else self.collection(s.cards)
+                return [pyast.expr(pyast.method(name("st"), "reveal", player, call("list", shown)))]
+            # A zone's cards are all real ones: an untracked state adds them to what the player is
+            # shown, without the method's copy and test of each card.
+            first: list[ast.stmt] = []
+            seat = pyast.kept(player, "_seat", self.names.fresh, first)
+            cards = self.collection(s.cards)
+            inline = [
+                pyast.expr(pyast.method(pyast.sub(pyast.st("shown"), seat), "extend", cards)),
+                pyast.assign(pyast.store_attr(name("st"), "shown_any"), const(True)),
+            ]
+            method = pyast.method(name("st"), "reveal", copy.deepcopy(seat), call("list", copy.deepcopy(cards)))
+            return inline_moves.tracked_or_inline(first, method, inline)
         if isinstance(s, ir.Assign):
             offset = layout.variable_offsets[s.variable]
             if not s.indices:

@@ -25,7 +25,7 @@ from . import pyast
 from .pyast import assign, compare, const, name
 
 Fresh = Callable[[str], str]
-_WHY = "an untracked state notes no knowledge: the move is written out, no method call"
+_WHY = "an untracked state notes no knowledge: the effect is written out, no method call"
 
 
 def tracked_or_inline(first: list[ast.stmt], method: ast.expr, inline: list[ast.stmt]) -> list[ast.stmt]:

@@ -41,6 +41,7 @@ class StateInterface(Protocol):
     phase_over: bool
     goto: int | None
     where: list[int]  # each card's zone: written, with `zones`, by a card move written out
+    shown: list[list[int]]  # the cards each player is shown this step: added to by a reveal written out
     _track: bool  # whether the state keeps knowledge (else card moves are written out, no method call)
     # written by a phase's settle function: the next legal actions; not empty only at a
     # decision node (`State.apply_action` then applies a legal action without testing for chance)

@@ -4,10 +4,11 @@ A state made with `track=False` moves cards onto the top of a zone not kept sort
 calling the state's method (rulesengine/inline_moves.py); a tracked state calls the method,
 and the reference mode (`optimize=False`, rulesengine/reference.py) moves cards its own way.
 These tests play the same matches three ways side by side — tracked, untracked, and untracked
-in the reference mode — and compare the zones, `where`, the variables, the log and the legal
-actions after every step: on one small rule file per corner of a move (below), on every
-shipped ruleset and example, and on games generated from the grammar (tests/gamegen.py). Each
-corner's rule file logs a marker when its corner happens, and the test checks that it did.
+in the reference mode — and compare the zones, `where`, the variables, the cards shown (a
+reveal of a zone is written out too), the log and the legal actions after every step: on one
+small rule file per corner of a move (below), on every shipped ruleset and example, and on
+games generated from the grammar (tests/gamegen.py). Each corner's rule file logs a marker
+when its corner happens, and the test checks that it did.
 """
 
 from __future__ import annotations
@@ -207,7 +208,8 @@ def three_ways(
     game: rulesengine.Game, reference: rulesengine.Game, seed: int | None, choices: int, max_steps: int = 200
 ) -> list[str]:
     """One match played tracked, untracked, and untracked in the reference mode, side by side:
-    the same cards, variables, log and legal actions at every step. The log, at the end."""
+    the same cards, variables, cards shown, log and legal actions at every step. The log, at
+    the end."""
     rng = random.Random(choices)
     started = [
         outcome(game.new_initial_state, seed, True, True),
@@ -222,7 +224,8 @@ def three_ways(
     tracked = states[0]
     for step in range(max_steps):
         for other in states[1:]:
-            for field in ("zones", "where", "vars", "log", "current", "phase", "round_number", "game_over"):
+            fields = ("zones", "where", "vars", "shown", "shown_any", "log", "current", "phase", "round_number")
+            for field in (*fields, "game_over"):
                 assert getattr(other, field) == getattr(tracked, field), (step, field)
             assert other.legal_actions() == tracked.legal_actions(), step
         if tracked.is_terminal():
