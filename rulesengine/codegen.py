@@ -377,15 +377,15 @@ class CodeGenerator:
                 return [pyast.expr(pyast.method(name("st"), "reveal", player, call("list", shown)))]
             # A zone's cards are all real ones: an untracked state adds them to what the player is
             # shown, without the method's copy and test of each card.
-            first: list[ast.stmt] = []
-            seat = pyast.kept(player, "_seat", self.names.fresh, first)
+            seat_first: list[ast.stmt] = []
+            seat = pyast.kept(player, "_seat", self.names.fresh, seat_first)
             cards = self.collection(s.cards)
             inline = [
                 pyast.expr(pyast.method(pyast.sub(pyast.st("shown"), seat), "extend", cards)),
                 pyast.assign(pyast.store_attr(name("st"), "shown_any"), const(True)),
             ]
             method = pyast.method(name("st"), "reveal", copy.deepcopy(seat), call("list", copy.deepcopy(cards)))
-            return inline_moves.tracked_or_inline(first, method, inline)
+            return inline_moves.tracked_or_inline(seat_first, method, inline)
         if isinstance(s, ir.Assign):
             offset = layout.variable_offsets[s.variable]
             if not s.indices:
@@ -846,11 +846,7 @@ class CodeGenerator:
         body = once if once is not None else self._macro_body(e)  # each body generated once
         if e.kind in ("max", "min", "sum") and self._table_lookup(body, var):
             # An attribute of each card: the table's lookup mapped over the cards, without a generator.
-            table = body.value.id  # type: ignore[attr-defined]
-            getter = self._getters.get(table)
-            if getter is None:
-                getter = self._getters[table] = self.constant(self.namespace[table].__getitem__, "get")  # type: ignore
-            mapped = call("map", name(getter), items)
+            mapped = call("map", self.getter(body), items)
             if e.kind == "sum":
                 return self.bounded(call("sum", mapped), e)
             return _extreme(e.kind, mapped, items)
@@ -908,12 +904,17 @@ class CodeGenerator:
                 continue
             if e.slot in free_slots(value_ir) or _may_fail(value_ir, self.layout):
                 continue
-            table = lookup.value.id  # type: ignore[attr-defined]
-            getter = self._getters.get(table)
-            if getter is None:
-                getter = self._getters[table] = self.constant(self.namespace[table].__getitem__, "get")  # type: ignore
-            return compare(value, "in" if e.kind == "any" else "not in", call("map", name(getter), items))
+            return compare(value, "in" if e.kind == "any" else "not in", call("map", self.getter(lookup), items))
         return None
+
+    def getter(self, lookup: ast.expr) -> ast.Name:
+        """The lookup function of the constant table of `lookup` (`T[x]`, `_table_lookup`): a
+        map over it runs in C."""
+        table = lookup.value.id  # type: ignore[attr-defined]
+        getter = self._getters.get(table)
+        if getter is None:
+            getter = self._getters[table] = self.constant(self.namespace[table].__getitem__, "get")  # type: ignore
+        return name(getter)
 
     def _table_lookup(self, node: ast.expr, var: str) -> bool:
         """Whether `node` is `<constant table>[var]`."""
