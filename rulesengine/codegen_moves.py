@@ -807,7 +807,9 @@ class MoveCodeGenerator(CodeGenerator):
             lines.append(pyast.if_(pyast.not_(sub(pyast.st("active"), name(me))), check_return))
         lines += [
             *_kept_listing(hoisted, body),
-            pyast.if_(pyast.not_(name("found")), [pyast.expr(pyast.method(st_, "_check"))]),
+            # a decision listed here: True tells `State.apply_action` that nothing else is due
+            pyast.if_(name("found"), [pyast.return_(const(True))]),
+            pyast.expr(pyast.method(st_, "_check")),
         ]
         return lines
 

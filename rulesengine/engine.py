@@ -322,7 +322,14 @@ class State:
             # listing them was for a long one.
             if play is not None and action in legal:
                 step, values, settled = play
-                step(self, action, values, action)
+                if step(self, action, values, action):
+                    # It stopped at the next decision, listed by its own settle: nothing is queued
+                    # and the match goes on, unless the limit of steps is reached.
+                    if self.steps >= game.max_steps:
+                        self._run()
+                    if self._track:
+                        knowledge.end_step(self, action)
+                    return
                 if not settled:
                     game.settles[self.phase](self)
                 if self.agenda or self.steps >= game.max_steps:

@@ -57,7 +57,8 @@ def check_state(state: engine.State) -> None:
     """Every fact the direct paths read, against what it stands for."""
     legal = state._legal
     if legal:  # a non-empty list is kept only at a decision node, and is the legal actions
-        assert state.chance is None and not state.game_over
+        # with nothing queued (a step that stops at its settle's decision tells the engine so)
+        assert state.chance is None and not state.game_over and not state.agenda
         assert legal == fresh_legal(state)
     if state.chance is not None and not state.game_over:
         assert not legal

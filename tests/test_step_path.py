@@ -151,6 +151,19 @@ def test_shipped_games_step_alike_on_both_paths(
     assert play_both(game, None if chance else seed, seed, track, max_steps=120) > 0
 
 
+@pytest.mark.parametrize(("name", "players", "options"), SETTINGS[:5], ids=lambda v: Path(str(v)).stem)
+@pytest.mark.parametrize("limit", [1, 2, 37])
+def test_the_limit_of_steps_stops_both_paths_alike(name: str, players: int | None, options: dict, limit: int) -> None:
+    """The limit reached by a step that stops at its own settle's decision (the direct path's
+    shortest return) ends the match as the general path does."""
+    game = rulesengine.make_game(name, players=players, options=options, max_steps=limit)
+    assert play_both(game, limit, limit, track=limit == 2) <= limit
+    state = game.new_initial_state(seed=limit, track=False)
+    while not state.is_terminal():
+        state.apply_action(state.legal_actions()[-1])
+    assert state.truncated and state.steps == limit and state._legal is None
+
+
 def test_every_shipped_ruleset_and_example_is_covered() -> None:
     assert not uncovered(SETTINGS)
 
