@@ -13,10 +13,14 @@ Python syntax nodes, each named below with what it preserves:
 - `hoist` (IR → a local computed before the loops): a part of a `legal` test that reads no
   parameter and cannot fail is computed once per enumeration. Preserves every value
   (expressions have no side effects and the state does not change while actions are listed).
-- `unroll` (IR): `any`, `all`, `count`, `sum` over values known when the game is compiled
-  are written out value by value, within a size budget; so is an effect's `for` over the
-  seats (over `active`, when its body puts nobody out). Preserves the value and the order
-  of evaluation (left to right, stopping as `any`/`all` do).
+- `unroll` (IR): `any`, `all`, `count`, `sum`, `max`, `min` over values known when the game
+  is compiled are written out value by value, within a size budget (`max`/`min` as the
+  built-in given the values, not over `active`); so is an effect's `for` over the seats
+  (over `active`, when its body puts nobody out). Preserves the value and the order of
+  evaluation (left to right, stopping as `any`/`all` do).
+- `two extremes` (Python nodes): `min`/`max` of two ints is a conditional expression, each
+  value computed once and asked in its order unless it cannot fail (`_extreme_of_two`).
+  Preserves the value and every error.
 - `tournament` (Python nodes): an unrolled `argmax`/`argmin` over 2 to MAX_TOURNAMENT values
   is nested comparisons of locals (over `active`, while every seat is in the round).
   Preserves the item chosen (the first best on ties) and the order of evaluation.
@@ -25,8 +29,9 @@ Python syntax nodes, each named below with what it preserves:
   item's test can raise. Preserves the value.
 - `inline checks` (Python nodes): the range test of a cheap player index of a per-player
   variable or of a zone's cheap indices (a local, or small code with no loop and no call but
-  `len`), and the limit test of `x += v`, are written inline; the helper runs only to raise.
-  Preserves every value and every error with its rule position.
+  `len`), and the limit test of `x += v` (one limit when `v` is a constant), are written
+  inline; the helper runs only to raise. Preserves every value and every error with its
+  rule position.
 - `known seats` (IR): within one effect list, a variable that a statement sets to a seat
   (`argmax`/`argmin` over every seat included) is a seat for the statements after it, until
   one that may set it again (in a loop, any assignment in its body counts from the start of
@@ -410,15 +415,18 @@ class CodeGenerator:
             else:
                 # the range test inline, the helper (and its error) only past the limit
                 r = self.names.fresh("_r")
-                below_top = compare(pyast.walrus(r, result), "<=", const(MAX_INTEGER))
-                above_bottom = compare(pyast.walrus(r, result), ">=", const(-MAX_INTEGER))
-                # A stored value is within the limits: adding a constant of known sign can only
-                # cross one of them (`+= 1` needs one test).
                 step = value.value if is_const(value) and type(value.value) is int else None  # type: ignore[attr-defined]
                 if step is not None and s.op in ("+=", "-="):
-                    within: ast.expr = below_top if (step >= 0) == (s.op == "+=") else above_bottom
+                    # A stored value is within the limits: adding a constant can cross only the
+                    # one on its side (`+= 1` needs one test).
+                    upward = (step >= 0) == (s.op == "+=")
+                    side = ("<=", MAX_INTEGER) if upward else (">=", -MAX_INTEGER)
+                    within: ast.expr = compare(pyast.walrus(r, result), side[0], const(side[1]))
                 else:
-                    within = pyast.and_(below_top, compare(name(r), ">=", const(-MAX_INTEGER)))
+                    within = pyast.and_(
+                        compare(pyast.walrus(r, result), "<=", const(MAX_INTEGER)),
+                        compare(name(r), ">=", const(-MAX_INTEGER)),
+                    )
                 limit = call(self.helper(runtime.check_int, "check_int"), name(r), where)
                 checked = pyast.ifexp(within, name(r), limit)
             return [*first, pyast.assign(target, checked)]
@@ -927,10 +935,10 @@ class CodeGenerator:
         )
 
     def unroll(self, e: ir.Macro, collection: ast.expr) -> tuple[ast.expr | None, ast.expr | None]:
-        """Pass `unroll`: `any`, `all`, `count`, `sum`, `max` or `min` over a few values known when the game is
-        compiled (the seats, the suits, a range of constants) written out value by value, when
-        the written-out code stays within UNROLL_BUDGET nodes and the game's UNROLL_WORK is not
-        spent. Gives (the written-out node, None), or (None, the body as a loop has it, if it was
+        """Pass `unroll`: `any`, `all`, `count`, `sum`, `max` or `min` over a few values known
+        when the game is compiled (the seats, the suits, a range of constants) written out value
+        by value, when the written-out code stays within UNROLL_BUDGET nodes and the game's
+        UNROLL_WORK is not spent. Gives (the written-out node, None), or (None, the body as a loop has it, if it was
         generated to decide: the caller uses it rather than generating it again)."""
         if e.kind not in ("any", "all", "count", "sum", "max", "min", "argmax", "argmin") or e.body is None:
             return None, None
@@ -1259,12 +1267,12 @@ _EMPTY = {ir.CARD: runtime.NO_CARD, ir.PLAYER: -1, ir.SUIT: -1, ir.RANK: -1, ir.
 
 
 def _extreme_of_two(kind: str, first: ast.expr, second: ast.expr, fresh: Callable[[str], str]) -> ast.expr:
-    """`min` or `max` of two ints as a conditional expression (the built-in takes its general
-    path, ten times a comparison). Both `_plain`: each is computed again for the result, as
-    the pass `common subexpressions` may then share. One more than that: it is computed once
-    (a bind, which the pass `inline binds` makes a local), the values asked in their order
-    (the first after the second only when it is a local or a constant, which cannot fail).
-    Of two equal ints either is the same value."""
+    """Pass `two extremes`: `min` or `max` of two ints as a conditional expression (the
+    built-in takes its general path, an iterator over its arguments). Both `_plain`: each is
+    computed again for the result, as the pass `common subexpressions` may then share. One
+    more than that: it is computed once (a bind, which the pass `inline binds` makes a
+    local), the values asked in their order (the first after the second only when it is a
+    local or a constant, which cannot fail). Of two equal ints either is the same value."""
     keeps_first = "<=" if kind == "min" else ">="
     if _plain(first) and _plain(second):
         return pyast.ifexp(compare(first, keeps_first, second), copy.deepcopy(first), copy.deepcopy(second))
