@@ -80,13 +80,17 @@ match:
 """
 
 
-def _games(tmp_path: Path, players: int) -> tuple[rulesengine.Game, rulesengine.Game]:
-    path = tmp_path / "leaving.yaml"
-    path.write_text(_LEAVING, encoding="utf-8")
+def _fast_and_reference(tmp_path: Path, text: str, players: int) -> tuple[rulesengine.Game, rulesengine.Game]:
+    path = tmp_path / "game.yaml"
+    path.write_text(text, encoding="utf-8")
     return (
         rulesengine.make_game(str(path), players=players),
         rulesengine.make_game(str(path), players=players, optimize=False),
     )
+
+
+def _games(tmp_path: Path, players: int) -> tuple[rulesengine.Game, rulesengine.Game]:
+    return _fast_and_reference(tmp_path, _LEAVING, players)
 
 
 @pytest.mark.parametrize("players", [2, 3, 5])
@@ -465,12 +469,7 @@ match:
 
 
 def _extreme_games(tmp_path: Path, players: int) -> tuple[rulesengine.Game, rulesengine.Game]:
-    path = tmp_path / "extremes.yaml"
-    path.write_text(_EXTREMES, encoding="utf-8")
-    return (
-        rulesengine.make_game(str(path), players=players),
-        rulesengine.make_game(str(path), players=players, optimize=False),
-    )
+    return _fast_and_reference(tmp_path, _EXTREMES, players)
 
 
 @pytest.mark.parametrize("players", [1, 2, 4])
