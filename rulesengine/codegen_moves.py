@@ -498,7 +498,8 @@ class MoveCodeGenerator(CodeGenerator):
         key, values, recorded)`: one call fewer per step, and the settle's tests are decided for this
         move alone (the flags its own effects and the triggers can set; no pass test after a
         move that is not a pass). A `return` of the step, which it takes only when a flag that
-        ends the step is set, becomes what the settle does first when a flag is set."""
+        ends the step is set, becomes what the settle does first when a flag is set. It returns
+        True when it stops at the decision its settle listed (see `_settle_lines`), else None."""
         flags = self._step_flags([move])
         targets = self._step_targets([move])
         on_flag = self._on_flag(flags, phase, targets, turn_limit is not None or move.is_pass)
