@@ -56,8 +56,9 @@ Python syntax nodes, each named below with what it preserves:
 - `common subexpressions` (Python nodes, every generated function): a part computed again
   later in the same expression, on every path there, is computed once into a local
   (subexpressions.py). Preserves every value and every error raised.
-- `known truth` (Python nodes, every generated function): a test of a local that the
-  expression around it has already decided is left out (known.py). Preserves every value.
+- `known truth` (Python nodes, every generated function): a test of a local (or of an item
+  of one at a constant place) that the expression around it, or the test of the `if` whose
+  block it opens, has already decided is left out (known.py). Preserves every value.
 
 Nothing here runs while a game is played.
 """

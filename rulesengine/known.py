@@ -4,23 +4,28 @@ has already decided is not asked again.
 Inside one expression, the right operand of `a and b` runs only when `a` held, the right
 operand of `a or b` only when `a` did not, and the branches of `x if t else y` only when
 `t` did or did not. Where such a test was a local (or `not` a local, or a local set by
-`(v := ...)`), a later test of that same local there is decided: `xs or no_card` is `xs`,
-`max(...) if xs else 0` is `max(...)`, and so on (as the passes `common subexpressions` and
-`inline binds` leave them: `not v or ...`, `... if not (_c := z) else ... (_c or k)`).
+`(v := ...)`, or an item of such a local at a constant place: `zones[2]`), a later test of
+that same value there is decided: `xs or no_card` is `xs`, `max(...) if xs else 0` is
+`max(...)`, and so on (as the passes `common subexpressions` and `inline binds` leave
+them: `not v or ...`, `... if not (_c := z) else ... (_c or k)`). So is a test in the first
+statement of an `if` block, by the `if`'s own test: nothing runs between the two (inside
+`if not empty(z)`, the `top(z)` that follows needs no fallback for an empty zone).
 
 What it preserves: every value and every error. Only locals set once in the function are
-followed (a test and a later read see the same value), only within one expression (no
-statement runs in between, so a list kept in a local cannot change there), and not into a
-lambda or a comprehension, which may name the local again. A test is dropped only when it
-is a bare local (reading it has no effect); a part of `and`/`or` is dropped only when its
-value is not the result.
+followed (a test and a later read see the same value), only within one expression or from
+an `if`'s test into the first statement of its blocks (no statement runs in between, so a
+list kept in a local cannot change there), and not into a lambda or a comprehension, which
+may name the local again. A test is dropped only when it is a bare local or an item of one
+at a constant place read again (reading it has no effect, and it did not fail the first
+time); a part of `and`/`or` is dropped only when its value is not the result.
 """
 
 from __future__ import annotations
 
 import ast
+import copy
 
-from .pyast import rebuilt, rewrite_statements
+from .pyast import changed, rebuilt
 
 _SCOPES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _FIELDS = {ast.Expr: "value", ast.Return: "value", ast.Assign: "value", ast.If: "test", ast.For: "iter"}
@@ -34,7 +39,41 @@ def decide_known_tests(fn: ast.FunctionDef) -> ast.FunctionDef:
     once = _set_once(fn)
     if not once:
         return fn
-    return rewrite_statements(fn, _FIELDS, lambda value: _expression(value, {}, once))
+    body = _block(fn.body, {}, once)
+    if all(new is old for new, old in zip(body, fn.body)):
+        return fn
+    out = copy.copy(fn)
+    out.body = body
+    return out
+
+
+def _block(statements: list[ast.stmt], first: Facts, once: frozenset[str]) -> list[ast.stmt]:
+    """A block's statements with their tests decided: `first` holds at the first statement."""
+    return [_statement(statement, first if index == 0 else {}, once) for index, statement in enumerate(statements)]
+
+
+def _statement(node: ast.stmt, facts: Facts, once: frozenset[str]) -> ast.stmt:
+    changes: dict[str, object] = {}
+    field = _FIELDS.get(type(node))
+    value = getattr(node, field) if field is not None else None
+    if isinstance(value, ast.expr):
+        new_value = _expression(value, dict(facts), once)
+        if new_value is not value:
+            changes[field] = new_value  # type: ignore[index]
+        value = new_value
+    if isinstance(node, (ast.If, ast.For, ast.While)):
+        then: Facts = {}
+        otherwise: Facts = {}
+        if isinstance(node, ast.If):  # each block's first statement runs right after the test
+            then, otherwise = dict(facts), dict(facts)
+            _learn(value, True, then, once)  # type: ignore[arg-type]  # an `if` has its test
+            _learn(value, False, otherwise, once)  # type: ignore[arg-type]
+        for block, known in (("body", then), ("orelse", otherwise)):
+            old = getattr(node, block)
+            new = _block(old, known, once)
+            if any(a is not b for a, b in zip(new, old)):
+                changes[block] = new
+    return changed(node, changes)
 
 
 def _set_once(fn: ast.FunctionDef) -> frozenset[str]:
@@ -48,16 +87,30 @@ def _set_once(fn: ast.FunctionDef) -> frozenset[str]:
     return frozenset(local for local, count in stores.items() if count == 1)
 
 
+def _key(node: ast.expr) -> str | None:
+    """How a fact about `node` is kept: a bare local by its name, an item of a local at a
+    constant place as `local[place]`; None for anything else."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and isinstance(node.slice, ast.Constant):
+        return f"{node.value.id}[{node.slice.value!r}]"
+    return None
+
+
 def _known(node: ast.expr, facts: Facts) -> bool | None:
-    """The truth of a bare local known here (None: not known, or not a bare local)."""
-    return facts.get(node.id) if isinstance(node, ast.Name) else None
+    """The truth of a bare local (or an item of one at a constant place) known here (None: not
+    known, or not such a value)."""
+    key = _key(node)
+    return facts.get(key) if key is not None else None
 
 
 def _learn(node: ast.expr, truth: bool, facts: Facts, once: frozenset[str]) -> None:
     """Record what `node` having been `truth` tells about locals."""
-    if isinstance(node, ast.Name):
-        if node.id in once:
-            facts[node.id] = truth
+    key = _key(node)
+    if key is not None:
+        local = node.value if isinstance(node, ast.Subscript) else node
+        if isinstance(local, ast.Name) and local.id in once:
+            facts[key] = truth
     elif isinstance(node, ast.NamedExpr):
         _learn(node.target, truth, facts, once)
         _learn(node.value, truth, facts, once)

@@ -600,6 +600,59 @@ def test_known_truth_leaves_out_decided_tests(expression: str, decided: str | No
     assert body == (decided if decided is not None else ast.unparse(ast.parse(expression, mode="eval").body))
 
 
+@pytest.mark.parametrize(
+    ("body", "decided"),
+    [
+        # the `if`'s test holds at the first statement of its block, not after it
+        (
+            "if not not z[2] and not not z[3]:\n        r = (z[2] or k)[-1]\n        r = (z[3] or k)[-1]",
+            ["r = z[2][-1]", "r = (z[3] or k)[-1]"],
+        ),
+        ("if not z[0]:\n        r = 0\n    else:\n        r = (z[0] or k)[-1]", ["r = 0", "r = z[0][-1]"]),
+        ("if a:\n        if z[1]:\n            r = a and (z[1] or k)", ["r = z[1]"]),
+        # a loop's body is not right after its test; a list set twice is not followed
+        ("while z[0]:\n        r = (z[0] or k)", ["r = z[0] or k"]),
+        ("if z[0]:\n        r = (z[0] or k)\n    z = []", ["r = z[0] or k"]),
+    ],
+)
+def test_known_truth_follows_an_if_into_the_first_statement_of_its_blocks(body: str, decided: list[str]) -> None:
+    fn = ast.parse(f"def f(a, k, z):\n    {body}\n").body[0]
+    assert isinstance(fn, ast.FunctionDef)
+    out = decide_known_tests(fn)
+    assignments = [ast.unparse(node) for node in ast.walk(out) if isinstance(node, ast.Assign) and _sets_r(node)]
+    assert assignments == decided
+
+
+def _sets_r(node: ast.Assign) -> bool:
+    return isinstance(node.targets[0], ast.Name) and node.targets[0].id == "r"
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    test=st.sampled_from(["z[0]", "not z[0]", "z[0] and z[1]", "not (z[0] or z[1])", "a and not z[1]"]),
+    first=st.sampled_from(["(z[0] or k)", "(z[1] or k)[0]", "(not z[0]) or (z[1] or k)", "z[0] and (z[0] or k)"]),
+    z=st.lists(st.sampled_from([[], [7], 0, 1, ""]), min_size=2, max_size=2),
+    a=st.sampled_from([0, 1]),
+    before=st.sampled_from(["", "z[0] = []; ", "z[1] = 0; "]),  # a change before the read: facts end
+)
+def test_known_truth_across_an_if_keeps_every_value(test: str, first: str, z: list, a: int, before: str) -> None:
+    then = f"{before}r = {first}"
+    source = f"def f(a, k, z):\n    if {test}:\n        {then}\n    else:\n        {then}\n    return r\n"
+    fn = ast.parse(source).body[0]
+    assert isinstance(fn, ast.FunctionDef)
+    rewritten = pyast.emit_function(decide_known_tests(fn))
+    assert _run_k(rewritten, (a, 9, list(z))) == _run_k(source, (a, 9, list(z))), rewritten
+
+
+def _run_k(source: str, values: tuple) -> object:
+    namespace: dict = {}
+    exec(source, namespace)
+    try:
+        return namespace["f"](*values)
+    except (IndexError, TypeError) as error:  # the same error both ways
+        return type(error)
+
+
 # ---- pass `known phase` ----------------------------------------------------------------
 
 _PHASES = (
