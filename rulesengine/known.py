@@ -23,9 +23,8 @@ time); a part of `and`/`or` is dropped only when its value is not the result.
 from __future__ import annotations
 
 import ast
-import copy
 
-from .pyast import changed, rebuilt
+from .pyast import changed, rebuilt, with_body
 
 _SCOPES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _FIELDS = {ast.Expr: "value", ast.Return: "value", ast.Assign: "value", ast.If: "test", ast.For: "iter"}
@@ -39,12 +38,7 @@ def decide_known_tests(fn: ast.FunctionDef) -> ast.FunctionDef:
     once = _set_once(fn)
     if not once:
         return fn
-    body = _block(fn.body, {}, once)
-    if all(new is old for new, old in zip(body, fn.body)):
-        return fn
-    out = copy.copy(fn)
-    out.body = body
-    return out
+    return with_body(fn, _block(fn.body, {}, once))
 
 
 def _block(statements: list[ast.stmt], first: Facts, once: frozenset[str]) -> list[ast.stmt]:

@@ -247,12 +247,12 @@ def rewrite_statements(
                 changes[field] = new_value  # type: ignore[index]
         return changed(node, changes)
 
-    body = [statement(s) for s in fn.body]
-    if all(new is old for new, old in zip(body, fn.body)):
-        return fn
-    out = copy.copy(fn)
-    out.body = body
-    return out
+    return with_body(fn, [statement(s) for s in fn.body])
+
+
+def with_body(fn: ast.FunctionDef, body: list[ast.stmt]) -> ast.FunctionDef:
+    """`fn` itself when every statement of `body` is the one it had, else a copy with `body`."""
+    return fn if all(new is old for new, old in zip(body, fn.body)) else changed(fn, {"body": body})
 
 
 def rebuilt(node: Any, rewrite: Callable[[Any], Any]) -> Any:

@@ -24,7 +24,7 @@ import ast
 import copy
 from collections.abc import Callable
 
-from .pyast import changed
+from .pyast import changed, with_body
 
 # Calls of these return an iterator, which can be read only once: never shared.
 _ONCE = frozenset({"map", "filter", "zip", "reversed", "iter", "enumerate"})
@@ -42,12 +42,7 @@ def share_common_subexpressions(
     `read_once(name)` tells whether the global `name` is a function returning an iterator.
     Statements are copied where changed, never changed in place (they may be shared)."""
     sharing = _Sharing(fresh, read_once)
-    body = [sharing.statement(statement) for statement in fn.body]
-    if all(new is old for new, old in zip(body, fn.body)):
-        return fn
-    out = copy.copy(fn)
-    out.body = body
-    return out
+    return with_body(fn, [sharing.statement(statement) for statement in fn.body])
 
 
 class _Sharing:
