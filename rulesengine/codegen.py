@@ -379,8 +379,9 @@ class CodeGenerator:
         if isinstance(s, ir.Reveal):
             player = self.player(s.player, where)
             if s.cards.type != ir.ZONE:
-                shown = pyast.list_([self.gen(s.cards)]) if s.cards.type == ir.CARD else self.collection(s.cards)
-                return [pyast.expr(pyast.method(name("st"), "reveal", player, call("list", shown)))]
+                card = s.cards.type == ir.CARD
+                shown = pyast.list_([self.gen(s.cards)]) if card else call("list", self.collection(s.cards))
+                return [pyast.expr(pyast.method(name("st"), "reveal", player, shown))]
             # A zone's cards are all real ones: an untracked state adds them to what the player is
             # shown, without the method's copy and test of each card.
             seat_first: list[ast.stmt] = []
@@ -995,9 +996,10 @@ class CodeGenerator:
                     best = pyast.ifexp(everyone, tree, best)
             return best, None
         if e.kind in ("max", "min"):  # the values themselves: no generator
-            if len(parts) <= 2:
-                only = len(parts) == 1
-                return (parts[0] if only else _extreme_of_two(e.kind, parts[0], parts[1], self.names.fresh)), None
+            if len(parts) == 1:
+                return parts[0], None
+            if len(parts) == 2:
+                return _extreme_of_two(e.kind, parts[0], parts[1], self.names.fresh), None
             return call(e.kind, *parts), None
         if e.kind == "any":
             return _fold_bool("or", parts), None
