@@ -559,12 +559,14 @@ def _expressions(children):
 
 
 def _run(source: str, values: tuple) -> object:
+    """`f(*values)` of `source`, or the kind of error it raised (`d` read before it is set, an
+    item past a list's end): the same error both ways."""
     namespace: dict = {}
     exec(source, namespace)
     try:
         return namespace["f"](*values)
-    except NameError:  # `d` read before it is set: the same error both ways
-        return NameError
+    except (NameError, IndexError, TypeError) as error:
+        return type(error)
 
 
 @settings(max_examples=500, deadline=None)
@@ -641,16 +643,7 @@ def test_known_truth_across_an_if_keeps_every_value(test: str, first: str, z: li
     fn = ast.parse(source).body[0]
     assert isinstance(fn, ast.FunctionDef)
     rewritten = pyast.emit_function(decide_known_tests(fn))
-    assert _run_k(rewritten, (a, 9, list(z))) == _run_k(source, (a, 9, list(z))), rewritten
-
-
-def _run_k(source: str, values: tuple) -> object:
-    namespace: dict = {}
-    exec(source, namespace)
-    try:
-        return namespace["f"](*values)
-    except (IndexError, TypeError) as error:  # the same error both ways
-        return type(error)
+    assert _run(rewritten, (a, 9, list(z))) == _run(source, (a, 9, list(z))), rewritten
 
 
 # ---- pass `known phase` ----------------------------------------------------------------

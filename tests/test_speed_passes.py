@@ -21,11 +21,8 @@ from rulesengine.binds import inline_binds
 from rulesengine.codegen import _extreme_of_two
 from tests.oracle import play_both
 
-# Players drop out one by one; every decision reads macros over `active` (any, all, count,
-# sum, argmax, argmin), with ties (equal hand sizes) and seats that are out.
-_LEAVING = """
-name: Leaving
-players: {min: 2, max: 5}
+# The cards and zones of the small games below: twelve cards, a stock, hands and a pile.
+_CARDS = """
 decks:
   standard:
     suits: [hearts, spades, clubs]
@@ -35,7 +32,17 @@ zones:
   stock: {visibility: nobody}
   hand: {per: player, visibility: owner}
   pile: {visibility: all}
-variables:
+"""
+
+# Players drop out one by one; every decision reads macros over `active` (any, all, count,
+# sum, argmax, argmin), with ties (equal hand sizes) and seats that are out.
+_LEAVING = (
+    """
+name: Leaving
+players: {min: 2, max: 5}
+"""
+    + _CARDS
+    + """variables:
   lead: {type: player}
   low: {type: player}
   tally: {type: int}
@@ -78,6 +85,7 @@ triggers:
 match:
   until: round == 2
 """
+)
 
 
 def _fast_and_reference(tmp_path: Path, text: str, players: int) -> tuple[rulesengine.Game, rulesengine.Game]:
@@ -428,19 +436,13 @@ def test_a_variable_set_to_a_seat_is_indexed_without_a_test_until_it_may_change(
 
 # `max` and `min` over the seats, the suits and a range of constants, with ties and negative
 # values; `active.max` stays a loop (a seat that is out is left out).
-_EXTREMES = """
+_EXTREMES = (
+    """
 name: Extremes
 players: {min: 1, max: 4}
-decks:
-  standard:
-    suits: [hearts, spades, clubs]
-    ranks: ["2", "3", "4", "5"]
-    zone: stock
-zones:
-  stock: {visibility: nobody}
-  hand: {per: player, visibility: owner}
-  pile: {visibility: all}
-variables:
+"""
+    + _CARDS
+    + """variables:
   score: {type: int, per: player}
   high: {type: int}
   low: {type: int}
@@ -466,6 +468,7 @@ match:
   until: round == 2
   winners: players.filter(p, score[p] == players.max(q, score[q]))
 """
+)
 
 
 def _extreme_games(tmp_path: Path, players: int) -> tuple[rulesengine.Game, rulesengine.Game]:
