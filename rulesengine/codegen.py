@@ -571,7 +571,7 @@ class CodeGenerator:
         if not isinstance(e, (ir.Macro, ir.Call, ir.CardAttr, ir.Binary, ir.Conditional, ir.Unary, ir.SuitAttr)):
             return False
         slots = free_slots(e)
-        return not (slots & self._forbidden) and slots <= {0} and not _may_fail(e, self.layout)
+        return not (slots & self._forbidden) and slots <= {0} and not may_fail(e, self.layout)
 
     def gen_Const(self, e: ir.Const) -> ast.expr:
         value = e.value
@@ -912,7 +912,7 @@ class CodeGenerator:
         for lookup, value, value_ir in pairs:
             if not self._table_lookup(lookup, var) or var in pyast.names_in(value):
                 continue
-            if e.slot in free_slots(value_ir) or _may_fail(value_ir, self.layout):
+            if e.slot in free_slots(value_ir) or may_fail(value_ir, self.layout):
                 continue
             return compare(value, "in" if e.kind == "any" else "not in", call("map", self.getter(lookup), items))
         return None
@@ -1436,7 +1436,7 @@ def _only_through(e: ir.Expr, slot: int, attribute: str) -> bool:
     return all(_only_through(child, slot, attribute) for child in ir.children(e))
 
 
-def _may_fail(e: ir.Expr, layout: Layout) -> bool:
+def may_fail(e: ir.Expr, layout: Layout) -> bool:
     """Whether evaluating `e` could raise: an index outside a zone or a player's values, or
     arithmetic that may pass the language's limits."""
     if (
@@ -1451,7 +1451,7 @@ def _may_fail(e: ir.Expr, layout: Layout) -> bool:
         bound = value_bound(e, layout)
         if bound is None or bound > MAX_INTEGER:
             return True
-    return any(_may_fail(child, layout) for child in ir.children(e))
+    return any(may_fail(child, layout) for child in ir.children(e))
 
 
 def _plain(node: ast.expr) -> bool:

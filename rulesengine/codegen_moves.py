@@ -61,6 +61,7 @@ from .codegen import (
     CodeGenerator,
     fold_binop,
     free_slots,
+    may_fail,
     position,
     statement_slots,
 )
@@ -69,6 +70,10 @@ from .pyast import call, compare, const, name, sub
 # A move's `play` holds a copy of its phase's listing of legal actions: the copies a phase's
 # moves get stay within this many syntax nodes (a big listing is written once, in `settle`)
 JOIN_BUDGET = 2_048
+
+# A trigger's test for one seat within this many syntax nodes is asked before the seat's
+# `active` guard (as cheap as the guard: an index, a length, a comparison)
+SMALL_TEST = 16
 
 # A step's parameters: `step(state, key, values, recorded)` plays the complete action `key`
 # with its parameter values, `recorded` being what the history keeps of it (its id)
@@ -1209,20 +1214,28 @@ class MoveCodeGenerator(CodeGenerator):
 
     def _firings_by_seat(self, trigger: ir.Trigger, fired: str) -> list[ast.stmt] | None:
         """Pass `unroll` for a trigger `for` over `players` or `active`: one test per seat in
-        seat order (a seat out of the round is not asked), within the unrolling budget."""
+        seat order (a seat out of the round is not asked), within the unrolling budget.
+
+        A seat's `active` guard comes after a `when` that cannot fail and is small: a trigger's
+        test mostly fails and a seat is mostly in the round, so the test decides alone."""
         each = trigger.each
         if not (isinstance(each, ir.Builtin) and each.name in ("players", "active")) or trigger.slot is None:
             return None
         seats = self.layout.num_players
         if seats > MAX_UNROLLED:
             return None
+        test_first = not may_fail(trigger.when, self.layout)
         statements: list[ast.stmt] = []
         try:
             for seat in range(seats):
                 self._aliases[trigger.slot] = const(seat)
                 test = self.gen(trigger.when)
                 if each.name == "active" and not self.everyone_stays:
-                    test = pyast.and_(sub(pyast.st("active"), const(seat)), test)
+                    guard = sub(pyast.st("active"), const(seat))
+                    if test_first and pyast.size(test) <= SMALL_TEST:
+                        test = pyast.and_(test, guard)
+                    else:
+                        test = pyast.and_(guard, test)
                 add = pyast.if_(
                     compare(name(fired), "is", const(None)),
                     [pyast.assign(fired, pyast.list_([const(seat)]))],

@@ -522,3 +522,68 @@ def test_min_and_max_of_two_give_the_builtin_value_asking_each_once(
         exec(compile(ast.fix_missing_locations(ast.Module([version], [])), "<test>", "exec"), namespace)
         assert namespace["f"](first, second) == (min if kind == "min" else max)(first, second)
         assert sorted(asked) == sorted(v for v, p in ((first, "first"), (second, "second")) if plain not in ("both", p))
+
+
+# Seats leave when their hand is empty (a small test that cannot fail, asked before the seat's
+# `active` guard); a second trigger multiplies a number without bounds (it may fail, so the
+# guard stays first).
+_EMPTYING = (
+    """
+name: Emptying
+players: {min: 2, max: 4}
+"""
+    + _CARDS
+    + """variables:
+  tally: {type: int}
+setup:
+  - shuffle stock
+  - deal 2 of stock to hand from seat(0)
+phases:
+  play:
+    moves: [lay, draw]
+moves:
+  lay:
+    params: {card: "hand[me]"}
+    effects: [move card to pile]
+  draw:
+    legal: not empty(stock) and size(hand[me]) < 3
+    effects:
+      - move top(stock) to hand[me]
+triggers:
+  going_out:
+    for: p in active
+    when: empty(hand[p])
+    effects:
+      - out p
+      - log "{p} goes out"
+      - if: size(active) <= 1
+        then: [end round]
+  neighbour_empty:
+    for: p in active
+    when: empty(hand[left(p)]) and tally * 1000 < 50000
+    effects: [tally += 1]
+match:
+  until: round == 3
+"""
+)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_triggers_of_seats_in_the_round_agree_with_the_reference(tmp_path: Path, players: int, seed: int) -> None:
+    fast, reference = _fast_and_reference(tmp_path, _EMPTYING, players)
+    assert play_both(fast, reference, seed, choice_seed=seed, max_steps=200) > 0
+
+
+def test_a_small_trigger_test_that_cannot_fail_is_asked_before_the_seat_guard(tmp_path: Path) -> None:
+    fast, _ = _fast_and_reference(tmp_path, _EMPTYING, 3)
+    step = next(f.source for f in fast.program.source if f.name == "_step_lay")
+    tests = [
+        ast.unparse(node.test)
+        for node in ast.walk(ast.parse(step))
+        if isinstance(node, ast.If) and isinstance(node.test, ast.BoolOp) and ".active" not in ast.unparse(node.test)
+    ]
+    firsts = [t.split(" and ")[0] for t in tests if "active" in t]
+    # going_out: the hand's emptiness first, for each seat; neighbour_empty: the guard first
+    assert sum(first.startswith("not ") and "zones" in first for first in firsts) == 3, tests
+    assert sum("active" in first for first in firsts) == 3, tests
