@@ -103,7 +103,7 @@ class State:
         self.game = game
         self.program = program
         self.zones = [list(z) for z in program.initial_zones]
-        self.where = game.initial_where[:]
+        self.where = game.initial_where.copy()
         self.vars = list(program.initial_variables)
         n = program.num_players
         self.current = 0
@@ -176,22 +176,22 @@ class State:
         if not track:
             other._track = False
         other.zones = list(map(list.copy, self.zones))
-        other.where = self.where[:]
-        other.vars = self.vars[:]
-        other.active = self.active[:]
-        other.active_players = self.active_players[:]
+        other.where = self.where.copy()
+        other.vars = self.vars.copy()
+        other.active = self.active.copy()
+        other.active_players = self.active_players.copy()
         other.agenda = (
             [task if task[0] != _SEGMENTS else (task[0], task[1], task[2], task[3][:]) for task in self.agenda]
             if self.agenda
             else []
         )
-        other.chance = self.chance[:] if self.chance is not None else None
+        other.chance = self.chance.copy() if self.chance is not None else None
         other.shown = list(map(list.copy, self.shown))
         other.log = None
         if other._track:
-            other.known = self.known[:]
-            other.ident = self.ident[:]
-            other.origin = self.origin[:]
+            other.known = self.known.copy()
+            other.ident = self.ident.copy()
+            other.origin = self.origin.copy()
             other._touched = set(self._touched)
         else:  # never changed by an untracked state: shared
             other.known, other.ident, other.origin, other._touched = self.known, self.ident, self.origin, set()
@@ -242,7 +242,7 @@ class State:
                 last = legal[-1]
                 # the keys of the moves before the first chosen in steps are their ids
                 if last < own:
-                    return legal[:]
+                    return legal.copy()
                 # Often one or two actions past those: their first ids are looked up and put in
                 # their places (two of one move may share one).
                 first = encoding.first
@@ -268,12 +268,12 @@ class State:
                     return self._step_ids()
                 return self._ids_of(self._legal_ids())
         if legal is not None and (player is None or player == self.current):
-            return legal[:]  # kept only at decision nodes (and [] at the end)
+            return legal.copy()  # kept only at decision nodes (and [] at the end)
         if self.game_over or self.chance is not None:
             return [] if self.chance is None else [c for c, _ in self.chance_outcomes()]
         if player is not None and player != self.current:
             return []
-        return self._legal_ids()[:]
+        return self._legal_ids().copy()
 
     def action_to_string(self, action: int) -> str:
         if self.chance is not None and self.chance[0] == -1:
@@ -476,7 +476,7 @@ class State:
         own = encoding.own_ids
         # the keys of the moves before the first chosen in steps are their ids
         if not legal or legal[-1] < own:
-            return legal[:]
+            return legal.copy()
         # else the ids past those are looked up (a long list is not copied twice)
         cut = bisect_left(legal, own) if own else 0
         later = legal[cut:] if cut else legal
@@ -516,14 +516,14 @@ class State:
         kept = self._ids
         if kept is not None and kept[0] is legal and kept[1] == prefix:
             if kept[2] is not None:
-                return kept[2][:]
+                return kept[2].copy()
             candidates = kept[3]
         else:
             candidates = self._candidates(legal, prefix)
         k = len(prefix)
         listed = sorted({steps[k] for _key, steps in candidates})
         self._ids = (legal, prefix, listed, candidates)
-        return listed[:]
+        return listed.copy()
 
     def _candidates(self, legal: list[int], prefix: tuple[int, ...]) -> list[tuple[int, tuple[int, ...]]]:
         """(key, ids) of the legal actions whose ids start with `prefix` (not empty), in key order."""
