@@ -26,7 +26,7 @@ _FIELDS = {ast.Expr: "value", ast.Return: "value", ast.Assign: "value", ast.AugA
 def inline_binds(fn: ast.FunctionDef, fresh: Callable[[str], str]) -> ast.FunctionDef:
     """`fn` with its immediately called one-parameter lambdas inlined (statements copied where
     changed, never changed in place: they may be shared with other functions)."""
-    return rewrite_statements(fn, _FIELDS, lambda value: _expression(value, fresh))
+    return rewrite_statements(fn, _FIELDS, lambda value, _given: _expression(value, fresh))
 
 
 def _expression(node: ast.expr, fresh: Callable[[str], str]) -> ast.expr:

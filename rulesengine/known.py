@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import ast
 
-from .pyast import changed, rebuilt, with_body
+from .pyast import rebuilt, rewrite_statements
 
 _SCOPES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _FIELDS = {ast.Expr: "value", ast.Return: "value", ast.Assign: "value", ast.If: "test", ast.For: "iter"}
@@ -38,36 +38,23 @@ def decide_known_tests(fn: ast.FunctionDef) -> ast.FunctionDef:
     once = _set_once(fn)
     if not once:
         return fn
-    return with_body(fn, _block(fn.body, {}, once))
+    return rewrite_statements(
+        fn,
+        _FIELDS,
+        lambda value, facts: _expression(value, dict(facts or {}), once),
+        lambda node, test, facts: _opening(node, test, facts or {}, once),
+    )
 
 
-def _block(statements: list[ast.stmt], first: Facts, once: frozenset[str]) -> list[ast.stmt]:
-    """A block's statements with their tests decided: `first` holds at the first statement."""
-    return [_statement(statement, first if index == 0 else {}, once) for index, statement in enumerate(statements)]
-
-
-def _statement(node: ast.stmt, facts: Facts, once: frozenset[str]) -> ast.stmt:
-    changes: dict[str, object] = {}
-    field = _FIELDS.get(type(node))
-    value = getattr(node, field) if field is not None else None
-    if isinstance(value, ast.expr):
-        new_value = _expression(value, dict(facts), once)
-        if new_value is not value:
-            changes[field] = new_value  # type: ignore[index]
-        value = new_value
-    if isinstance(node, (ast.If, ast.For, ast.While)):
-        then: Facts = {}
-        otherwise: Facts = {}
-        if isinstance(node, ast.If):  # each block's first statement runs right after the test
-            then, otherwise = dict(facts), dict(facts)
-            _learn(value, True, then, once)  # type: ignore[arg-type]  # an `if` has its test
-            _learn(value, False, otherwise, once)  # type: ignore[arg-type]
-        for block, known in (("body", then), ("orelse", otherwise)):
-            old = getattr(node, block)
-            new = _block(old, known, once)
-            if any(a is not b for a, b in zip(new, old)):
-                changes[block] = new
-    return changed(node, changes)
+def _opening(node: ast.stmt, test: ast.expr | None, facts: Facts, once: frozenset[str]) -> tuple[Facts, Facts]:
+    """What holds at the first statement of each block of `node`: for an `if`, what held at it
+    and its test's truth (true in the body, false in the `orelse`); nothing for a loop."""
+    if not isinstance(node, ast.If) or test is None:
+        return {}, {}
+    then, otherwise = dict(facts), dict(facts)
+    _learn(test, True, then, once)
+    _learn(test, False, otherwise, once)
+    return then, otherwise
 
 
 def _set_once(fn: ast.FunctionDef) -> frozenset[str]:

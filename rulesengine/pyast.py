@@ -225,29 +225,41 @@ def _with_locals(node: Any, kept: dict[str, str]) -> Any:
 
 
 def rewrite_statements(
-    fn: ast.FunctionDef, fields: dict[type, str], expression: Callable[[ast.expr], ast.expr]
+    fn: ast.FunctionDef,
+    fields: dict[type, str],
+    expression: Callable[[ast.expr, Any], ast.expr],
+    opening: Callable[[ast.stmt, ast.expr | None, Any], tuple[Any, Any]] | None = None,
 ) -> ast.FunctionDef:
-    """`fn` with `expression` applied to one expression of each statement (the field `fields`
-    names for its type), into the blocks of `if`, `for` and `while`: `fn` itself when nothing
-    changes, else copies of what changed (statements may be shared with other functions)."""
+    """`fn` with `expression(value, given)` applied to one expression of each statement (the
+    field `fields` names for its type), into the blocks of `if`, `for` and `while`: `fn`
+    itself when nothing changes, else copies of what changed (statements may be shared with
+    other functions). `given` is None, except at the first statement of a block:
+    `opening(node, value, given)` tells what is given there, for the body and for the
+    `orelse` of `node` (`value` its rewritten expression, `given` its own), since nothing
+    runs between that expression and the block's first statement."""
 
-    def statement(node: ast.stmt) -> ast.stmt:
+    def block(statements: list[ast.stmt], first: Any) -> list[ast.stmt]:
+        return [statement(s, first if index == 0 else None) for index, s in enumerate(statements)]
+
+    def statement(node: ast.stmt, given: Any) -> ast.stmt:
         changes: dict[str, Any] = {}
-        if isinstance(node, (ast.If, ast.For, ast.While)):
-            for block in ("body", "orelse"):
-                old = getattr(node, block)
-                new = [statement(s) for s in old]
-                if any(a is not b for a, b in zip(new, old)):
-                    changes[block] = new
         field = fields.get(type(node))
         value = getattr(node, field) if field is not None else None
         if isinstance(value, ast.expr):
-            new_value = expression(value)
+            new_value = expression(value, given)
             if new_value is not value:
                 changes[field] = new_value  # type: ignore[index]
+            value = new_value
+        if isinstance(node, (ast.If, ast.For, ast.While)):
+            firsts = opening(node, value, given) if opening is not None else (None, None)
+            for part, first in zip(("body", "orelse"), firsts):
+                old = getattr(node, part)
+                new = block(old, first)
+                if any(a is not b for a, b in zip(new, old)):
+                    changes[part] = new
         return changed(node, changes)
 
-    return with_body(fn, [statement(s) for s in fn.body])
+    return with_body(fn, block(fn.body, None))
 
 
 def with_body(fn: ast.FunctionDef, body: list[ast.stmt]) -> ast.FunctionDef:
