@@ -199,14 +199,26 @@ def test_ctrl_c_stops_soon_and_prints_partial_statistics(tmp_path, workers):
         str(matches),
     ]
     env = child_environment()
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    deadline = time.monotonic() + 60
-    while not (matches.exists() and matches.stat().st_size > 0) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    sent = time.monotonic()
-    process.send_signal(signal.SIGINT)
-    out, err = process.communicate(timeout=30)
-    stopped = time.monotonic() - sent
+    # A suite started in the background (`pytest &`) runs with Ctrl-C ignored, which a child
+    # inherits and Python then leaves alone: the child gets the default back, as from a terminal.
+    process = subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not (matches.exists() and matches.stat().st_size > 0) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        sent = time.monotonic()
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=30)
+        stopped = time.monotonic() - sent
+    finally:
+        process.kill()  # never left playing a million matches when the test fails
     assert process.returncode == 130, err
     # about a second on an idle machine; the bound leaves room for a loaded one and still
     # tells stopping soon from going on (a million matches take hours)
