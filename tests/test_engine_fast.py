@@ -227,10 +227,11 @@ def test_an_illegal_action_is_refused_alike_on_both_paths(name: str) -> None:
     assert game.plays
 
 
-def test_a_finished_match_refuses_even_with_a_list_of_legal_actions_left() -> None:
+@pytest.mark.parametrize(("name", "players"), [("padan", 2), ("pan", 3)])  # ids taken whole; sets chosen in steps
+def test_a_finished_match_refuses_even_with_a_list_of_legal_actions_left(name: str, players: int) -> None:
     """A state ended from outside (as an evaluation does to a clone) keeps its last list of legal
-    actions; the direct path still refuses every action, as the general path does."""
-    game = game_of("padan", 2, {})
+    actions; it lists none, and the direct path refuses every action, as the general path does."""
+    game = game_of(name, players, {})
     state = game.new_initial_state(2)
     rng = random.Random(2)
     for _ in range(10):
@@ -239,6 +240,7 @@ def test_a_finished_match_refuses_even_with_a_list_of_legal_actions_left() -> No
     legal = ended.legal_actions()
     assert ended._legal
     ended.game_over = True
+    assert ended.legal_actions() == [] and ended.legal_actions(ended.current) == []
     with pytest.raises(IllegalActionError, match="the match is over"):
         ended.apply_action(legal[0])
     assert ended.steps == state.steps
