@@ -234,25 +234,18 @@ class State:
         move's at a decision (asked for another player: []), a chance node's outcomes, or []."""
         legal = self._legal
         game = self.game
-        # The common case at once: at a decision node (a list not empty is kept only there, or in a
-        # match ended from outside), asked for the player to move, no pick made, every legal key
-        # its own id.
-        if legal and player is None and legal[-1] < game.own_below and not self._pending and not self.game_over:
-            return legal.copy()
-        if self.game_over:
-            return []
         if game.stepwise:
-            # at a decision node with no pick made
-            if legal and (player is None or player == self.current) and not self._pending:
-                encoding = game.encoding
-                own = encoding.own_ids
+            # at a decision node (a list not empty is kept only there, or in a match ended from
+            # outside) with no pick made
+            if legal and (player is None or player == self.current) and not self._pending and not self.game_over:
+                own = game.own_ids
                 last = legal[-1]
                 # the keys of the moves before the first chosen in steps are their ids
                 if last < own:
                     return legal.copy()
                 # Often one or two actions past those: their first ids are looked up and put in
                 # their places (two of one move may share one).
-                first = encoding.first
+                first = game.encoding.first
                 try:
                     if len(legal) == 1 or legal[-2] < own:  # one past those
                         ids = legal[:-1]
@@ -268,14 +261,16 @@ class State:
                 except KeyError:  # a key not met before (noted in the general way)
                     pass
                 return self._ids_of(legal)
-            if self.chance is None:
+            if self.chance is None and not self.game_over:
                 if player is not None and player != self.current:
                     return []
                 if self._pending:
                     return self._step_ids()
                 return self._ids_of(self._legal_ids())
-        if legal is not None and (player is None or player == self.current):
+        if legal is not None and (player is None or player == self.current) and not self.game_over:
             return legal.copy()  # kept only at decision nodes
+        if self.game_over:
+            return []
         if self.chance is not None:
             return [c for c, _ in self.chance_outcomes()]
         if player is not None and player != self.current:
@@ -1543,9 +1538,7 @@ class Game:
         self.settles: tuple[Any, ...] = tuple(phase.settle for phase in program.phases)
         self.encoding = Encoding(program)  # the ids players see (actions.py)
         self.stepwise = self.encoding.stepwise
-        # a legal key below this is its own id (`State.legal_actions`): every key of a game
-        # without choices in steps
-        self.own_below = self.encoding.own_ids if self.stepwise else self.encoding.num_actions
+        self.own_ids = self.encoding.own_ids  # a legal key below this is its own id (`State.legal_actions`)
         self.simultaneous = any(phase.simultaneous for phase in program.phases)
         self.whole = not self.stepwise and not self.simultaneous  # every id is a whole action, applied at once
         # a game with choices in steps and no simultaneous phase: the key of an id taken in one id
