@@ -238,14 +238,15 @@ class State:
             # at a decision node (a list not empty is kept only there, or in a match ended from
             # outside) with no pick made
             if legal and (player is None or player == self.current) and not self._pending and not self.game_over:
-                own = game.own_ids
+                encoding = game.encoding
+                own = encoding.own_ids
                 last = legal[-1]
                 # the keys of the moves before the first chosen in steps are their ids
                 if last < own:
                     return legal.copy()
                 # Often one or two actions past those: their first ids are looked up and put in
                 # their places (two of one move may share one).
-                first = game.encoding.first
+                first = encoding.first
                 try:
                     if len(legal) == 1 or legal[-2] < own:  # one past those
                         ids = legal[:-1]
@@ -1538,7 +1539,6 @@ class Game:
         self.settles: tuple[Any, ...] = tuple(phase.settle for phase in program.phases)
         self.encoding = Encoding(program)  # the ids players see (actions.py)
         self.stepwise = self.encoding.stepwise
-        self.own_ids = self.encoding.own_ids  # a legal key below this is its own id (`State.legal_actions`)
         self.simultaneous = any(phase.simultaneous for phase in program.phases)
         self.whole = not self.stepwise and not self.simultaneous  # every id is a whole action, applied at once
         # a game with choices in steps and no simultaneous phase: the key of an id taken in one id
