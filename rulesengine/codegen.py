@@ -422,8 +422,8 @@ class CodeGenerator:
                     # A stored value is within the limits: adding a constant can cross only the
                     # one on its side (`+= 1` needs one test).
                     upward = (step >= 0) == (s.op == "+=")
-                    side = ("<=", MAX_INTEGER) if upward else (">=", -MAX_INTEGER)
-                    within: ast.expr = compare(pyast.walrus(r, result), side[0], const(side[1]))
+                    op, limit_value = ("<=", MAX_INTEGER) if upward else (">=", -MAX_INTEGER)
+                    within: ast.expr = compare(pyast.walrus(r, result), op, const(limit_value))
                 else:
                     within = pyast.and_(
                         compare(pyast.walrus(r, result), "<=", const(MAX_INTEGER)),
@@ -940,8 +940,9 @@ class CodeGenerator:
         """Pass `unroll`: `any`, `all`, `count`, `sum`, `max` or `min` over a few values known
         when the game is compiled (the seats, the suits, a range of constants) written out value
         by value, when the written-out code stays within UNROLL_BUDGET nodes and the game's
-        UNROLL_WORK is not spent. Gives (the written-out node, None), or (None, the body as a loop has it, if it was
-        generated to decide: the caller uses it rather than generating it again)."""
+        UNROLL_WORK is not spent. Gives (the written-out node, None), or (None, the body as a
+        loop has it, if it was generated to decide: the caller uses it rather than generating
+        it again)."""
         if e.kind not in ("any", "all", "count", "sum", "max", "min", "argmax", "argmin") or e.body is None:
             return None, None
         values = self._static_values(e.collection, collection)
