@@ -20,6 +20,7 @@ from . import api, fileformat, ir
 from .diagnostics import (
     ERROR,
     Diagnostic,
+    OptionError,
     RuleFileError,
     RulesEngineError,
     Span,
@@ -47,10 +48,12 @@ class ChoiceError(click.ClickException):
     exit_code = 2
 
 
-def _say(text: str) -> None:
-    """Print a text made from a rule file's names: each line with its control characters
-    escaped, so that a name cannot send commands to the terminal."""
-    click.echo("\n".join(printable(line) for line in text.split("\n")))
+def _say(*lines: str) -> None:
+    """Print lines made from a rule file's names, each with its control characters escaped (a
+    line break among them): a name can neither send commands to the terminal nor pass for a
+    line of its own, a move or a log line."""
+    for line in lines:
+        click.echo(printable(line))
 
 
 def _colour(stream) -> bool:
@@ -116,8 +119,11 @@ def _load_game(ruleset: str, players: int | None, options: tuple[str, ...]) -> G
     checked = _load_ruleset(ruleset)
     try:
         return api.make_game(checked, players=players, options=_parse_options(options))
-    except RulesEngineError as error:
+    except OptionError as error:
         raise ChoiceError(str(error)) from None
+    except RulesEngineError as error:  # an error of the rules in this setting, e.g. a folded value too large
+        click.echo(f"error: {printable(str(error))}", err=True)
+        raise SystemExit(1) from None
 
 
 class _Commands(click.Group):
@@ -354,7 +360,7 @@ def play(ruleset: str, players: int | None, seed: int, options: tuple[str, ...],
     click.echo(f"you are P{seat}; type the number of your move (q to quit)")
 
     def ask(state, lines: list[str]) -> tuple[int, ...]:
-        _say("\n".join(lines))
+        _say(*lines)
         # whole actions, also where the engine takes a set of cards in steps
         choices = state.complete_actions()
         actions = [steps for _move, _values, _name, steps in choices]
@@ -509,7 +515,7 @@ def describe_command(ruleset: str) -> None:
     """Summarise RULESET (a path or a shipped name): players, options, decks, zones, phases, moves."""
     from .describe import describe
 
-    _say(describe(_load_ruleset(ruleset)))
+    _say(*describe(_load_ruleset(ruleset)).split("\n"))
 
 
 def _reference(base: str, folder: Path) -> str:

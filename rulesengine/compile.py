@@ -16,7 +16,7 @@ from typing import Any
 
 import attrs
 
-from . import ir, stays
+from . import ir, pyast, stays
 from .codegen import GeneratedSource, free_slots
 from .codegen_moves import MoveCodeGenerator
 from .layout import Layout, ZoneFamily
@@ -569,7 +569,10 @@ def listing(program: Program) -> str:
     positions it comes from as comments (what `rulesengine compile` prints)."""
     options = ", ".join(f"{k}={v!r}" for k, v in sorted(program.options.items())) or "none"
     lines = [
-        f"# {program.ruleset.name} ({program.ruleset.file}), {program.num_players} players, options: {options}",
+        "# "
+        + pyast.comment_text(
+            f"{program.ruleset.name} ({program.ruleset.file}), {program.num_players} players, options: {options}"
+        ),
         f"# {len(program.source)} generated functions",
         "",
     ]

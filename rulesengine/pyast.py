@@ -307,15 +307,16 @@ def _state_read(node: ast.AST, fields: dict[str, str]) -> bool:
 # ---- emitting --------------------------------------------------------------------------
 
 
-def _comment(text: str) -> str:
-    # A position names a file, and file names are text from outside: nothing in it may end the comment.
+def comment_text(text: str) -> str:
+    """`text` made safe for one comment line of generated code: names, files and positions are
+    text from outside, and nothing in them may end the comment."""
     return "".join(ch if ch.isprintable() else "?" for ch in text)
 
 
 def emit_function(node: ast.FunctionDef, heading: str = "") -> str:
     """The source of one generated function: each statement on its own line(s), each with the
     rule-file position it comes from as a trailing comment. Produced once, never edited."""
-    lines = [f"# {_comment(heading)}"] if heading else []
+    lines = [f"# {comment_text(heading)}"] if heading else []
     _emit([node], "", lines)
     return "\n".join(lines) + "\n"
 
@@ -326,7 +327,7 @@ def _emit(statements: list[ast.stmt], indent: str, out: list[str]) -> None:
         return
     for statement in statements:
         position = getattr(statement, "rule_position", None)
-        tail = f"  # {_comment(position)}" if position else ""
+        tail = f"  # {comment_text(position)}" if position else ""
         inner = indent + "    "
         if isinstance(statement, ast.FunctionDef):
             out.append(f"{indent}def {statement.name}({ast.unparse(statement.args)}):{tail}")

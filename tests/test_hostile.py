@@ -438,3 +438,79 @@ def test_mutants_of_shipped_and_example_files_never_crash_nor_hang(tmp_path_fact
     _, text = fuzz_validate.mutant(index, seed)
     outcome = fuzz_validate.check(text, tmp_path_factory.mktemp("mutant"), seed)
     assert outcome.kind in ("valid", "invalid"), outcome.detail or f"{outcome.seconds:.1f} s"
+
+
+# ---- names that hold line breaks ------------------------------------------------------------
+
+INJECTING = """\
+rulesengine: 1
+name: "Innocent\\nimport os; os.system('echo INJECTED') #"
+players: {min: 2, max: 2}
+options:
+  "o\\nprint('also injected') #": {default: 1}
+decks:
+  d: {suits: [h], ranks: ["1", "2"], zone: stock}
+zones:
+  stock: {}
+phases:
+  play: {moves: [go]}
+moves:
+  go: {effects: [end game]}
+match: {until: "true"}
+"""
+
+
+def test_a_name_with_a_line_break_cannot_end_a_comment_of_the_generated_code(tmp_path):
+    game = tmp_path / "inject.yaml"
+    game.write_text(INJECTING)
+    result = run("compile", str(game))
+    assert result.exit_code == 0, result.output
+    listing = tmp_path / "listing.py"
+    listing.write_text(result.output)
+    ran = subprocess.run([sys.executable, str(listing)], capture_output=True, text=True, timeout=60)
+    assert ran.returncode == 0 and "INJECTED" not in ran.stdout + ran.stderr and "injected" not in ran.stdout
+    assert result.output.splitlines()[0].startswith("# Innocent?import os")
+
+
+def test_a_name_with_a_line_break_prints_on_one_line(tmp_path):
+    game = tmp_path / "inject.yaml"
+    game.write_text(INJECTING)
+    result = run("run", str(game), "--seed", "1")
+    assert result.exit_code == 0, result.output
+    first, second = result.output.splitlines()[:2]
+    assert first.startswith("Innocent\\x0aimport os") and "o\\x0aprint" in first
+    assert second == "P1: go"
+
+
+def test_an_error_of_the_rules_found_when_a_setting_is_compiled_exits_1(tmp_path):
+    game = tmp_path / "fold.yaml"
+    game.write_text(
+        GAME_TEMPLATE_FOLD.replace("BONUS", "9223372036854775807"),
+    )
+    for command in (["compile", str(game)], ["run", str(game), "--seed", "1"]):
+        result = run(*command)
+        assert result.exit_code == 1, result.output
+        assert f"{game}:" in result.output and "limit of 9223372036854775807" in result.output
+
+
+GAME_TEMPLATE_FOLD = """\
+rulesengine: 1
+name: Fold
+players: {min: 2, max: 2}
+options:
+  bonus: {default: BONUS}
+decks:
+  d: {suits: [h], ranks: ["1", "2"], zone: stock}
+zones:
+  stock: {}
+variables:
+  x: {type: int}
+phases:
+  play: {moves: [go]}
+moves:
+  go:
+    effects:
+      - x = bonus * 2
+      - end game
+match: {until: "true"}
+"""
