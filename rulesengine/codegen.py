@@ -1016,7 +1016,11 @@ class CodeGenerator:
         total: ast.expr = const(0)
         for part in parts:
             total = fold_binop(total, "+", part)
-        return (self.bounded(total, e) if e.kind == "sum" and not is_const(total) else total), None
+        if e.kind != "sum":
+            return total, None
+        if is_const(total):  # folded: too large, it raises now, as running it would
+            return const(runtime.check_int(total.value, position(e.span))), None  # type: ignore[attr-defined]
+        return self.bounded(total, e), None
 
     def all_seats(self, e: ir.Expr) -> bool:
         """Whether `e` is every seat in seat order: `players`, or `active` while everyone stays."""
@@ -1162,6 +1166,10 @@ class CodeGenerator:
             x = self.names.fresh("_x")
             table = name(self.derived(("names", names_list), lambda: list(names_list), "names"))
             return pyast.method(const(", "), "join", pyast.genexp(sub(table, name(x)), x, node))
+        if e.type == ir.list_of(ir.BOOL):
+            x = self.names.fresh("_x")
+            shown = pyast.ifexp(name(x), const("yes"), const("no"))
+            return pyast.method(const(", "), "join", pyast.genexp(shown, x, node))
         if e.type.startswith("list:"):
             x = self.names.fresh("_x")
             return pyast.method(const(", "), "join", pyast.genexp(call("str", name(x)), x, node))

@@ -260,7 +260,8 @@ class Evaluator:
         if kind == "filter":
             return lambda st, env: [item for item, value in each(st, env) if value]
         if kind == "sum":
-            return lambda st, env: sum(value for _, value in each(st, env))
+            at = where(e.span)
+            return lambda st, env: checked(sum(value for _, value in each(st, env)), at)
         if kind == "max":
             return lambda st, env: max((value for _, value in each(st, env)), default=0)
         if kind == "min":

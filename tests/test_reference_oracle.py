@@ -514,3 +514,51 @@ def test_an_attribute_named_like_a_generated_local(tmp_path: Path, optimize: boo
     state = game.new_initial_state(seed=1)
     state.apply_action(state.legal_actions()[0])
     assert state.variables()["n"] == 2
+
+
+# ---- texts of truth values and folded sums --------------------------------------------------
+
+SHOWN_GAME = textwrap.dedent(
+    """\
+    name: Shown
+    players: {min: 2, max: 3}
+    options:
+      big: {default: 1}
+    decks:
+      standard: {suits: [hearts], ranks: ["1", "2"], zone: stock}
+    zones:
+      stock: {}
+    variables:
+      total: {type: int}
+    setup:
+      - 'log "one {true}, list {[true, false, 1 > 2]}"'
+      - total = players.sum(p, big)
+    phases:
+      play:
+        moves: [wait]
+    moves:
+      wait:
+        effects: ["reverse"]
+    match:
+      until: true
+    """
+)
+
+
+@pytest.mark.parametrize("optimize", [False, True])
+def test_a_list_of_truth_values_shows_as_yes_and_no(tmp_path: Path, optimize: bool) -> None:
+    game = rulesengine.make_game(write(tmp_path, SHOWN_GAME), optimize=optimize)
+    assert "one yes, list yes, no, no" in game.new_initial_state(seed=1, record_log=True).log
+
+
+@pytest.mark.parametrize("optimize", [False, True])
+def test_a_sum_over_the_seats_passing_the_limit_is_an_error_naming_the_place(tmp_path: Path, optimize: bool) -> None:
+    path = write(tmp_path, SHOWN_GAME)
+    largest = 9223372036854775807
+    fits = rulesengine.make_game(path, players=2, options={"big": largest // 2}, optimize=optimize)
+    assert fits.new_initial_state(seed=1).variables()["total"] == largest // 2 * 2
+    line = SHOWN_GAME.splitlines().index("  - total = players.sum(p, big)") + 1
+    with pytest.raises(EngineError, match=rf"^{path}:{line}:\d+: .*9223372036854775807"):
+        rulesengine.make_game(path, players=3, options={"big": largest // 2}, optimize=optimize).new_initial_state(
+            seed=1
+        )
