@@ -12,7 +12,15 @@ from typing import TYPE_CHECKING, cast
 from . import ir
 from .check import check, check_block, check_with_warnings, is_block
 from .compose import compose
-from .diagnostics import Diagnostic, OptionError, RuleFileError, did_you_mean, printable, suggestions_bounded
+from .diagnostics import (
+    Diagnostic,
+    OptionError,
+    RuleFileError,
+    did_you_mean,
+    printable,
+    suggestions_bounded,
+    whole_number,
+)
 from .fileformat import is_test_file
 from .limits import DEFAULT_MAX_STEPS
 from .resources import resolve_ruleset, shipped_rulesets
@@ -153,7 +161,10 @@ def make_game(
     """
     if not isinstance(ruleset, ir.Ruleset):
         ruleset = load_ruleset(ruleset)
-    count = ruleset.default_players if players is None else players
+    if options is not None and not isinstance(options, Mapping):
+        raise OptionError(f"options are a mapping of names to values, not {type(options).__name__}")
+    max_steps = whole_number(max_steps, "max_steps", least=1)
+    count = ruleset.default_players if players is None else whole_number(players, "players")
     if not ruleset.min_players <= count <= ruleset.max_players:
         raise OptionError(f"{ruleset.name} is for {ruleset.min_players} to {ruleset.max_players} players, not {count}")
     values = resolve_options(ruleset, options)

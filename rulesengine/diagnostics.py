@@ -11,10 +11,12 @@ import contextvars
 import difflib
 import heapq
 import json
+import operator
 import os
 import stat
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import attrs
 
@@ -84,6 +86,29 @@ class OptionError(RulesEngineError):
 
 class EngineError(RulesEngineError):
     """A rule file made the engine do something impossible while a game ran."""
+
+
+def integer(value: Any) -> int | None:
+    """`value` as the int it is (NumPy's integers too), or None for a bool, a float, a text or
+    anything else: a float or a bool equal to a number must not pass for it."""
+    if type(value) is int:
+        return value
+    if isinstance(value, bool):
+        return None
+    try:
+        return operator.index(value)
+    except TypeError:
+        return None
+
+
+def whole_number(value: Any, what: str, least: int | None = None) -> int:
+    """`value` as an int (see `integer`) of at least `least` if given; else OptionError naming `what`."""
+    number = integer(value)
+    if number is None:
+        raise OptionError(f"{what} takes a whole number, not {value!r}")
+    if least is not None and number < least:
+        raise OptionError(f"{what} must be at least {least}, not {number}")
+    return number
 
 
 # The character pairs that suggestions may still compare in the current check (None: no

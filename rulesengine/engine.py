@@ -17,7 +17,7 @@ from typing import Any
 from . import flow, ir, knowledge, results
 from .actions import Encoding
 from .compile import CompiledMove, Program, Segment, no_effects
-from .diagnostics import EngineError, IllegalActionError
+from .diagnostics import EngineError, IllegalActionError, integer, whole_number
 from .effect_flow import most_outcomes
 from .limits import DEFAULT_MAX_STEPS, MAX_TASKS_PER_STEP
 from .runtime import combination_unrank, insert_sorted, mask_cards
@@ -279,6 +279,7 @@ class State:
         return self._legal_ids().copy()
 
     def action_to_string(self, action: int) -> str:
+        action = action_id(action)
         if self.chance is not None and self.chance[0] == -1:
             values = self.chance[3]
             return f"chance: {self._show_drawn(values[action])}" if 0 <= action < len(values) else str(action)
@@ -320,7 +321,8 @@ class State:
             # empty is kept only there), no pick made, a legal id that is a whole action of a
             # move with a step (`Game.direct`): the step notes the action itself.
             game = self.game
-            play = game.direct.get(action)
+            # (only an int: 0.0 and True would find 0 and 1)
+            play = game.direct.get(action) if type(action) is int else None
             # A scan in C: as cheap as bisection for the lists of most decisions, and no dearer than
             # listing them was for a long one.
             if play is not None and action in legal:
@@ -345,6 +347,7 @@ class State:
             # Else straight to `_act`, which refuses an illegal key: any id of a game without steps
             # or hidden choices, or the key of an id taken in one id of a game with choices in
             # steps and no simultaneous phase (`whole_key`: None for any other id or game).
+            action = action_id(action)
             key = action if game.whole else game.whole_key(action)
             if key is not None:
                 self._act(key, action)
@@ -353,6 +356,7 @@ class State:
                 if self.game_over:
                     self._verify_result()
                 return
+        action = action_id(action)
         if self.game_over:
             raise IllegalActionError("the match is over; no action can be applied")
         if self.chance is not None:
@@ -1287,6 +1291,7 @@ class State:
         only its name. Lines written by the rules' `log` effect are announcements to every
         player. Needs a state made with `record_log=True`.
         """
+        seat_of(player, self.num_players, "log_for")
         if self.log is None:
             raise ValueError("this state keeps no log: make it with new_initial_state(..., record_log=True)")
         return [
@@ -1296,6 +1301,7 @@ class State:
 
     def observation(self, player: int) -> dict[str, Any]:
         """What `player` sees now: every zone it may look into, counts of the others."""
+        player = seat_of(player, self.num_players, "observation")
         program = self.program
         names = program.card_names
         zones: dict[str, list[str] | int] = {}
@@ -1347,23 +1353,23 @@ class State:
         Rebuilt from the trail of steps the state keeps (see `knowledge`), never by replay.
         The list and its observations are new at every call.
         """
-        return knowledge.observations(self, player)
+        return knowledge.observations(self, seat_of(player, self.num_players, "information_state"))
 
     def information_state_key(self, player: int) -> str:
         """A short text standing for `information_state(player)`: two states give the same key
         exactly when that player has observed the same (a SHA-256 chain over what changed in
         its observation at each step). Kept between calls: asking costs only the new steps."""
-        return knowledge.key(self, player)
+        return knowledge.key(self, seat_of(player, self.num_players, "information_state_key"))
 
     def knowledge(self, player: int) -> dict[str, str | None]:
         """Where `player` knows each card to be (a zone name), or None for a card it has not seen."""
-        return knowledge.knowledge(self, player)
+        return knowledge.knowledge(self, seat_of(player, self.num_players, "knowledge"))
 
     def resample(self, player: int, rng: random.Random) -> State:
         """A complete state `player` cannot tell from this one (see `rulesengine.resample`)."""
         from .resample import Resampler  # the resampler needs the engine: imported when asked
 
-        return Resampler(self, player).sample(rng)
+        return Resampler(self, seat_of(player, self.num_players, "resample")).sample(rng)
 
     def history_list(self) -> list[tuple[int, bool]]:
         """(value, is chance outcome) of every step so far (since the position, for a state put into
@@ -1443,6 +1449,23 @@ class _HiddenMoveLine(str):
     @property
     def public(self) -> str:
         return f"P{self.mover + 1}: {self.move_name.replace('_', ' ')}"
+
+
+def action_id(value: Any) -> int:
+    """An action id given by a caller, as the int it is (see `diagnostics.integer`)."""
+    action = integer(value)
+    if action is None:
+        raise IllegalActionError(f"an action is an integer id, not {value!r} ({type(value).__name__})")
+    return action
+
+
+def seat_of(player: Any, num_players: int, asked: str) -> int:
+    """`player` as a seat of a match of `num_players`; anything else, -1 among them (which
+    Python's indexing would take for the last seat), is refused."""
+    seat = integer(player)
+    if seat is None or not 0 <= seat < num_players:
+        raise EngineError(f"{asked} needs a player from 0 to {num_players - 1}, not {player!r}")
+    return seat
 
 
 def _jumps(segment: Segment) -> bool:
@@ -1562,7 +1585,7 @@ class Game:
         With `record_log`, `state.log` collects a readable line for every event. With
         `track=False` the state keeps no knowledge of the players (faster; no information states).
         """
-        state = State(self, seed, track)
+        state = State(self, None if seed is None else whole_number(seed, "seed"), track)
         if record_log:
             state.log = []
         state._start()
@@ -1598,6 +1621,7 @@ class Game:
         """The move of a complete action given by its key (see `move_of`) and its parameter values."""
         decoded = self._decoded.get(action)
         if decoded is None:
+            action = action_id(action)  # kept under an int key with int values, never under 0.0
             decoded = self._decoded[action] = self._decode(action)
             move, values = decoded
             self.plays[action] = (move.step, values, move.is_pass, move, move.settled)
@@ -1633,6 +1657,7 @@ class Game:
     def action_name(self, action: int) -> str:
         """The name of an action id as players see them, independent of the state (a step of a
         choice is named as its move's first step)."""
+        action = action_id(action)
         if not self.stepwise:
             return self.key_name(action)
         block = self.encoding.block_of(action)

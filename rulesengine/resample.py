@@ -25,6 +25,7 @@ from typing import Any
 
 from . import knowledge
 from .diagnostics import EngineError, IllegalActionError
+from .engine import seat_of
 
 DEFAULT_ATTEMPTS = 200
 
@@ -35,8 +36,7 @@ class Resampler:
     def __init__(self, state: Any, player: int, attempts: int = DEFAULT_ATTEMPTS):
         if not state._track:
             raise EngineError("this state keeps no knowledge of the players (made with track=False)")
-        if not 0 <= player < state.num_players:
-            raise EngineError(f"resample needs a player from 0 to {state.num_players - 1}, not {player}")
+        player = seat_of(player, state.num_players, "resample")
         self.state = state
         self.player = player
         self.attempts = attempts

@@ -189,3 +189,118 @@ def test_the_engine_limit_stops_any_match():
     assert state.legal_actions() == [] and state.legal_actions(state.current) == []
     with pytest.raises(IllegalActionError, match="match is over"):
         state.apply_action(0)
+
+
+# ---- values handed in by callers ------------------------------------------------------------
+
+
+class Index:
+    """An integer type of another library (as NumPy's): an int through `__index__` only."""
+
+    def __init__(self, value: int):
+        self.value = value
+
+    def __index__(self) -> int:
+        return self.value
+
+    def __eq__(self, other: object) -> bool:  # as NumPy's: equal to the int it holds
+        return other == self.value
+
+    def __hash__(self) -> int:
+        return hash(self.value)
+
+
+def _snapshot(state: State) -> tuple:
+    return (repr(state.zones), list(state.vars), state.steps, state.current_player(), state.history_list())
+
+
+@pytest.mark.parametrize("ruleset, players", [("padvinderspel", 2), ("padan", 2), ("pan", 3)])
+@pytest.mark.parametrize("bad", [0.0, 1.0, True, False, None, "0", [0], 2.5])
+def test_an_action_that_is_not_an_integer_is_refused_and_changes_nothing(ruleset, players, bad):
+    game = rulesengine.make_game(ruleset, players=players)
+    state = game.new_initial_state(seed=7)
+    play_random(state, 7, max_steps=3)
+    legal = state.legal_actions()
+    if isinstance(bad, float) and bad.is_integer():
+        bad = float(legal[0])  # equal to a legal id: it must still not pass for it
+    before = _snapshot(state)
+    with pytest.raises(IllegalActionError, match="an action is an integer id"):
+        state.apply_action(bad)
+    with pytest.raises(IllegalActionError, match="an action is an integer id"):
+        state.action_to_string(bad)
+    assert _snapshot(state) == before
+    # the game, shared by every state made of the same setting, is unharmed
+    fresh = rulesengine.make_game(ruleset, players=players).new_initial_state(seed=7)
+    play_random(fresh, 7, max_steps=3)
+    fresh.apply_action(legal[0])
+    assert all(type(value) is int for value, _ in fresh.history_list())
+
+
+def test_integers_of_other_types_are_taken_as_the_ints_they_are():
+    game = rulesengine.make_game("pan", players=2, options={"word": "P"})
+    plain, other = game.new_initial_state(seed=3), game.new_initial_state(seed=3)
+    rng = random.Random(1)
+    for _ in range(80):  # through choices made in steps (Pan's triples) too
+        if plain.is_terminal():
+            break
+        action = rng.choice(plain.legal_actions())
+        plain.apply_action(action)
+        other.apply_action(Index(action))
+        assert other.history_list() == plain.history_list()
+        assert all(type(value) is int for value, _ in other.history_list())
+        assert other.information_state_key(0) == plain.information_state_key(0)
+
+
+def test_chance_outcomes_take_integers_of_other_types_and_refuse_truth_values():
+    game = rulesengine.make_game("examples/in-between.yaml", players=3)
+    state = game.new_initial_state()  # no seed: shuffles and random draws are chance nodes
+    rng = random.Random(0)
+    while not (state.is_chance_node() and len(state.chance_outcomes()) < 10):
+        outcomes = state.chance_outcomes() if state.is_chance_node() else None
+        state.apply_action(rng.choice([a for a, _ in outcomes] if outcomes else state.legal_actions()))
+    first = state.chance_outcomes()[0][0]
+    with pytest.raises(IllegalActionError, match="integer id"):
+        state.clone().apply_action(bool(first))
+    taken = state.clone()
+    taken.apply_action(Index(first))
+    plain = state.clone()
+    plain.apply_action(first)
+    assert taken.history_list() == plain.history_list()
+
+
+@pytest.mark.parametrize("player", [-1, 3, 10**6, None, "0", 0.0, True])
+def test_a_player_that_is_not_a_seat_is_refused_everywhere(game, player):
+    state = game.new_initial_state(seed=4, record_log=True)
+    play_random(state, 4, max_steps=5)
+    asks = [state.observation, state.information_state, state.information_state_key, state.knowledge]
+    asks += [state.log_for, lambda p: state.resample(p, random.Random(0))]
+    for ask in asks:
+        with pytest.raises(rulesengine.EngineError, match=r"needs a player from 0 to 2, not"):
+            ask(player)
+    assert state.observation(Index(2)) == state.observation(2)
+
+
+@pytest.mark.parametrize(
+    "arguments, message",
+    [
+        ({"players": 3.0}, "players takes a whole number, not 3.0"),
+        ({"players": "3"}, "players takes a whole number"),
+        ({"players": True}, "players takes a whole number"),
+        ({"options": [("word", "P")]}, "options are a mapping"),
+        ({"max_steps": None}, "max_steps takes a whole number"),
+        ({"max_steps": 0}, "max_steps must be at least 1, not 0"),
+        ({"max_steps": -5}, "max_steps must be at least 1"),
+        ({"max_steps": 1.5}, "max_steps takes a whole number"),
+    ],
+)
+def test_make_game_names_an_argument_it_cannot_take(arguments, message):
+    with pytest.raises(OptionError, match=message):
+        rulesengine.make_game("pan", **arguments)
+
+
+def test_a_seed_is_a_whole_number(game):
+    for seed in ("abc", 1.5, True):
+        with pytest.raises(OptionError, match="seed takes a whole number"):
+            game.new_initial_state(seed=seed)
+    assert game.new_initial_state(seed=Index(9)).history_list() == game.new_initial_state(seed=9).history_list()
+    assert rulesengine.make_game("pan", players=Index(3)) is game
