@@ -206,6 +206,18 @@ def test_openspiel_names(pyspiel):
         register("padan", short_name=first)
 
 
+def test_openspiel_refuses_what_it_could_not_load(pyspiel):
+    from rulesengine.adapters.openspiel import register
+    from rulesengine.diagnostics import OptionError
+
+    with pytest.raises(ValueError, match="option 'word' is given twice"):
+        pyspiel.load_game("rulesengine(ruleset=pan,options=word:P;word:Q)")
+    with pytest.raises(OptionError, match="max_steps must be at least 1, not -5"):
+        pyspiel.load_game("rulesengine(ruleset=padan,max_steps=-5)")
+    with pytest.raises(ValueError, match="only letters, digits and '_'"):
+        register("padan", short_name="bad name(with)=chars")
+
+
 def test_registering_a_game_again_after_its_ruleset_was_loaded_anew(pyspiel, monkeypatch):
     # a process that loads many rulesets checks one again once it is no longer kept
     from rulesengine import api
@@ -278,6 +290,11 @@ def test_pettingzoo_illegal_action_and_render(pettingzoo):
     with pytest.raises(IllegalActionError, match="not legal"):
         environment.step(illegal)
     assert environment.state.actions() == []  # the illegal action changed nothing
+    legal = int(next(a for a, bit in enumerate(mask) if bit))
+    for not_an_id in (legal + 0.9, float(legal), str(legal)):  # never truncated or converted
+        with pytest.raises(IllegalActionError, match="an action is an integer id"):
+            environment.step(not_an_id)
+    assert environment.state.actions() == []
     mover = environment.agent_selection
     text = environment.render()
     assert f"{mover} to move" in text

@@ -155,3 +155,24 @@ def test_the_declared_evaluation_is_read_for_the_player_asked():
     laid = state.variables()["laid"]
     assert declared(state, 0) == laid[0] - laid[1] and declared(state, 1) == laid[1] - laid[0]
     assert declared(rulesengine.make_game("pan", players=2).new_initial_state(seed=1), 0) == 0.0  # none declared
+
+
+def test_an_agent_chooses_only_at_a_decision():
+    game = rulesengine.make_game("padan", options={"target": 1})
+    chance = game.new_initial_state()  # no seed: the first shuffle is a chance node
+    assert chance.is_chance_node()
+    ended = play_match(game.new_initial_state(seed=2), [RandomAgent(1), RandomAgent(2)])
+    agents = [RandomAgent(0), GreedyAgent(0), MonteCarloAgent(2, seed=0), ISMCTSAgent(2, seed=0)]
+    agents.append(CheatingMCTSAgent(2, seed=0))
+    for agent in agents:
+        with pytest.raises(rulesengine.EngineError, match="at a chance node"):
+            agent.choose(chance)
+        with pytest.raises(rulesengine.EngineError, match="after the match is over"):
+            agent.choose(ended)
+
+
+def test_play_match_needs_one_agent_a_seat():
+    game = rulesengine.make_game("padan")
+    for agents in ([RandomAgent(0)], [RandomAgent(0)] * 3):
+        with pytest.raises(rulesengine.OptionError, match=f"one agent for each of the 2 seats, not {len(agents)}"):
+            play_match(game.new_initial_state(seed=1), agents)

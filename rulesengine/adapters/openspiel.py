@@ -67,6 +67,8 @@ def parse_options_text(text: str) -> dict[str, str]:
         key, sep, value = pair.partition(":")
         if not sep:
             raise ValueError(f"options are 'name:value' pairs joined by ';', not '{text}'")
+        if key.strip() in options:
+            raise ValueError(f"option '{key.strip()}' is given twice in '{text}'")
         options[key.strip()] = value.strip()
     return options
 
@@ -87,6 +89,8 @@ def register(
     pyspiel = _pyspiel()
     game = make_game(ruleset, players, options, max_steps=max_steps)
     name = short_name or default_short_name(game)
+    if not re.fullmatch(r"[A-Za-z0-9_]+", name):  # what `pyspiel.load_game` can name
+        raise ValueError(f"an OpenSpiel game name has only letters, digits and '_', not {name!r}")
     # what the registered class loads its games from: the same file, players, options and
     # limit make the same game, however often (or by whichever path) its ruleset was loaded
     key = (game.ruleset.file, game.num_players, tuple(sorted(game.options.items())), game.max_steps)

@@ -115,9 +115,11 @@ class RulesEnv(AECEnv):
             return
         if action is None:
             raise IllegalActionError(f"{agent} must act: None is only for an agent whose match is over")
-        self._cumulative_rewards[agent] = 0.0
         assert self.state is not None  # reset() starts a match before any step
-        self.state.apply_action(int(action))  # raises IllegalActionError, naming the legal actions
+        # an int or NumPy integer; anything else, or an illegal id, raises IllegalActionError
+        # (naming the legal actions) and changes nothing
+        self.state.apply_action(action)
+        self._cumulative_rewards[agent] = 0.0
         self._after_step()
         self._accumulate_rewards()
 

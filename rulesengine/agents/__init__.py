@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
+from ..diagnostics import OptionError
 from ..engine import State
 from .basic import GreedyAgent, MonteCarloAgent, RandomAgent, playout
 from .mcts import CheatingMCTSAgent, ISMCTSAgent
@@ -37,6 +38,8 @@ def play_match(state: State, agents: Sequence[Agent]) -> State:
     Chance nodes (a state made without a seed) are drawn uniformly at random."""
     import random
 
+    if len(agents) != state.num_players:
+        raise OptionError(f"play_match needs one agent for each of the {state.num_players} seats, not {len(agents)}")
     chance = random.Random(state.seed)
     while not state.is_terminal():
         if state.is_chance_node():

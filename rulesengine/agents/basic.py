@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from ..engine import State
-from .view import PlayerView, as_view, declared, evaluate
+from .view import PlayerView, as_view, at_decision, declared, evaluate
 
 
 class RandomAgent:
@@ -18,6 +18,7 @@ class RandomAgent:
 
     def choose(self, view: PlayerView | State) -> int:
         if isinstance(view, State):  # the fast path of random playouts: no view needed
+            at_decision(view)
             return self.rng.choice(view.legal_actions())
         return self.rng.choice(view.legal_actions)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from ..diagnostics import EngineError
 from ..engine import Game, State
 from ..resample import Resampler
 
@@ -55,11 +56,21 @@ class PlayerView:
         return self._sampler.sample(rng)
 
 
+def at_decision(state: State) -> int:
+    """The player to move of a state handed to an agent; an agent chooses only at a player's
+    decision, never at a chance node or after the match."""
+    if state.game_over:
+        raise EngineError("an agent was asked to choose after the match is over")
+    if state.chance is not None:
+        raise EngineError("an agent was asked to choose at a chance node (a shuffle or a random choice)")
+    return state.current
+
+
 def as_view(agent: Any, given: State | PlayerView, rng: random.Random | None = None) -> PlayerView:
     """The view an agent is given: `given` itself, or made from a state for its player to move."""
     if isinstance(given, PlayerView):
         return given
-    view = PlayerView(given, given.current_player(), rng, sampling=getattr(agent, "needs_samples", True))
+    view = PlayerView(given, at_decision(given), rng, sampling=getattr(agent, "needs_samples", True))
     if getattr(agent, "cheats", False):
         view.true_state = given
     return view
