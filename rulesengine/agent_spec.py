@@ -14,6 +14,7 @@ match with seed s gets the seed s * 1000 + k, so a match is repeatable.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Collection
 from typing import Any
 
@@ -75,9 +76,11 @@ def _convert(name: str, key: str, value: str, kind: type, text: str) -> Any:
             raise AgentSpecError(f"rollout of '{name}' is 'round' or 'match', not '{value}' (in '{text}')")
         return value
     try:
-        number = kind(value)
+        number = kind(value) if value.isascii() else None  # int() would also read other scripts' digits
     except ValueError:
-        what = "a whole number" if kind is int else "a number"
+        number = None
+    if number is None or not math.isfinite(number):  # NaN passes every comparison below
+        what = "a whole number" if kind is int else "a finite number"
         raise AgentSpecError(f"'{key}' of agent '{name}' takes {what}, not '{value}' (in '{text}')") from None
     if number <= 0 and key != "c" or number < 0:
         raise AgentSpecError(f"'{key}' of agent '{name}' must be above 0, not {value} (in '{text}')")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
@@ -22,7 +23,7 @@ from .diagnostics import (
     whole_number,
 )
 from .fileformat import is_test_file
-from .limits import DEFAULT_MAX_STEPS
+from .limits import DEFAULT_MAX_STEPS, MAX_INTEGER
 from .resources import resolve_ruleset, shipped_rulesets
 from .source import decode, read_bytes
 
@@ -111,10 +112,12 @@ def parse_option_value(option: ir.Option, text: str) -> object:
             return False
         raise OptionError(f"option '{option.name}' takes true or false, not '{text}'")
     if option.type == ir.INT:
-        try:
-            return int(text)
-        except ValueError:
-            raise OptionError(f"option '{option.name}' takes a whole number, not '{text}'") from None
+        number = text.strip()
+        if not re.fullmatch(r"[+-]?[0-9]+", number):  # ASCII digits: int() would read "1_000" and other scripts
+            raise OptionError(f"option '{option.name}' takes a whole number, not '{text}'")
+        if len(number) > 20:  # past the language's limit, checked with the others' values
+            raise OptionError(f"option '{option.name}' must be within ±{MAX_INTEGER}, not {printable(number[:24])}...")
+        return int(number)
     return text
 
 
@@ -135,6 +138,8 @@ def resolve_options(ruleset: ir.Ruleset, given: Mapping[str, object] | None) -> 
         expected = {ir.INT: int, ir.BOOL: bool, ir.STR: str}[option.type]
         if type(value) is not expected:
             raise OptionError(f"option '{name}' takes a {option.type}, not {value!r}")
+        if expected is int and abs(cast(int, value)) > MAX_INTEGER:
+            raise OptionError(f"option '{name}' must be within ±{MAX_INTEGER}, not {value}")
         if option.choices is not None and value not in option.choices:
             choices = ", ".join(map(str, option.choices))
             raise OptionError(f"option '{name}' cannot be '{value}'; choices: {choices}")

@@ -31,6 +31,12 @@ def test_specs_make_agents_per_seat():
         ("mc:depth=3", "no setting 'depth'"),
         ("ismcts:rollout=forever", "'round' or 'match'"),
         ("random,,greedy", "comma-separated"),
+        ("ismcts:10:c=nan", "'c' of agent 'ismcts' takes a finite number, not 'nan'"),
+        ("ismcts:10:c=inf", "takes a finite number, not 'inf'"),
+        ("ismcts:seconds=inf", "takes a finite number"),
+        ("mcts-cheat:time=-inf", "takes a finite number"),
+        ("ismcts:\u0661", "takes a whole number"),  # a digit of another script
+        ("mc:\uff11", "takes a whole number"),  # a full-width digit
     ],
 )
 def test_bad_specs_say_what_is_wrong(spec, message):

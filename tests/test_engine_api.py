@@ -180,6 +180,22 @@ def test_unknown_options_and_values_are_named():
         rulesengine.make_game("pna")
 
 
+@pytest.mark.parametrize(
+    "value, message",
+    [
+        ("1_000", "takes a whole number, not '1_000'"),
+        ("\uff15", "takes a whole number"),  # a full-width digit
+        ("1" * 25, "must be within ±9223372036854775807"),
+        ("9223372036854775808", "must be within ±9223372036854775807, not 9223372036854775808"),
+        (9223372036854775808, "must be within ±9223372036854775807"),
+    ],
+)
+def test_a_number_option_takes_ascii_digits_within_the_languages_limit(value, message):
+    with pytest.raises(OptionError, match=message):
+        rulesengine.make_game("padan", options={"target": value})
+    assert rulesengine.make_game("padan", options={"target": " +7"}).options["target"] == 7
+
+
 def test_the_engine_limit_stops_any_match():
     ruleset = rulesengine.load_ruleset("pan")
     game = rulesengine.make_game(ruleset, players=3, max_steps=500)
