@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ from .api import find_ruleset, load_ruleset, make_game, ruleset_digest
 from .compose import find_reference, is_confined
 from .diagnostics import IllegalActionError, OptionError, RuleFileError, RulesEngineError, printable
 from .engine import Game, State
-from .resources import rulesets_dir, shipped_rulesets
+from .resources import resolve_ruleset, rulesets_dir, shipped_rulesets
 from .source import read_bytes
 
 FORMAT = "rulesengine-replay"
@@ -27,7 +28,6 @@ FORMAT = "rulesengine-replay"
 # 3: "actions" are the ids players see, a choice of cards made in steps (actions.py) one id a step
 VERSION = 3
 MAX_REPLAY_BYTES = 64_000_000  # a replay of the longest match the engine plays is far smaller
-_MAX_NUMBER_DIGITS = 20  # a JSON number longer than this is not a seed, a count or an action
 
 
 class ReplayError(RulesEngineError):
@@ -78,16 +78,36 @@ def record(state: State, ruleset: str, path: str | os.PathLike | None = None) ->
     }
 
 
-def check_destination(path: str | os.PathLike) -> None:
-    """ReplayError unless a replay can be written at `path`: checked before a match is played."""
+def check_destination(path: str | os.PathLike, *, inputs: Sequence[str | os.PathLike] = ()) -> None:
+    """ReplayError unless a file can be written at `path`: checked before a match is played.
+
+    `inputs` are the rule files the command reads (paths or shipped names): writing over one
+    would destroy it. A destination that exists must be a regular file, since a FIFO or a
+    device would be replaced by the rename that writes the file.
+    """
     target = Path(path)
     folder = target.parent
+    for given in inputs:
+        if _same_file(target, given):
+            raise ReplayError(f"cannot write {path}: it is the rule file {given} that is being read")
     if target.is_dir():
         raise ReplayError(f"{path} is a folder")
+    if target.exists() and not target.is_file():
+        raise ReplayError(f"cannot write {path}: it exists and is not a regular file (a pipe or a device?)")
     if not folder.is_dir():
         raise ReplayError(f"cannot write {path}: the folder {folder} does not exist")
     if not os.access(folder, os.W_OK | os.X_OK):
         raise ReplayError(f"cannot write {path}: the folder {folder} is not writable")
+
+
+def _same_file(target: Path, given: str | os.PathLike) -> bool:
+    """Whether `target` is the rule file `given` names (a path or a shipped name), also through
+    another spelling, a symbolic link or a hard link."""
+    source = resolve_ruleset(str(given)) or Path(given)
+    try:
+        return os.path.samefile(target, source)
+    except OSError:  # one of them does not exist (yet): compare where they would be
+        return target.resolve() == source.resolve()
 
 
 def write(path: str | os.PathLike, data: dict[str, Any]) -> None:
@@ -111,10 +131,13 @@ def write(path: str | os.PathLike, data: dict[str, Any]) -> None:
         raise
 
 
-def _bounded_int(text: str) -> int:
-    if len(text) > _MAX_NUMBER_DIGITS:
-        raise ValueError(f"a number of {len(text)} digits")
-    return int(text)
+def _whole_number(text: str) -> int:
+    """A JSON whole number as long as Python itself writes one: the same limit of digits binds
+    the writer, so every seed `run --seed` records is read back, and keeps reading cheap."""
+    try:
+        return int(text)
+    except ValueError:
+        raise ValueError(f"a number of {len(text)} digits, more than a replay can hold") from None
 
 
 def _no_constant(text: str) -> object:
@@ -131,7 +154,7 @@ def read(path: str | os.PathLike) -> dict[str, Any]:
     except UnicodeDecodeError as error:
         raise ReplayError(f"{path}: cannot read the replay: not UTF-8 ({error.reason})") from None
     try:
-        data = json.loads(text, parse_int=_bounded_int, parse_constant=_no_constant)
+        data = json.loads(text, parse_int=_whole_number, parse_constant=_no_constant)
     except json.JSONDecodeError as error:
         raise ReplayError(f"{path}:{error.lineno}:{error.colno}: not valid JSON: {error.msg}") from None
     except (ValueError, RecursionError) as error:
@@ -139,7 +162,7 @@ def read(path: str | os.PathLike) -> dict[str, Any]:
         raise ReplayError(f"{path}: not a valid replay: {what}") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ReplayError(f'{path}: not a rulesengine replay (expected "format": "{FORMAT}")')
-    if data.get("version") not in (1, 2, VERSION):
+    if not _is_version(data.get("version")):
         raise ReplayError(
             f"{path}: replay version {_shown(data.get('version'))} is not supported (expected 1 to {VERSION})"
         )
@@ -155,9 +178,15 @@ def read(path: str | os.PathLike) -> dict[str, Any]:
     return data
 
 
+def _is_version(value: object) -> bool:
+    """A version is a whole number (not true, not 3.0, which equal 1 and 3 in Python) we read."""
+    return isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= VERSION
+
+
 def _check_result(data: dict[str, Any], path: str | os.PathLike) -> None:
-    """A replay ends with the result it recorded: `terminal`, `returns` (one number a seat)
-    and `decisions`. A missing or malformed result is an error, not something to skip."""
+    """A replay ends with the result it recorded: `terminal`, `returns` (numbers; one a seat
+    is checked once the ruleset says whether the player count fits it) and `decisions`. A
+    missing or malformed result is an error, not something to skip."""
     result = data.get("result")
     if not isinstance(result, dict):
         raise ReplayError(f'{path}: "result" must be an object with "terminal", "returns" and "decisions"')
@@ -165,7 +194,6 @@ def _check_result(data: dict[str, Any], path: str | os.PathLike) -> None:
     if (
         not isinstance(result.get("terminal"), bool)
         or not isinstance(returns, list)
-        or len(returns) != data["players"]
         or not all(isinstance(r, (int, float)) and not isinstance(r, bool) for r in returns)
         or not isinstance(result.get("decisions"), int)
         or isinstance(result.get("decisions"), bool)
@@ -206,7 +234,7 @@ def ruleset_path(data: dict[str, Any], path: str | os.PathLike = "replay") -> Pa
             return found
     raise ReplayError(
         f"{path}: the ruleset '{printable(name)}' is neither a shipped ruleset nor a file in the "
-        "replay's folder or below it"
+        f"replay's folder or below it{', nor one in the working folder or below it' if data['version'] == 1 else ''}"
     )
 
 
@@ -221,9 +249,15 @@ def load_game(data: dict[str, Any], path: str | os.PathLike = "replay") -> Game:
             "recorded (its SHA-256 differs)"
         )
     try:
-        return make_game(load_ruleset(file), players=data["players"], options=data["options"])
-    except OptionError as error:
+        game = make_game(load_ruleset(file), players=data["players"], options=data["options"])
+    except OptionError as error:  # e.g. a player count out of the ruleset's range
         raise ReplayError(f"{path}: {error}") from None
+    if len(data["result"]["returns"]) != game.num_players:
+        raise ReplayError(
+            f'{path}: "result" must hold "returns" with one number a player ({game.num_players}), '
+            f"not {len(data['result']['returns'])}"
+        )
+    return game
 
 
 def play_back(data: dict[str, Any], path: str | os.PathLike = "replay", record_log: bool = True) -> State:
@@ -301,6 +335,11 @@ def check_result(data: dict[str, Any], state: State, path: str | os.PathLike = "
         )
     if [float(r) for r in result["returns"]] != state.returns():
         raise ReplayError(f"{path}: the match ends with returns {state.returns()}, the replay says {result['returns']}")
+    if result["decisions"] != state.steps:
+        raise ReplayError(
+            f"{path}: the match does not end as recorded: it takes {state.steps} decisions, "
+            f"the replay says {_shown(result['decisions'])}"
+        )
 
 
 def verify(data: dict[str, Any], path: str | os.PathLike = "replay") -> State:

@@ -1,0 +1,136 @@
+"""Replays written and read by a careless or hostile user: destinations that are inputs or not
+files, long seeds, results that differ in their decisions, odd player counts and versions."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import rulesengine
+from rulesengine import replay
+from rulesengine.cli import main
+from rulesengine.resources import rulesets_dir
+from tests.game_checks import play_random
+
+
+def recorded(seed: int, players: int = 2) -> dict:
+    game = rulesengine.make_game("pan", players=players)
+    return replay.record(play_random(game.new_initial_state(seed=seed), seed), "pan")
+
+
+def written(tmp_path: Path, data: dict, name: str = "m.json") -> Path:
+    path = tmp_path / name
+    path.write_text(json.dumps(data))
+    return path
+
+
+def verify_cli(path: Path):
+    return CliRunner().invoke(main, ["replay", "--verify", str(path)])
+
+
+# ---- destinations -------------------------------------------------------------------------------
+
+
+def test_a_destination_that_is_an_input_rule_file_is_refused(tmp_path):
+    rules = tmp_path / "g.yaml"
+    rules.write_text("rulesengine: 1\n")
+    with pytest.raises(replay.ReplayError, match="is the rule file .* being read"):
+        replay.check_destination(rules, inputs=[str(rules)])
+    with pytest.raises(replay.ReplayError, match="being read"):  # another spelling of the same file
+        replay.check_destination(tmp_path / "." / "g.yaml", inputs=[rules])
+    os.link(rules, tmp_path / "hard.yaml")
+    with pytest.raises(replay.ReplayError, match="being read"):
+        replay.check_destination(tmp_path / "hard.yaml", inputs=[rules])
+    assert rules.read_text() == "rulesengine: 1\n"
+    replay.check_destination(tmp_path / "other.json", inputs=[rules])  # any other file is fine
+
+
+def test_a_shipped_name_among_the_inputs_guards_the_shipped_file_only(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(replay.ReplayError, match="being read"):
+        replay.check_destination(rulesets_dir() / "pan.yaml", inputs=["pan"])
+    replay.check_destination("pan", inputs=["pan"])  # a new file named pan here is not the shipped ruleset
+
+
+@pytest.mark.parametrize("kind", ["fifo", "folder", "device"])
+def test_a_destination_that_is_not_a_regular_file_is_refused(tmp_path, kind):
+    if kind == "fifo":
+        target = tmp_path / "pf"
+        os.mkfifo(target)
+    elif kind == "folder":
+        target = tmp_path / "d"
+        target.mkdir()
+    else:
+        target = Path(os.devnull)
+    with pytest.raises(replay.ReplayError, match="not a regular file|is a folder"):
+        replay.check_destination(target)
+
+
+def test_run_record_leaves_a_fifo_alone(tmp_path):
+    fifo = tmp_path / "pf"
+    os.mkfifo(fifo)
+    result = CliRunner().invoke(main, ["run", "pan", "--record", str(fifo)])
+    assert result.exit_code == 2 and "not a regular file" in result.output
+    assert fifo.is_fifo()
+
+
+# ---- reading back what was written ----------------------------------------------------------------
+
+
+def test_a_seed_of_many_digits_is_read_back(tmp_path):
+    seed = 10**30 + 7
+    game = rulesengine.make_game("pan", players=2)
+    data = replay.record(play_random(game.new_initial_state(seed=seed), 1), "pan", tmp_path / "m.json")
+    replay.write(tmp_path / "m.json", data)
+    assert replay.read(tmp_path / "m.json")["seed"] == seed
+    assert verify_cli(tmp_path / "m.json").exit_code == 0
+
+
+def test_a_number_longer_than_python_writes_is_a_clean_error(tmp_path):
+    path = tmp_path / "m.json"
+    path.write_text('{"format": "rulesengine-replay", "version": 3, "seed": ' + "9" * 5000 + "}")
+    with pytest.raises(replay.ReplayError, match="a number of 5000 digits"):
+        replay.read(path)
+
+
+def test_another_count_of_decisions_does_not_end_as_recorded(tmp_path):
+    data = recorded(4)
+    data["result"]["decisions"] += 1
+    with pytest.raises(replay.ReplayError, match="does not end as recorded"):
+        replay.verify(data)
+    result = verify_cli(written(tmp_path, data))
+    assert result.exit_code == 1 and "does not end as recorded" in result.output
+
+
+@pytest.mark.parametrize("players", [0, 99])
+def test_a_player_count_out_of_range_is_named_as_such(tmp_path, players):
+    path = written(tmp_path, {**recorded(5), "players": players})
+    for result in (verify_cli(path), CliRunner().invoke(main, ["replay", str(path)])):
+        assert result.exit_code == 1
+        assert f"Pan is for 2 to 4 players, not {players}" in result.output and '"result"' not in result.output
+
+
+def test_returns_for_another_number_of_players_are_still_refused(tmp_path):
+    data = recorded(5)
+    data["result"]["returns"].append(1.0)
+    result = verify_cli(written(tmp_path, data))
+    assert result.exit_code == 1 and '"result" must hold "returns" with one number a player (2)' in result.output
+
+
+@pytest.mark.parametrize("version", [True, 3.0, 1.0, "3"])
+def test_only_a_whole_number_is_a_version(tmp_path, version):
+    with pytest.raises(replay.ReplayError, match="is not supported"):
+        replay.read(written(tmp_path, {**recorded(6), "version": version}))
+
+
+def test_a_missing_ruleset_of_a_version_1_replay_names_the_working_folder_too(tmp_path):
+    data = {**recorded(7), "ruleset": "gone.yaml"}
+    data.pop("ruleset_sha256")
+    with pytest.raises(replay.ReplayError, match="in the replay.s folder or below it, nor one in the working folder"):
+        replay.ruleset_path({**data, "version": 1}, tmp_path / "m.json")
+    with pytest.raises(replay.ReplayError, match="below it$"):  # later versions look beside the replay only
+        replay.ruleset_path({**data, "version": 2}, tmp_path / "m.json")
