@@ -367,10 +367,12 @@ def play(ruleset: str, players: int | None, seed: int, options: tuple[str, ...],
         for number, (_move, _values, name, _steps) in enumerate(choices, start=1):
             _say(f"  {number:>3}. {name}")
         while True:
-            answer = click.prompt("your move", default="1" if len(actions) == 1 else None, show_default=False)
-            answer = answer.strip()
+            try:
+                answer = input("your move: ").strip() or ("1" if len(actions) == 1 else "")
+            except EOFError:  # not click.prompt: it takes the end of input for Ctrl-C
+                raise _Quit("the input ended: you left the match") from None
             if answer.lower() in ("q", "quit"):
-                raise _Quit()
+                raise _Quit("you left the match")
             # ASCII digits only ('²' and '٣' are digits to str.isdigit), and few of them
             if answer.isascii() and answer.isdigit() and len(answer) <= 9 and 1 <= int(answer) <= len(actions):
                 return actions[int(answer) - 1]
@@ -378,14 +380,14 @@ def play(ruleset: str, players: int | None, seed: int, options: tuple[str, ...],
 
     try:
         state = play_against_bots(game, seat - 1, seed, ask, _say, bots)
-    except _Quit:
-        click.echo("you left the match")
+    except _Quit as left:
+        click.echo(str(left))
         return
     _print_result(state)
 
 
 class _Quit(Exception):
-    """The person typed q: the match ends there, and that is a normal end (exit 0)."""
+    """The person typed q, or the input ended: the match ends there, and that is a normal end (exit 0)."""
 
 
 def _seat_list(text: str, seats: int) -> list[int]:

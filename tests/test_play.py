@@ -37,6 +37,14 @@ def test_the_play_command_takes_moves_by_number_and_quits_cleanly():
     assert "Traceback" not in result.output
 
 
+def test_the_end_of_the_input_leaves_the_match_as_q_does():
+    # piped moves that run out, or Ctrl-D: not an interruption (exit 130 is for Ctrl-C)
+    for moves in ("", "1\n", "abc\n"):
+        result = CliRunner().invoke(main, ["play", "padan", "--seed", "3"], input=moves)
+        assert result.exit_code == 0, result.output
+        assert result.output.rstrip().endswith("the input ended: you left the match")
+
+
 # ---- each seat sees only its own log -------------------------------------------------------
 
 import re  # noqa: E402
