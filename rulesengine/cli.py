@@ -693,6 +693,10 @@ def _run() -> None:
         raise
     except BrokenPipeError:
         raise SystemExit(1) from None
+    except OSError as error:  # e.g. the output on a full disk (`> /dev/full`)
+        place = printable(str(error.filename)) if error.filename else "writing the output"
+        click.echo(f"error: {place}: {error.strerror or error}", err=True)
+        raise SystemExit(1) from None
 
 
 if __name__ == "__main__":

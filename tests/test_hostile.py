@@ -514,3 +514,14 @@ moves:
       - end game
 match: {until: "true"}
 """
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs Linux's /dev/full")
+@pytest.mark.parametrize("command", [["schema"], ["describe", "pan"], ["run", "pan", "--seed", "1"]])
+def test_output_to_a_full_disk_is_a_one_line_error(command):
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "rulesengine", *command], stdout=full, stderr=subprocess.PIPE, text=True, timeout=120
+        )
+    assert done.returncode == 1
+    assert done.stderr.strip() == "error: writing the output: No space left on device"
