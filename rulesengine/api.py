@@ -78,6 +78,14 @@ def _key(path: str) -> tuple[str, str]:
     return str(Path(path).resolve()), path  # the path as given is in the spans
 
 
+def composed_files(ruleset: ir.Ruleset) -> list[str]:
+    """Every file a loaded ruleset was composed from (`extends`, `include`), its own first."""
+    for files, kept, _digest in _kept.values():
+        if kept is ruleset:
+            return [file for file, _hash in files]
+    return [ruleset.file]
+
+
 def _load(path: str) -> tuple[ir.Ruleset, str]:
     key = _key(path)
     kept = _kept.get(key)

@@ -558,7 +558,10 @@ def new(file: Path, base: str | None, force: bool) -> None:
     if base is None:
         text = header + authoring.starter_game(file.name)
     else:
-        text = header + authoring.variant(_load_ruleset(base), _reference(base, file.parent), file.name)
+        ruleset = _load_ruleset(base)
+        if any(file.resolve() == Path(source).resolve() for source in api.composed_files(ruleset)):
+            raise ChoiceError(f"{file} is {base} or a file it is built from: a variant cannot replace its base")
+        text = header + authoring.variant(ruleset, _reference(base, file.parent), file.name)
     try:
         authoring.write_new(file, text, force=force)
         if schema_file is not None:  # the file's first line points at it

@@ -404,3 +404,16 @@ def test_the_pre_commit_hook_runs_validate_on_yaml_files():
     assert config["project"]["scripts"]["rulesengine"] == "rulesengine.cli:entry"
     pattern = re.compile(hook["files"])
     assert pattern.search("rules/game.yaml") and pattern.search("game.yml") and not pattern.search("game.json")
+
+
+def test_new_will_not_let_a_variant_replace_its_own_base(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    assert runner.invoke(main, ["new", "base.yaml", "--extends", "pan"]).exit_code == 0
+    assert runner.invoke(main, ["new", "child.yaml", "--extends", "base.yaml"]).exit_code == 0
+    before = Path("base.yaml").read_text()
+    for base in ("base.yaml", "child.yaml", "./child.yaml"):  # itself, or a file that extends it
+        result = runner.invoke(main, ["new", "base.yaml", "--extends", base, "--force"])
+        assert result.exit_code == 2 and "a variant cannot replace its base" in result.output
+    assert Path("base.yaml").read_text() == before
+    assert runner.invoke(main, ["validate", "base.yaml", "child.yaml"]).exit_code == 0
