@@ -17,7 +17,7 @@ from pathlib import Path
 from .diagnostics import Diagnostic, RuleFileError
 from .limits import MAX_FILE_BYTES
 from .shape import FORMAT_VERSION, MARKER, RULE_FILE_SECTIONS
-from .source import Map, Scalar, load_yaml
+from .source import Map, Scalar, load_yaml, read_head
 
 __all__ = [
     "FORMAT_VERSION",
@@ -59,10 +59,9 @@ def kind_of_keys(keys: Iterable[str]) -> Kind:
 def recognise(path: Path) -> Kind:
     """What the file at `path` is. YAML that does not parse is judged by its unindented
     `key:` lines, so that a broken rule file is still checked (and its error reported)."""
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_FILE_BYTES + 1)
-    except OSError:
+    try:  # a pipe or a device is refused from its status, never opened: reading would block
+        data = read_head(str(path))
+    except RuleFileError:
         return Kind.UNKNOWN
     text = data.decode("utf-8", "replace")
     if len(data) <= MAX_FILE_BYTES and "\ufffd" not in text:

@@ -462,27 +462,36 @@ def read_bytes(path: str, limit: int = MAX_FILE_BYTES) -> bytes:
     or a device is refused without being opened, so reading never blocks. Raises
     RuleFileError (RE005, RE009).
     """
+    data = read_head(path, limit, refuse_large=True)
+    if len(data) > limit:
+        raise _too_large(path, limit)
+    return data
+
+
+def read_head(path: str, limit: int = MAX_FILE_BYTES, refuse_large: bool = False) -> bytes:
+    """At most `limit + 1` bytes from the start of a regular file. A folder, a pipe or a device
+    is refused from its status before it is opened (RE009), so nothing blocks; with
+    `refuse_large`, so is a file whose status says it is larger than `limit` (RE005)."""
     try:
         status = os.stat(path)
         if not stat.S_ISREG(status.st_mode):
-            raise RuleFileError([Diagnostic("RE009", "cannot read file: not a regular file", Span.point(path, 1, 1))])
-        if status.st_size > limit:
+            raise _not_regular(path)
+        if refuse_large and status.st_size > limit:
             raise _too_large(path, limit)
         # Opened without blocking, and checked again once open: a file swapped for a pipe
         # between the two looks is refused too.
         handle = os.fdopen(os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)), "rb")
         with handle:
             if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-                raise RuleFileError(
-                    [Diagnostic("RE009", "cannot read file: not a regular file", Span.point(path, 1, 1))]
-                )
-            data = handle.read(limit + 1)
+                raise _not_regular(path)
+            return handle.read(limit + 1)
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
         raise RuleFileError([Diagnostic("RE009", f"cannot read file: {reason}", Span.point(path, 1, 1))]) from None
-    if len(data) > limit:
-        raise _too_large(path, limit)
-    return data
+
+
+def _not_regular(path: str) -> RuleFileError:
+    return RuleFileError([Diagnostic("RE009", "cannot read file: not a regular file", Span.point(path, 1, 1))])
 
 
 def _too_large(path: str, limit: int) -> RuleFileError:
