@@ -94,7 +94,7 @@ class Resampler:
 
     def _replay(self, sigma: list[int], rng: random.Random) -> Any:
         player = self.player
-        base = relabel(self.checkpoint, sigma)
+        base = relabel(self.checkpoint, sigma, player)
         zones = tuple(map(tuple, base.zones))  # the sample's cards there, for the other players' keys
         base.trail = (None, ("base", player, self.start_key, self.start_view, self._prefix_observations(), zones))
         base.seed = rng.getrandbits(62)  # later shuffles must not repeat the true match's
@@ -117,6 +117,8 @@ class Resampler:
                     action = relabel_action(game, value, sigma)
                     if action is None or state.is_chance_node() or not state._is_legal(action):
                         return None
+                    if action != value and self._names_its_cards(state, action):
+                        return None
                     state.apply_action(action)
                 if knowledge.project(state, player, view, state.trail[1]) != target:
                     return None
@@ -129,21 +131,32 @@ class Resampler:
 
     def _picks(self, state: Any, picks: list[tuple[int, tuple]], sigma: list[int], view: list) -> bool:
         """Replay the steps of one choice, relabeled; False when the sample cannot make them."""
-        steps = relabel_steps(state.game, tuple(v for v, _ in picks), sigma)
+        true_steps = tuple(v for v, _ in picks)
+        steps = relabel_steps(state.game, true_steps, sigma)
         if steps is None or len(steps) != len(picks):
             return False
+        mover = state.current
         for step, (_value, target) in zip(steps, picks):
             if state.is_chance_node() or step not in state.legal_actions():
                 return False
             state.apply_action(step)
             if knowledge.project(state, self.player, view, state.trail[1]) != target:
                 return False
+        if steps != true_steps and state.last_action is not None:
+            move = state.game.move_of(state.last_action)
+            if not move.hidden or mover == self.player:  # the move, cards and all, was seen
+                return False
         return True
+
+    def _names_its_cards(self, state: Any, action: int) -> bool:
+        """Whether the player sees `action` whole when the player to move makes it: every move
+        but another player's hidden one names its cards (in the observation's last move)."""
+        return not state.game.move_of(action).hidden or state.current == self.player
 
     def _forward(self, sigma: list[int], rng: random.Random) -> Any:
         """The fallback: the current state relabeled, with the player's view kept, no replay."""
         player, state = self.player, self.state
-        result = relabel(state, sigma)
+        result = relabel(state, sigma, player)
         if self._now is None:
             key = knowledge.key(state, player)
             chain = knowledge.observation_chain(state, player)
@@ -160,8 +173,10 @@ class Resampler:
         return result
 
 
-def relabel(state: Any, sigma: list[int]) -> Any:
-    """A copy of `state` with every card `c` renamed `sigma[c]`, its past forgotten."""
+def relabel(state: Any, sigma: list[int], player: int) -> Any:
+    """A copy of `state` with every card `c` renamed `sigma[c]`, its past forgotten, as
+    `player` may find it: the last move keeps the cards it named if the player saw it whole
+    (they may have been shuffled away since, but the player's observation names them)."""
     out = state.clone()
     out.zones = [[sigma[c] for c in zone] for zone in out.zones]
     where = out.where
@@ -186,7 +201,7 @@ def relabel(state: Any, sigma: list[int]) -> Any:
         value = out.vars[slot]
         if isinstance(value, int) and value >= 0:
             out.vars[slot] = sigma[value]
-    if out.last_action is not None:
+    if out.last_action is not None and state.game.move_of(out.last_action).hidden and out.mover != player:
         out.last_action = relabel_action(state.game, out.last_action, sigma)
     if out._commits:  # the hidden choices of a simultaneous phase name cards of the sample
         out._commits = tuple((p, relabel_action(state.game, key, sigma) or key) for p, key in out._commits)

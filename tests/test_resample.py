@@ -50,6 +50,26 @@ def test_a_resample_looks_the_same_to_the_player(name, players, seed, seeded, le
             step_randomly(sample, rng)
 
 
+def test_a_resample_at_a_shuffle_after_a_move_shows_the_last_move_as_the_player_saw_it():
+    # the cards of the last move may be shuffled again: a sample may redraw them, but not
+    # rename the move the player saw last (relabeling the current state once did)
+    game = rulesengine.make_game("padan", options={"target": 5})
+    checked = 0
+    for seed in range(60):
+        state, rng = game.new_initial_state(), random.Random(seed)
+        while not state.is_terminal():
+            if state.is_chance_node() and state.last_action is not None:
+                for player in range(game.num_players):
+                    sample = state.resample(player, random.Random(seed))
+                    assert sample.observation(player) == state.observation(player)
+                    assert sample.information_state_key(player) == state.information_state_key(player)
+                checked += 1
+            step_randomly(state, rng)
+        if checked >= 6:
+            break
+    assert checked >= 6
+
+
 def test_a_resample_redistributes_unseen_cards():
     game = rulesengine.make_game("pan", players=3)
     state = game.new_initial_state(seed=3)
