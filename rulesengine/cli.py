@@ -9,12 +9,14 @@ option value, a file that cannot be written); 130 interrupted (Ctrl-C).
 from __future__ import annotations
 
 import importlib
+import math
 import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
+from click.core import ParameterSource
 
 from . import api, fileformat, ir
 from .diagnostics import (
@@ -94,13 +96,23 @@ def _collect_files(paths: tuple[str, ...]) -> tuple[list[Path], list[Diagnostic]
     return files, refused
 
 
+class _FiniteRange(click.FloatRange):
+    """A float within bounds; NaN, which passes every comparison of FloatRange, is refused."""
+
+    def convert(self, value, param, ctx):  # type: ignore[no-untyped-def]  # click's signature
+        number = super().convert(value, param, ctx)
+        if math.isnan(number):
+            self.fail(f"{value!r} is not a number", param, ctx)
+        return number
+
+
 def _parse_options(pairs: tuple[str, ...]) -> dict[str, str]:
     options: dict[str, str] = {}
     for pair in pairs:
         name, sep, value = pair.partition("=")
         if not sep or not name.strip():
             raise UsageError(f"-o takes NAME=VALUE, not '{pair}'")
-        options[name.strip()] = value
+        options[name.strip()] = value.strip()  # as the name: "word = X" means X, not " X"
     return options
 
 
@@ -173,6 +185,8 @@ def validate(paths: tuple[str, ...], output_format: str, strict: bool, skip_non_
     Given folders or several files, YAML files that are not rule files (no 'rulesengine:'
     line and no rule-file sections) are skipped with a note.
     """
+    if any(not path for path in paths):  # "" would be the working folder, as "." is
+        raise UsageError("a path to check cannot be empty; to check the working folder, give '.'")
     files, problems = _collect_files(paths)
     if not files and not problems:
         raise UsageError("no rule files found (looked for .yaml and .yml files)")
@@ -267,7 +281,7 @@ def run(
 
 
 @main.command(name="replay")
-@click.argument("path", type=click.Path(dir_okay=False))
+@click.argument("path")
 @click.option("--verify", is_flag=True, help="Only check that the match replays as recorded (exit 0 or 1).")
 def replay_command(path: str, verify: bool) -> None:
     """Play back a replay written by `run --record`, or verify it.
@@ -432,7 +446,7 @@ def _seat_list(text: str, seats: int) -> list[int]:
 @_opponents
 @click.option(
     "--bot-delay",
-    type=click.FloatRange(0, 10),
+    type=_FiniteRange(0, 10),
     default=0.6,
     show_default=True,
     help="Seconds between bot moves, so people can follow them.",
@@ -474,6 +488,9 @@ def serve(
 
     game = _load_game(ruleset, players, options)
     people = _seat_list(seats, game.num_players)
+    given = click.get_current_context().get_parameter_source("opponents") is not ParameterSource.DEFAULT
+    if given and len(set(people)) == game.num_players:
+        raise ChoiceError("--opponents: people play every seat, so there is no bot to set")
     if record_folder is not None:  # before serving, not when the first match ends
         try:
             replay.check_destination(Path(record_folder) / "replay.json")
@@ -550,6 +567,8 @@ def new(file: Path, base: str | None, force: bool) -> None:
     """Write a new rule file: a small complete game to start from, or a variant of RULESET."""
     from . import authoring
 
+    if not file.name:  # "" is the working folder
+        raise UsageError("new needs the name of the file to write, e.g. game.yaml")
     exists = ChoiceError(f"{file} already exists; choose another name, or add --force to overwrite it")
     if file.exists() and not force:
         raise exists

@@ -525,3 +525,35 @@ def test_output_to_a_full_disk_is_a_one_line_error(command):
         )
     assert done.returncode == 1
     assert done.stderr.strip() == "error: writing the output: No space left on device"
+
+
+def test_empty_paths_are_usage_errors_not_the_working_folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "broken.yaml").write_text("rulesengine: 1\nname: [\n")
+    result = run("validate", "")
+    assert result.exit_code == 2 and "cannot be empty; to check the working folder, give '.'" in result.output
+    result = run("new", "")
+    assert result.exit_code == 2 and "the name of the file to write" in result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["broken.yaml"]
+
+
+def test_a_folder_given_as_a_replay_is_a_replay_that_cannot_be_read(tmp_path):
+    folder = tmp_path / "match.json"
+    folder.mkdir()
+    for arguments in (["replay", str(folder)], ["replay", "--verify", str(folder)]):
+        result = run(*arguments)
+        assert result.exit_code == 1 and "cannot read the replay" in result.output
+
+
+def test_option_values_are_trimmed_as_their_names_are():
+    spaced = run("run", "pan", "--seed", "1", "-o", " word = PA ")
+    plain = run("run", "pan", "--seed", "1", "-o", "word=PA")
+    assert spaced.exit_code == 0 and spaced.output == plain.output
+
+
+def test_serve_refuses_nan_and_opponents_for_no_seat():
+    pytest.importorskip("starlette")
+    result = run("serve", "padan", "--bot-delay", "nan")
+    assert result.exit_code == 2 and "'nan' is not a number" in result.output
+    result = run("serve", "padan", "--seats", "1,2", "--opponents", "greedy")
+    assert result.exit_code == 2 and "people play every seat" in result.output
