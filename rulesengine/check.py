@@ -172,10 +172,10 @@ def check_block(document: Map) -> list[Diagnostic]:
         if key not in TOP_KEYS
     ]
     definitions = document.get("define")
-    heads = definitions.key_spans if isinstance(definitions, Map) else {}
-    for key, node in definitions.items() if isinstance(definitions, Map) else ():
+    heads = definitions if isinstance(definitions, Map) else Map({}, {}, document.span)
+    for key, node in heads.items():
         try:
-            parse_signature(Scalar(key, heads[key]))
+            parse_signature(heads.key_node(key))
             parse_expression(node)
         except ParseFailed as failure:
             problems.append(failure.diagnostic)

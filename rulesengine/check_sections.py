@@ -270,7 +270,7 @@ class SectionReader(CheckerBase):
         for key, node in section.items():
             span = section.key_spans[key]
             try:
-                name, params = parse_signature(Scalar(key, span))
+                name, params = parse_signature(section.key_node(key))
             except ParseFailed as failure:
                 self.problems.append(failure.diagnostic)
                 continue

@@ -26,14 +26,17 @@ def merge(base: Node, override: Node) -> Node:
         return override
     entries = dict(base.entries)
     key_spans = dict(base.key_spans)
+    key_nodes = dict(base.key_nodes)
     for key, value in override.entries.items():
         if isinstance(value, Scalar) and value.value is None:
             entries.pop(key, None)
             key_spans.pop(key, None)
+            key_nodes.pop(key, None)
             continue
         entries[key] = merge(entries[key], value) if key in entries else value
         key_spans[key] = override.key_spans[key]
-    return Map(entries, key_spans, override.span)
+        key_nodes[key] = override.key_node(key)
+    return Map(entries, key_spans, override.span, key_nodes)
 
 
 def _references(node: Node, key: str) -> list[Scalar]:

@@ -141,9 +141,16 @@ class Map:
     entries: dict[str, Node]
     key_spans: dict[str, Span]
     span: Span
+    # the keys as read, for a position inside one (a definition's head); none in maps made later
+    key_nodes: dict[str, Scalar] = attrs.field(factory=dict)
 
     def get(self, key: str) -> Node | None:
         return self.entries.get(key)
+
+    def key_node(self, key: str) -> Scalar:
+        """The key as a scalar that maps offsets inside it to the file (escapes and quotes counted)."""
+        found = self.key_nodes.get(key)
+        return found if found is not None else Scalar(key, self.key_spans[key])
 
     def __contains__(self, key: str) -> bool:
         return key in self.entries
@@ -252,6 +259,7 @@ class _Builder:
     def mapping(self, node: yaml.MappingNode) -> Map:
         entries: dict[str, Node] = {}
         key_spans: dict[str, Span] = {}
+        key_nodes: dict[str, Scalar] = {}
         for key_node, value_node in node.value:
             key_span = _span(self.file, key_node)
             if not isinstance(key_node, yaml.ScalarNode):
@@ -276,8 +284,13 @@ class _Builder:
                 )
                 continue
             key_spans[key] = key_span
+            key_nodes[key] = self._key(key, key_node, key_span)
             entries[key] = self.build(value_node)
-        return Map(entries, key_spans, _span(self.file, node))
+        return Map(entries, key_spans, _span(self.file, node), key_nodes)
+
+    def _key(self, key: str, node: yaml.ScalarNode, span: Span) -> Scalar:
+        style = node.style or None
+        return Scalar(key, span, style, _Positions(self.source, node.start_mark.index, node.end_mark.index, style))
 
 
 class _TooLarge(Exception):
