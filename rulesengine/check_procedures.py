@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import attrs
 
 from . import ir, syntax
-from .check_base import CheckerBase, Failed, Scope
+from .check_base import RESERVED, CheckerBase, Failed, Scope
 from .diagnostics import Span, did_you_mean
 from .limits import MAX_PROCEDURE_DEPTH, MAX_PROCEDURE_STATEMENTS
 from .parse import parse_statements
@@ -72,7 +72,10 @@ class ProcedureChecker(CheckerBase):
                             hint=did_you_mean(str(type_), PARAMETER_TYPES),
                         )
                         broken.add(name)  # reported here; its body and calls say nothing more
-                    if self.check_not_keyword(param, where, "a parameter"):
+                    if param in RESERVED:  # it would hide the built-in inside the body
+                        self.error("RE241", f"'{param}' is a built-in name and cannot name a parameter", where)
+                        broken.add(name)
+                    elif self.check_not_keyword(param, where, "a parameter"):
                         params.append((param, str(type_), where))
             body: list[syntax.Stmt] = []
             effects = spec.get("effects")

@@ -12,10 +12,11 @@ from collections.abc import Iterator
 
 from . import ir
 from .check_base import RESERVED, STATEMENT_KEYWORDS, CheckerBase, Failed, Scope
+from .check_expressions import FUNCTIONS
 from .check_fold import TooLarge
 from .diagnostics import Span, did_you_mean
 from .limits import MAX_INTEGER, MAX_PLAYERS, MAX_SET_SIZE, MAX_ZONE_DIMENSION
-from .parse import ParseFailed, parse_loop, parse_signature
+from .parse import ParseFailed, parse_head, parse_loop
 from .shape import OPTION_TYPES, SECTION_KEYS, VARIABLE_TYPES, VISIBILITIES
 from .source import Map, Node, Scalar, Seq
 
@@ -270,12 +271,37 @@ class SectionReader(CheckerBase):
         for key, node in section.items():
             span = section.key_spans[key]
             try:
-                name, params = parse_signature(section.key_node(key))
+                name, params = parse_head(section.key_node(key))
             except ParseFailed as failure:
                 self.problems.append(failure.diagnostic)
                 continue
-            if self.check_new_name(name, span):
-                self.definitions[name] = (params, node)
+            self.check_parameters(name, params)
+            if self.check_not_function(name, span) and self.check_new_name(name, span):
+                self.definitions[name] = (tuple(param for param, _ in params), node)
+
+    def check_not_function(self, name: str, span: Span) -> bool:
+        """A definition named like a built-in function would take over every call of it."""
+        if name in FUNCTIONS:
+            self.error(
+                "RE241",
+                f"'{name}' is a built-in function and cannot be redefined",
+                span,
+                hint=f"choose another name, e.g. 'my_{name}'",
+            )
+            return False
+        return True
+
+    def check_parameters(self, name: str, params: tuple[tuple[str, Span], ...]) -> None:
+        """A parameter named like a built-in (`f(round)`) or twice (`f(x, x)`) would hide the
+        other inside the body. Reported; the definition is still declared, so its uses say
+        nothing more."""
+        seen: set[str] = set()
+        for param, where in params:
+            if param in RESERVED:
+                self.error("RE241", f"'{param}' is a built-in name and cannot name a parameter", where)
+            elif param in seen:
+                self.error("RE242", f"definition '{name}' has two parameters named '{param}'", where)
+            seen.add(param)
 
     def read_variables(self) -> None:
         section = self.mapping("variables")

@@ -355,12 +355,19 @@ def parse_loop(node: Node) -> tuple[str, Span, syntax.Expr]:
 
 def parse_signature(node: Scalar) -> tuple[str, tuple[str, ...]]:
     """Parse a definition's head: 'name(param, param)' or a bare name."""
+    name, params = parse_head(node)
+    return name, tuple(param for param, _ in params)
+
+
+def parse_head(node: Scalar) -> tuple[str, tuple[tuple[str, Span], ...]]:
+    """A definition's name and its parameters, each with where it is written."""
     text = _text_of(node, "a definition name")
     if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", text.strip()):
         return text.strip(), ()
     tree = _parse_tree(node, text, "start_signature")
-    names = [str(t) for t in tree.children if t is not None]
-    return names[0], tuple(names[1:])
+    tokens = [t for t in tree.children if isinstance(t, Token)]
+    where = _ToAst(node).span_of
+    return str(tokens[0]), tuple((str(t), where(t)) for t in tokens[1:])
 
 
 def parse_statements(node: Node, depth: int = 0) -> tuple[list[syntax.Stmt], list[Diagnostic]]:
