@@ -67,7 +67,14 @@ class Analysis:
     symbols: tuple[Symbol, ...]
 
 
+def normalised(text: str) -> str:
+    """The text with every line break as '\n': an editor's '\r\n' and '\r' end lines too (as
+    in LSP and as `validate` reads files), and positions count lines by '\n' alone."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
 def analyse(text: str, path: str) -> Analysis:
+    text = normalised(text)
     if is_test_file(path):
         return Analysis(path, tuple(load_tests(path, text, optimize=False)[1]), None, ())  # diagnostics only
     try:

@@ -60,9 +60,14 @@ def path_of(uri: str) -> str:
     return unquote(parsed.path) if parsed.scheme == "file" else uri
 
 
+def lines_of(text: str) -> list[str]:
+    """The lines of a text as an LSP client counts them: '\n', '\r\n' and '\r' each end one."""
+    return analysis.normalised(text).split("\n")
+
+
 def _lines_of(path: str, own_path: str, own_text: str) -> list[str]:
     if path == own_path or Path(path).resolve() == Path(own_path).resolve():
-        return own_text.split("\n")
+        return lines_of(own_text)
     try:
         return Path(path).read_text(encoding="utf-8", errors="replace").split("\n")
     except OSError:
@@ -100,7 +105,7 @@ def to_lsp(diagnostic: Diagnostic, path: str, text: str) -> types.Diagnostic:
         span = Span.point(path, 1, 1)
     severity = types.DiagnosticSeverity.Error if diagnostic.severity == ERROR else types.DiagnosticSeverity.Warning
     return types.Diagnostic(
-        range=to_range(span, text.split("\n")),
+        range=to_range(span, lines_of(text)),
         message=message,
         severity=severity,
         code=diagnostic.code,
@@ -145,7 +150,7 @@ def _at(
     ls: RulesServer,
     params: types.CompletionParams | types.HoverParams | types.DefinitionParams,
 ) -> tuple[list[str], int, int]:
-    lines = ls.workspace.get_text_document(params.text_document.uri).source.split("\n")
+    lines = lines_of(ls.workspace.get_text_document(params.text_document.uri).source)
     line = params.position.line
     text = lines[line] if line < len(lines) else ""
     return lines, line, characters(text, params.position.character)
@@ -197,7 +202,7 @@ def definition(ls: RulesServer, params: types.DefinitionParams) -> types.Locatio
 @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
 def document_symbol(ls: RulesServer, params: types.DocumentSymbolParams) -> list[types.DocumentSymbol]:
     document = ls.workspace.get_text_document(params.text_document.uri)
-    lines = document.source.split("\n")
+    lines = lines_of(document.source)
     result = analysis.analyse(document.source, path_of(params.text_document.uri))
 
     def convert(symbol: analysis.Symbol) -> types.DocumentSymbol:
