@@ -15,6 +15,7 @@ import attrs
 
 from . import ir, syntax
 from .check_base import CheckerBase, Scope
+from .check_fold import TooLarge, fold
 from .diagnostics import Span
 from .limits import MAX_REPEAT
 
@@ -60,12 +61,10 @@ class ChanceChecker(CheckerBase):
         return ir.Repeat(s.span, count, body, until, most)
 
     def repeat_bound(self, count: ir.Expr) -> int:
-        """The most passes a repeat can make, seen before play: a number, or an int option
-        with `max` or `choices`; at most limits.MAX_REPEAT."""
-        most: int | None = None
-        if isinstance(count, ir.Const) and isinstance(count.value, int):
-            most = count.value
-        elif isinstance(count, ir.OptionRef):
+        """The most passes a repeat can make, seen before play: a number (`-5` too: it runs
+        no pass), or an int option with `max` or `choices`; at most limits.MAX_REPEAT."""
+        most = _constant(count)
+        if isinstance(count, ir.OptionRef):
             option = self.options[count.name]
             if option.choices:
                 most = max(int(c) for c in option.choices if isinstance(c, int))
@@ -86,3 +85,12 @@ class ChanceChecker(CheckerBase):
                 hint="repeat fewer times, or lower the option's 'max'",
             )
         return max(most, 0)
+
+
+def _constant(count: ir.Expr) -> int | None:
+    """The count when constants alone decide it (`3`, `-5`, `2 * 3`), else None."""
+    try:
+        value = fold(count, {}, None)
+    except TooLarge:  # reported where the expression was checked
+        return None
+    return value if type(value) is int else None
