@@ -100,6 +100,9 @@ class SectionReader(CheckerBase):
             if default is not None and (type(default) is not python_type):
                 self.error("RE210", f"the default of option '{name}' is not of type {type_}", self.at(spec, "default"))
                 continue
+            if choices is not None and isinstance(choices_node, Seq):
+                choices = self.choices_of_type(name, type_, choices_node, choices)
+            self.check_range_applies(name, type_, spec)
             if choices is not None and None not in choices and default not in choices:
                 self.error(
                     "RE211",
@@ -112,6 +115,34 @@ class SectionReader(CheckerBase):
             self.check_option_range(name, spec, default, minimum, maximum)
             description = self.scalar(spec.get("description"), (str,), "a description") or ""
             self.options[name] = ir.Option(name, type_, default, choices, minimum, maximum, description, span)
+
+    def choices_of_type(self, name: str, type_: str, node: Seq, choices: tuple[object, ...]) -> tuple[object, ...]:
+        """The choices of the option's type; each other one is RE210 at the choice (a value
+        of another type could never be given on the command line) and is left out."""
+        python_type = {ir.INT: int, ir.BOOL: bool, ir.STR: str}[type_]
+        kept = []
+        for item, choice in zip(node.items, choices):
+            if choice is not None and type(choice) is not python_type:
+                self.error(
+                    "RE210",
+                    f"the choice {choice!r} of option '{name}' is not of type {type_}",
+                    item.span,
+                    hint=f"every choice is of the option's type, as its default is ({type_})",
+                )
+            else:
+                kept.append(choice)
+        return tuple(kept)
+
+    def check_range_applies(self, name: str, type_: str, spec: Map) -> None:
+        """`min` and `max` bound a number; on a bool or str option they would be ignored."""
+        for key in ("min", "max"):
+            if key in spec and type_ != ir.INT:
+                self.error(
+                    "RE201",
+                    f"option '{name}' is a {type_} option: '{key}' applies only to int options",
+                    spec.key_spans[key],
+                    hint="remove it, or list the allowed values under 'choices'",
+                )
 
     def check_option_range(
         self, name: str, spec: Map, default: object, minimum: int | None, maximum: int | None
