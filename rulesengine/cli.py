@@ -382,7 +382,8 @@ def play(ruleset: str, players: int | None, seed: int, options: tuple[str, ...],
             _say(f"  {number:>3}. {name}")
         while True:
             try:
-                answer = input("your move: ").strip() or ("1" if len(actions) == 1 else "")
+                typed = input("your move: ")
+                answer = typed.strip() if typed else "1" if len(actions) == 1 else ""  # Enter takes a forced move
             except EOFError:  # not click.prompt: it takes the end of input for Ctrl-C
                 raise _Quit("the input ended: you left the match") from None
             if answer.lower() in ("q", "quit"):
