@@ -172,7 +172,7 @@ def test_compare_finds_a_shorter_match_significant():
         (["simulate", "padvinderspel", "-n", "2", "--standing", "luck"], "choose from: total"),
         (["simulate", "padvinderspel", "-n", "2", "--role", "captain"], "no player variable 'captain'"),
         (["compare", "padvinderspel", "-n", "2"], "second rule file"),
-        (["simulate", "padvinderspel", "-n", "2", "--report", "/no/such/folder/r.html"], "no folder"),
+        (["simulate", "padvinderspel", "-n", "2", "--report", "/no/such/folder/r.html"], "does not exist"),
     ],
 )
 def test_bad_arguments_are_one_line_errors(arguments, message):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import signal
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 Progress = Callable[[int], None]
 _POLL = 0.2  # seconds between checks for finished work (and for Ctrl-C)
 _AHEAD = 3  # batches handed out per worker at a time: enough to keep it busy, few to cancel
+MAX_WORKERS = 1024  # -j above this is a typo, not a machine: each worker is a process
 
 
 @attrs.define
@@ -41,7 +42,7 @@ class BackendError(Exception):
 
 
 def resolve_workers(text: str | int) -> int:
-    """`-j`: a positive number, or `auto` for the cores this process may use."""
+    """`-j`: a number from 1 to MAX_WORKERS, or `auto` for the cores this process may use."""
     if isinstance(text, int):
         value = text
     elif str(text).strip().lower() == "auto":
@@ -56,6 +57,8 @@ def resolve_workers(text: str | int) -> int:
             raise ValueError(f"-j takes a number of workers or 'auto', not '{text}'") from None
     if value < 1:
         raise ValueError(f"-j takes a positive number of workers, not {value}")
+    if value > MAX_WORKERS:
+        raise ValueError(f"-j takes at most {MAX_WORKERS} workers, not {value}")
     return value
 
 
@@ -103,16 +106,9 @@ def run(
     start = time.perf_counter()
     records: list[dict[str, Any]] = []
     interrupted = False
+    workers = max(1, min(workers, plan.games))  # a worker without a match to play is a process for nothing
+    batches = _batches(plan, recording, workers, backend, address)
     try:
-        if backend == "ray":
-            batches = _ray(plan, workers, address)
-        elif workers > 1 and plan.games > 1:
-            batches = _pool(plan, workers)
-        else:
-            workers = 1
-            if recording is None:
-                recording = _local(plan)
-            batches = ([recording.play(i)] for i in range(plan.games))
         for batch in batches:
             records.extend(batch)
             if on_records is not None:
@@ -121,8 +117,24 @@ def run(
                 progress(len(records))
     except KeyboardInterrupt:
         interrupted = True
+    finally:
+        batches.close()  # ends the workers at once, also when `on_records` fails
     records.sort(key=lambda r: r["index"])
     return Outcome(records, interrupted, time.perf_counter() - start, workers, backend)
+
+
+def _batches(
+    plan: Plan, recording: Recording | None, workers: int, backend: str, address: str | None
+) -> Generator[list[dict[str, Any]], None, None]:
+    """The records of the plan's matches, a batch at a time, from the chosen backend."""
+    if backend == "ray":
+        yield from _ray(plan, workers, address)
+    elif workers > 1:
+        yield from _pool(plan, workers)
+    else:
+        local = recording if recording is not None else _local(plan)  # compiled here: Ctrl-C stops it too
+        for index in range(plan.games):
+            yield [local.play(index)]
 
 
 def _pool(plan: Plan, workers: int) -> Iterator[list[dict[str, Any]]]:

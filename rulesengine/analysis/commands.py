@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import math
 import sys
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import click
 
@@ -15,7 +16,7 @@ from ..agent_spec import AGENT_NAMES, AgentSpecError, parse_spec
 from ..diagnostics import ERROR, render_github, render_json, render_text
 from ..engine import Game
 from . import BackendError, make_plan, standing_names, summarise
-from .backends import resolve_workers, run
+from .backends import MAX_WORKERS, resolve_workers, run
 from .checks import DEFAULT_LIMIT_SHARE, findings
 from .compare import compare as compare_analyses
 from .compare import render as render_comparison
@@ -24,6 +25,17 @@ from .progress import progress_bar
 from .text import render
 
 INTERRUPTED = 130  # the exit status of a run stopped by Ctrl-C
+
+
+class FiniteFloatRange(click.FloatRange):
+    """A float in a range, and never NaN: NaN passes every comparison of a range check, and
+    a share of NaN would silently turn the check it sets off."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number.", param, ctx)
+        return number
 
 
 def _cli():
@@ -45,7 +57,8 @@ _common = [
         default="1",
         show_default=True,
         metavar="N|auto",
-        help="Processes (or Ray tasks at once) to share the matches among; auto: one per core.",
+        help=f"Processes (or Ray tasks at once) to share the matches among, at most {MAX_WORKERS} and never more "
+        "than the matches; auto: one per core.",
     ),
     click.option(
         "--backend",
@@ -107,14 +120,7 @@ def _settings(game: Game, workers: str, agents: str, roles: tuple[str, ...], sta
         count = resolve_workers(workers)
     except ValueError as error:
         raise cli.UsageError(str(error)) from None
-    names = tuple(a.strip() for a in agents.split(",") if a.strip())
-    if not names:
-        raise cli.ChoiceError(f"--agents: give agent specs such as 'random' or 'ismcts:500,random', not '{agents}'")
-    for name in names:
-        try:
-            parse_spec(name)
-        except AgentSpecError as error:
-            raise cli.ChoiceError(f"--agents: {error}") from None
+    names = _agent_names(agents, game.num_players)
     variables = {
         name for name, per_player, type_ in game.program.variable_layout if not per_player and type_ == ir.PLAYER
     }
@@ -127,6 +133,23 @@ def _settings(game: Game, workers: str, agents: str, roles: tuple[str, ...], sta
             f"--standing {standing}: not a per-player number variable of {game.ruleset.name} (choose from: {allowed})"
         )
     return {"workers": count, "agents": names, "roles": tuple(roles) or None, "standing": standing}
+
+
+def _agent_names(agents: str, seats: int) -> tuple[str, ...]:
+    """The agent specs of `--agents`, each checked, and no more of them than the seats (as
+    `run` refuses them: an extra agent would silently never play)."""
+    cli = _cli()
+    names = tuple(a.strip() for a in agents.split(",") if a.strip())
+    if not names:
+        raise cli.ChoiceError(f"--agents: give agent specs such as 'random' or 'ismcts:500,random', not '{agents}'")
+    if len(names) > seats:
+        raise cli.ChoiceError(f"--agents: {len(names)} agents given for {seats} seat(s): '{agents}'")
+    for name in names:
+        try:
+            parse_spec(name)
+        except AgentSpecError as error:
+            raise cli.ChoiceError(f"--agents: {error}") from None
+    return names
 
 
 def _simulate(
@@ -150,7 +173,7 @@ def _simulate(
             )
     except BackendError as error:
         if writer is not None:
-            writer.finish([])
+            writer.close()  # nothing was played: an existing file stays as it was
         raise _cli().ChoiceError(str(error)) from None
     if writer is not None:
         writer.finish(outcome.records)
@@ -159,7 +182,11 @@ def _simulate(
 
 class MatchWriter:
     """Writes one JSON line per match as matches finish, in match order (a record waits for
-    the ones before it), so the file holds the matches done even if the run is stopped."""
+    the ones before it), so the file holds the matches done even if the run is stopped.
+
+    The file is opened when the first matches are done, not before: a run that fails to
+    start leaves an existing file as it was. A failed write is the one-line "cannot write".
+    """
 
     KEYS = (
         "seed",
@@ -176,30 +203,55 @@ class MatchWriter:
     )
 
     def __init__(self, path: str):
-        try:
-            self.handle = open(path, "w", encoding="utf-8")  # closed by finish()
-        except OSError as error:
-            raise _cli().ChoiceError(f"cannot write {path}: {error.strerror or error}") from None
+        self.path = path
+        self.handle: IO[str] | None = None
         self.waiting: dict[int, dict[str, Any]] = {}
         self.next = 0
 
     def _write(self, record: dict[str, Any]) -> None:
+        if self.handle is None:
+            self.handle = open(self.path, "w", encoding="utf-8")  # closed by finish() or close()
         self.handle.write(json.dumps({k: record[k] for k in self.KEYS}) + "\n")
 
     def add(self, records: list[dict[str, Any]]) -> None:
         for record in records:
             self.waiting[record["index"]] = record
-        while self.next in self.waiting:
-            self._write(self.waiting.pop(self.next))
-            self.next += 1
-        self.handle.flush()
+        try:
+            while self.next in self.waiting:
+                self._write(self.waiting.pop(self.next))
+                self.next += 1
+            if self.handle is not None:
+                self.handle.flush()
+        except OSError as error:
+            self.close()
+            raise _cannot_write(self.path, error) from None
 
     def finish(self, records: list[dict[str, Any]]) -> None:
-        """Write what is still missing of `records` (all the matches done), then close."""
-        for record in records:
-            if record["index"] >= self.next:  # waiting after a gap, or not handed over before Ctrl-C
-                self._write(record)
-        self.handle.close()
+        """Write what is still missing of `records` (all the matches done), then close: the
+        file exists afterwards, empty if no match was done."""
+        try:
+            if self.handle is None:
+                self.handle = open(self.path, "w", encoding="utf-8")
+            for record in records:
+                if record["index"] >= self.next:  # waiting after a gap, or not handed over before Ctrl-C
+                    self._write(record)
+            self.handle.close()  # flushes: a full disk may show only here
+        except OSError as error:
+            self.close()
+            raise _cannot_write(self.path, error) from None
+
+    def close(self) -> None:
+        """Close the file without writing more (after an error); never raises."""
+        if self.handle is not None:
+            try:
+                self.handle.close()
+            except OSError:
+                pass  # the error that brought us here is the one to report
+            self.handle = None
+
+
+def _cannot_write(path: str, error: OSError) -> click.ClickException:
+    return _cli().ChoiceError(f"cannot write {path}: {error.strerror or error}")
 
 
 def _write_report(path: str, html: str) -> None:
@@ -207,18 +259,39 @@ def _write_report(path: str, html: str) -> None:
         with open(path, "w", encoding="utf-8") as handle:
             handle.write(html)
     except OSError as error:
-        raise _cli().ChoiceError(f"cannot write {path}: {error.strerror or error}") from None
+        raise _cannot_write(path, error) from None
+
+
+def _check_outputs(inputs: tuple[str, ...], **outputs: str | None) -> None:
+    """Refuse, before any file is read or written, an output that is one of the input rule
+    files, another output, a folder, a pipe or a device, or in a folder that is missing."""
+    from ..replay import ReplayError, check_destination
+
+    cli = _cli()
+    given = {option: path for option, path in outputs.items() if path is not None}
+    for option, path in given.items():
+        try:
+            check_destination(path, inputs=inputs)
+        except ReplayError as error:
+            raise cli.ChoiceError(f"--{option}: {error}") from None
+    paths = list(given.values())
+    if len(paths) == 2 and Path(paths[0]).resolve() == Path(paths[1]).resolve():
+        raise cli.UsageError(f"--matches and --report name the same file {paths[1]}")
 
 
 def _check_report(path: str | None) -> None:
     """Refuse a report that could not be written before playing, not after."""
-    if path is None:
-        return
-    if importlib.util.find_spec("matplotlib") is None:
+    if path is not None and importlib.util.find_spec("matplotlib") is None:
         raise _cli().ChoiceError("--report needs matplotlib: pip install 'rulesengine[report]'")
-    folder = Path(path).resolve().parent
-    if not folder.is_dir():
-        raise _cli().ChoiceError(f"cannot write {path}: no folder {folder}")
+
+
+def _check_pairs(option: str, pairs: tuple[str, ...]) -> None:
+    """Refuse a value of `option` that is not NAME=VALUE, naming the option the user typed
+    (the shared reader of options knows only -o)."""
+    for pair in pairs:
+        name, sep, _value = pair.partition("=")
+        if not sep or not name.strip():
+            raise _cli().UsageError(f"{option} takes NAME=VALUE, not '{pair}'")
 
 
 def _report_html(kind: str, data: dict[str, Any]) -> str:
@@ -258,6 +331,7 @@ def simulate_command(
     matches_path: str | None,
 ) -> None:
     """Bots play GAMES matches of RULESET; prints balance statistics with 95 % intervals."""
+    _check_outputs((ruleset,), matches=matches_path, report=report_path)
     _check_report(report_path)
     game = _cli()._load_game(ruleset, players, options)
     settings = _settings(game, workers, agents, roles, standing)
@@ -307,13 +381,16 @@ def compare_command(
     cli = _cli()
     if other is None and not other_options:
         raise cli.UsageError("compare needs a second rule file or at least one -O NAME=VALUE")
+    _check_pairs("-O", other_options)
+    _check_outputs((ruleset,) if other is None else (ruleset, other), report=report_path)
     _check_report(report_path)
     first = cli._load_game(ruleset, players, options)
     second = cli._load_game(other or ruleset, players, options + other_options)
+    # both settings checked before either is played, so a mistake does not wait for A's matches
+    settings = [_settings(game, workers, agents, roles, standing) for game in (first, second)]
     results = []
-    for label, game in (("A", first), ("B", second)):
-        settings = _settings(game, workers, agents, roles, standing)
-        data = _simulate(game, games, seed, settings, backend, address, f"{label}: {game.ruleset.name}", as_json)
+    for label, game, chosen in (("A", first, settings[0]), ("B", second, settings[1])):
+        data = _simulate(game, games, seed, chosen, backend, address, f"{label}: {game.ruleset.name}", as_json)
         results.append(data)
         if data["partial"]:
             break
@@ -354,7 +431,7 @@ def compare_command(
 )
 @click.option(
     "--limit-share",
-    type=click.FloatRange(0, 1),
+    type=FiniteFloatRange(0, 1),
     default=DEFAULT_LIMIT_SHARE,
     show_default=True,
     help="Fail when more than this share of rounds ends at a declared turn limit.",
@@ -374,7 +451,8 @@ def compare_command(
     default="1",
     show_default=True,
     metavar="N|auto",
-    help="Processes to share the matches among; auto: one per core.",
+    help=f"Processes to share the matches among, at most {MAX_WORKERS} and never more than the matches; "
+    "auto: one per core.",
 )
 def check_command(
     rulesets: tuple[str, ...],

@@ -1,0 +1,186 @@
+"""simulate, compare and check used carelessly or with hostile arguments: outputs that are
+inputs or not files, a disk that fills up, absurd worker counts, NaN, too many agents."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import resource
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import rulesengine
+from rulesengine.analysis import analyse, make_plan
+from rulesengine.analysis.backends import MAX_WORKERS, resolve_workers, run
+from rulesengine.analysis.commands import MatchWriter
+from rulesengine.cli import main
+from tests.conftest import child_environment
+
+GAME = """\
+rulesengine: 1
+name: Highest card
+players: {min: 2, max: 4}
+decks:
+  standard:
+    suits: [hearts, spades]
+    ranks: ["2", "3", "4", "5"]
+    zone: stock
+zones:
+  stock: {visibility: nobody}
+  hand: {per: player, visibility: owner}
+  table: {visibility: all}
+variables:
+  score: {type: int, per: player}
+  best: {type: player}
+round:
+  setup:
+    - move table to stock
+    - shuffle stock
+    - deal 1 of stock to hand from seat(0)
+  end:
+    - score[best] += 1
+phases:
+  play:
+    moves: [lay]
+    until: size(table) == num_players
+moves:
+  lay:
+    params: {card: "hand[me]"}
+    effects:
+      - if: empty(table) or card.order > table.max(c, c.order)
+        then: [best = me]
+      - move card to table
+match:
+  until: round == 3
+  winners: players.filter(p, score[p] == players.max(q, score[q]))
+"""
+
+
+def cli(*arguments: str):
+    return CliRunner().invoke(main, [str(a) for a in arguments])
+
+
+@pytest.fixture
+def rules(tmp_path: Path) -> Path:
+    path = tmp_path / "g.yaml"
+    path.write_text(GAME)
+    return path
+
+
+# ---- outputs ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("option", ["--matches", "--report"])
+def test_simulate_refuses_to_write_over_its_rule_file(rules, option):
+    result = cli("simulate", rules, "-n", "2", option, rules.parent / "." / rules.name)
+    assert result.exit_code == 2 and "is the rule file" in result.output and "Traceback" not in result.output
+    assert rules.read_text() == GAME
+
+
+def test_compare_refuses_a_report_over_either_rule_file(rules, tmp_path):
+    other = tmp_path / "h.yaml"
+    other.write_text(GAME)
+    result = cli("compare", rules, other, "-n", "2", "--report", other)
+    assert result.exit_code == 2 and "is the rule file" in result.output
+    assert other.read_text() == GAME
+
+
+@pytest.mark.parametrize("option", ["--matches", "--report"])
+def test_an_output_that_is_a_pipe_or_a_device_is_refused(rules, tmp_path, option):
+    fifo = tmp_path / "pf"
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # so that a writer would not wait for one
+    try:
+        for target in (fifo, Path(os.devnull)):
+            result = cli("simulate", rules, "-n", "2", option, target)
+            assert result.exit_code == 2 and "not a regular file" in result.output
+    finally:
+        os.close(reader)
+    assert fifo.is_fifo()
+
+
+def test_matches_and_report_cannot_be_the_same_file(rules, tmp_path):
+    result = cli("simulate", rules, "-n", "2", "--matches", tmp_path / "o", "--report", tmp_path / "o")
+    assert result.exit_code == 2 and "same file" in result.output
+
+
+def test_the_matches_file_is_not_touched_before_a_match_is_done(tmp_path):
+    path = tmp_path / "m.jsonl"
+    path.write_text("kept\n")
+    MatchWriter(str(path)).close()  # as when the backend cannot start
+    assert path.read_text() == "kept\n"
+
+
+def test_a_full_disk_while_writing_matches_is_a_one_line_error(rules, tmp_path):
+    def small_files() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (600, 600))  # a disk that is full after 600 bytes
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # so the write fails instead of killing the process
+
+    matches = tmp_path / "m.jsonl"
+    result = subprocess.run(
+        [sys.executable, "-m", "rulesengine", "simulate", str(rules), "-n", "20", "--matches", str(matches)],
+        capture_output=True,
+        text=True,
+        env={**child_environment(), "PYTHONDONTWRITEBYTECODE": "1"},
+        preexec_fn=small_files,
+        timeout=120,
+    )
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr
+    assert f"cannot write {matches}: File too large" in result.stderr
+
+
+# ---- workers ------------------------------------------------------------------------------------
+
+
+def test_an_absurd_worker_count_is_refused():
+    with pytest.raises(ValueError, match=f"at most {MAX_WORKERS}"):
+        resolve_workers(str(MAX_WORKERS + 1))
+    assert resolve_workers(str(MAX_WORKERS)) == MAX_WORKERS
+    result = cli("simulate", "pan", "-n", "3", "-j", "100000")
+    assert result.exit_code == 2 and f"at most {MAX_WORKERS}" in result.output
+
+
+def test_no_more_workers_than_matches():
+    data = analyse(rulesengine.make_game("pan", players=2), 3, workers=50, probe=False)
+    assert data["workers"] == 3 and data["games"] == 3
+
+
+def test_the_workers_end_when_the_caller_of_a_batch_fails():
+    plan = make_plan(rulesengine.make_game("pan", players=2), 40)
+
+    def refuse(batch: list) -> None:
+        raise OSError("no space left")
+
+    try:
+        run(plan, None, workers=2, on_records=refuse)
+    except OSError:
+        left = multiprocessing.active_children()  # while the error (and its frames) still lives
+    else:
+        raise AssertionError("the error of on_records was lost")
+    assert left == []
+
+
+# ---- numbers, agents and options ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("share", ["nan", "NaN", "-nan"])
+def test_check_refuses_a_limit_share_that_is_not_a_number(share):
+    result = cli("check", "pan", "-n", "2", "--limit-share", share)
+    assert result.exit_code == 2 and "not a finite number" in result.output
+
+
+@pytest.mark.parametrize("command", [["simulate", "pan"], ["compare", "pan", "-O", "word=P"]])
+def test_more_agents_than_seats_are_refused(command):
+    result = cli(*command, "-p", "2", "-n", "2", "--agents", "random,greedy,random")
+    assert result.exit_code == 2 and "3 agents given for 2 seat(s)" in result.output
+
+
+def test_compare_names_the_option_typed():
+    result = cli("compare", "pan", "-n", "2", "-O", "rounds")
+    assert result.exit_code == 2 and "-O takes NAME=VALUE, not 'rounds'" in result.output
