@@ -62,11 +62,11 @@ def resolve_ruleset(name_or_path: str, relative_to: Path | None = None) -> Path 
     candidates += [given, rulesets_dir() / f"{name_or_path}.yaml", rulesets_dir() / name_or_path]
     for candidate in candidates:
         if candidate.is_file():
-            return _tidy(candidate)
+            return tidy(candidate)
     return None
 
 
-def _tidy(path: Path) -> Path:
+def tidy(path: Path) -> Path:
     """`path` without `..` steps when that still names the same file (after a symbolic link
     to a folder, `..` leads into that folder's parent, which the tidy form would not).
 

@@ -16,11 +16,12 @@ from pathlib import Path
 import attrs
 
 from . import api, ir
+from .compose import find_reference
 from .diagnostics import WARNING, Diagnostic, RuleFileError, RulesEngineError, Span, did_you_mean
 from .engine import Game
 from .fileformat import TEST_FILE_SUFFIXES
 from .position import Position
-from .resources import resolve_ruleset
+from .resources import tidy
 from .scenario_checks import Check, ExpectReader
 from .scenario_names import PositionReader
 from .scenario_shapes import Shapes, Skip
@@ -140,7 +141,9 @@ class _Reader(Shapes):
                 name = self.text(ruleset_node, "'ruleset'")
             except Skip:
                 return None
-            found = resolve_ruleset(name, relative_to=here)
+            # relative to this file (`../game.yaml`), or a shipped name; never the working folder
+            found = find_reference(name, here)
+            found = None if found is None else tidy(found)
             where = ruleset_node.span
         if found is None:
             self.error(

@@ -10,6 +10,7 @@ import json
 import os
 import random
 import re
+import shutil
 import stat
 import subprocess
 import sys
@@ -557,3 +558,30 @@ def test_serve_refuses_nan_and_opponents_for_no_seat():
     assert result.exit_code == 2 and "'nan' is not a number" in result.output
     result = run("serve", "padan", "--seats", "1,2", "--opponents", "greedy")
     assert result.exit_code == 2 and "people play every seat" in result.output
+
+
+# ---- the files a scenario test file names -------------------------------------------------
+
+
+def test_a_test_file_naming_a_file_elsewhere_shows_nothing_of_it(tmp_path):
+    secret = secret_file(tmp_path / "outside")
+    folder = tmp_path / "repo"
+    folder.mkdir()
+    tests = folder / "game.tests.yaml"
+    tests.write_text(f"ruleset: {secret}\ntests:\n  - name: starts\n    expect: {{current: P1}}\n")
+    for command in (["validate", str(tests)], ["test", str(tests)]):
+        result = run(*command)
+        assert result.exit_code == 1 and "RE502" in result.output and "is not valid" in result.output
+        assert SECRET not in result.output
+
+
+def test_a_test_file_never_finds_its_ruleset_in_the_working_folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(ROOT / "examples" / "goofspiel.yaml", tmp_path / "goofspiel.yaml")
+    (tmp_path / "elsewhere").mkdir()
+    tests = tmp_path / "elsewhere" / "game.tests.yaml"
+    tests.write_text("ruleset: goofspiel.yaml\ntests:\n  - name: starts\n    expect: {current: P1}\n")
+    result = run("validate", str(tests))
+    assert result.exit_code == 1 and "RE502" in result.output
+    tests.write_text(tests.read_text().replace("goofspiel.yaml", "../goofspiel.yaml"))
+    assert run("validate", str(tests)).exit_code == 0
