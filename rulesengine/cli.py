@@ -259,7 +259,7 @@ def run(
     game = _load_game(ruleset, players, options)
     if record_path is not None:  # before the match, not after it
         try:
-            replay.check_destination(record_path)
+            replay.check_destination(record_path, inputs=[ruleset, *api.composed_files(game.ruleset)])
             replay.reference(ruleset, record_path)
         except replay.ReplayError as error:
             raise ChoiceError(f"--record: {error}") from None
@@ -494,7 +494,9 @@ def serve(
         raise ChoiceError("--opponents: people play every seat, so there is no bot to set")
     if record_folder is not None:  # before serving, not when the first match ends
         try:
-            replay.check_destination(Path(record_folder) / "replay.json")
+            replay.check_destination(
+                Path(record_folder) / "replay.json", inputs=[ruleset, *api.composed_files(game.ruleset)]
+            )
             replay.reference(ruleset, Path(record_folder) / "replay.json")
         except replay.ReplayError as error:
             raise ChoiceError(f"--record: {error}") from None

@@ -585,3 +585,14 @@ def test_a_test_file_never_finds_its_ruleset_in_the_working_folder(tmp_path, mon
     assert result.exit_code == 1 and "RE502" in result.output
     tests.write_text(tests.read_text().replace("goofspiel.yaml", "../goofspiel.yaml"))
     assert run("validate", str(tests)).exit_code == 0
+
+
+def test_run_will_not_record_over_its_rule_file_or_one_it_extends(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(ROOT / "examples" / "goofspiel.yaml", "base.yaml")
+    assert run("new", "variant.yaml", "--extends", "base.yaml").exit_code == 0
+    before = Path("base.yaml").read_text()
+    for ruleset in ("base.yaml", "variant.yaml"):
+        result = run("run", ruleset, "--seed", "1", "--record", "base.yaml")
+        assert result.exit_code == 2 and "that is being read" in result.output
+    assert Path("base.yaml").read_text() == before
