@@ -10,13 +10,12 @@ import json
 import math
 import os
 import re
-import tempfile
 from importlib import resources
 from pathlib import Path
 
 import yaml
 
-from . import ir, shape
+from . import atomic, ir, shape
 from .describe import allowed_values
 
 SCHEMA_FILE = "rule-file.schema.json"
@@ -129,28 +128,8 @@ def variant(base: ir.Ruleset, reference: str, file_name: str = "THIS_FILE") -> s
 
 
 def write_new(path: Path, text: str, force: bool = False) -> None:
-    """Write `text` to `path` atomically; FileExistsError if it exists and not `force`.
-
-    The text goes to a temporary file in the same folder first and then replaces the
-    target in one step, so a reader never sees half a file.
-    """
+    """Write `text` to `path` atomically; FileExistsError if it exists and not `force`."""
     if path.exists() and not force:
         raise FileExistsError(str(path))
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
-            out.write(text)
-        os.chmod(temporary, _file_mode(path))  # mkstemp makes it private; give it a normal file's mode
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
-def _file_mode(path: Path) -> int:
-    if path.exists():
-        return path.stat().st_mode & 0o777
-    umask = os.umask(0)
-    os.umask(umask)
-    return 0o666 & ~umask
+    atomic.write_text(path, text)

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from . import atomic
 from .api import find_ruleset, load_ruleset, make_game, ruleset_digest
 from .compose import find_reference, is_confined
 from .diagnostics import IllegalActionError, OptionError, RuleFileError, RulesEngineError, printable
@@ -111,24 +111,11 @@ def _same_file(target: Path, given: str | os.PathLike) -> bool:
 
 
 def write(path: str | os.PathLike, data: dict[str, Any]) -> None:
-    """Write a replay atomically (a temporary file in the same folder, then a rename).
-
-    The file gets the mode of any new file (0666 less the umask), not a private one.
-    """
-    target = Path(path)
-    temporary = target.parent / f".{target.name}.{secrets.token_hex(6)}.tmp"
+    """Write a replay atomically (see `atomic`), with the mode of any new file."""
     try:
-        handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            json.dump(data, out, indent=1)
-            out.write("\n")
-        os.replace(temporary, target)
+        atomic.write_text(path, json.dumps(data, indent=1) + "\n")
     except OSError as error:
-        temporary.unlink(missing_ok=True)
         raise ReplayError(f"cannot write {path}: {error.strerror or error}") from None
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
 
 
 def _whole_number(text: str) -> int:

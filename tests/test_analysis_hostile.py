@@ -135,6 +135,26 @@ def test_a_full_disk_while_writing_matches_is_a_one_line_error(rules, tmp_path):
     assert f"cannot write {matches}: File too large" in result.stderr
 
 
+def test_a_report_that_cannot_be_written_whole_leaves_the_old_one(rules, tmp_path):
+    def small_files() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (2000, 2000))  # far less than a report
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+
+    report = tmp_path / "report.html"
+    report.write_text("<p>the last report</p>\n")
+    result = subprocess.run(
+        [sys.executable, "-m", "rulesengine", "simulate", str(rules), "-n", "4", "--report", str(report)],
+        capture_output=True,
+        text=True,
+        env={**child_environment(), "PYTHONDONTWRITEBYTECODE": "1"},
+        preexec_fn=small_files,
+        timeout=120,
+    )
+    assert result.returncode == 2 and f"cannot write {report}: File too large" in result.stderr
+    assert report.read_text() == "<p>the last report</p>\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g.yaml", "report.html"]  # no temporary file left
+
+
 # ---- workers ------------------------------------------------------------------------------------
 
 

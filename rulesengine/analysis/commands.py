@@ -11,7 +11,7 @@ from typing import IO, Any
 
 import click
 
-from .. import ir
+from .. import atomic, ir
 from ..agent_spec import AGENT_NAMES, AgentSpecError, parse_spec
 from ..diagnostics import ERROR, render_github, render_json, render_text
 from ..engine import Game
@@ -256,8 +256,7 @@ def _cannot_write(path: str, error: OSError) -> click.ClickException:
 
 def _write_report(path: str, html: str) -> None:
     try:
-        with open(path, "w", encoding="utf-8") as handle:
-            handle.write(html)
+        atomic.write_text(path, html)  # a failure half-way leaves no half report
     except OSError as error:
         raise _cannot_write(path, error) from None
 
