@@ -201,6 +201,13 @@ def test_more_agents_than_seats_are_refused(command):
     assert result.exit_code == 2 and "3 agents given for 2 seat(s)" in result.output
 
 
+@pytest.mark.parametrize("agents", ["random,,greedy", "random,", " ", ","])
+def test_an_empty_agent_spec_is_refused_as_run_refuses_it(agents):
+    for command in (["simulate", "pan", "-n", "2"], ["run", "pan"]):
+        result = cli(*command, "-p", "3", "--agents", agents)
+        assert result.exit_code == 2 and "comma-separated specs" in result.output
+
+
 def test_compare_names_the_option_typed():
     result = cli("compare", "pan", "-n", "2", "-O", "rounds")
     assert result.exit_code == 2 and "-O takes NAME=VALUE, not 'rounds'" in result.output

@@ -12,7 +12,7 @@ from typing import IO, Any
 import click
 
 from .. import atomic, ir
-from ..agent_spec import AGENT_NAMES, AgentSpecError, parse_spec
+from ..agent_spec import AGENT_NAMES, AgentSpecError, parse_specs
 from ..diagnostics import ERROR, render_github, render_json, render_text
 from ..engine import Game
 from . import BackendError, make_plan, standing_names, summarise
@@ -139,16 +139,13 @@ def _agent_names(agents: str, seats: int) -> tuple[str, ...]:
     """The agent specs of `--agents`, each checked, and no more of them than the seats (as
     `run` refuses them: an extra agent would silently never play)."""
     cli = _cli()
-    names = tuple(a.strip() for a in agents.split(",") if a.strip())
-    if not names:
-        raise cli.ChoiceError(f"--agents: give agent specs such as 'random' or 'ismcts:500,random', not '{agents}'")
+    try:
+        parse_specs(agents)  # each spec checked, an empty one among them too, as `run` checks them
+    except AgentSpecError as error:
+        raise cli.ChoiceError(f"--agents: {error}") from None
+    names = tuple(a.strip() for a in agents.split(","))
     if len(names) > seats:
         raise cli.ChoiceError(f"--agents: {len(names)} agents given for {seats} seat(s): '{agents}'")
-    for name in names:
-        try:
-            parse_spec(name)
-        except AgentSpecError as error:
-            raise cli.ChoiceError(f"--agents: {error}") from None
     return names
 
 
