@@ -211,3 +211,9 @@ def test_an_empty_agent_spec_is_refused_as_run_refuses_it(agents):
 def test_compare_names_the_option_typed():
     result = cli("compare", "pan", "-n", "2", "-O", "rounds")
     assert result.exit_code == 2 and "-O takes NAME=VALUE, not 'rounds'" in result.output
+
+
+@pytest.mark.parametrize("command", [["simulate", "pan"], ["compare", "pan", "-O", "word=P"]])
+def test_an_address_without_the_ray_backend_is_refused(command):
+    result = cli(*command, "-n", "2", "--address", "10.0.0.1:6379")
+    assert result.exit_code == 2 and "give it with --backend ray" in result.output

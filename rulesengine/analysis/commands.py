@@ -161,6 +161,8 @@ def _simulate(
     probe: bool = True,
     matches_path: str | None = None,
 ) -> dict[str, Any]:
+    if address is not None and backend != "ray":  # it would be ignored without a word
+        raise _cli().UsageError("--address names a Ray cluster: give it with --backend ray")
     plan = make_plan(game, games, seed, settings["agents"], settings["roles"], settings["standing"])
     writer = MatchWriter(matches_path) if matches_path is not None else None
     try:
