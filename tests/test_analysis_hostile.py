@@ -217,3 +217,9 @@ def test_compare_names_the_option_typed():
 def test_an_address_without_the_ray_backend_is_refused(command):
     result = cli(*command, "-n", "2", "--address", "10.0.0.1:6379")
     assert result.exit_code == 2 and "give it with --backend ray" in result.output
+
+
+def test_a_role_that_is_no_player_variable_lists_those_there_are():
+    result = cli("simulate", "padan", "-n", "2", "--role", "score")
+    assert result.exit_code == 2
+    assert "not a variable of type player" in result.output and "choose from: first_drafter" in result.output

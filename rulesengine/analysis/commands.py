@@ -126,7 +126,11 @@ def _settings(game: Game, workers: str, agents: str, roles: tuple[str, ...], sta
     }
     for role in roles:
         if role not in variables:
-            raise cli.ChoiceError(f"--role {role}: {game.ruleset.name} has no player variable '{role}'")
+            allowed = ", ".join(sorted(variables)) or "none"
+            raise cli.ChoiceError(
+                f"--role {role}: not a variable of type player (one for the whole game) of {game.ruleset.name}"
+                f" (choose from: {allowed})"
+            )
     if standing is not None and standing.lstrip("-") not in standing_names(game.program):
         allowed = ", ".join(standing_names(game.program)) or "none"
         raise cli.ChoiceError(
