@@ -330,6 +330,8 @@ class SectionReader(CheckerBase):
         for param, where in params:
             if param in RESERVED:
                 self.error("RE241", f"'{param}' is a built-in name and cannot name a parameter", where)
+            elif not self.check_not_keyword(param, where, "a parameter"):
+                pass  # reported
             elif param in seen:
                 self.error("RE242", f"definition '{name}' has two parameters named '{param}'", where)
             seen.add(param)
