@@ -20,45 +20,9 @@ from rulesengine.analysis.backends import MAX_WORKERS, resolve_workers, run
 from rulesengine.analysis.commands import MatchWriter
 from rulesengine.cli import main
 from tests.conftest import child_environment
+from tests.test_pipeline import MINIMAL
 
-GAME = """\
-rulesengine: 1
-name: Highest card
-players: {min: 2, max: 4}
-decks:
-  standard:
-    suits: [hearts, spades]
-    ranks: ["2", "3", "4", "5"]
-    zone: stock
-zones:
-  stock: {visibility: nobody}
-  hand: {per: player, visibility: owner}
-  table: {visibility: all}
-variables:
-  score: {type: int, per: player}
-  best: {type: player}
-round:
-  setup:
-    - move table to stock
-    - shuffle stock
-    - deal 1 of stock to hand from seat(0)
-  end:
-    - score[best] += 1
-phases:
-  play:
-    moves: [lay]
-    until: size(table) == num_players
-moves:
-  lay:
-    params: {card: "hand[me]"}
-    effects:
-      - if: empty(table) or card.order > table.max(c, c.order)
-        then: [best = me]
-      - move card to table
-match:
-  until: round == 3
-  winners: players.filter(p, score[p] == players.max(q, score[q]))
-"""
+GAME = MINIMAL  # the README's first game
 
 
 def cli(*arguments: str):
@@ -116,40 +80,35 @@ def test_the_matches_file_is_not_touched_before_a_match_is_done(tmp_path):
     assert path.read_text() == "kept\n"
 
 
-def test_a_full_disk_while_writing_matches_is_a_one_line_error(rules, tmp_path):
+def simulate_on_a_small_disk(*arguments: str, room: int) -> subprocess.CompletedProcess:
+    """`rulesengine simulate` in a process whose files cannot grow past `room` bytes."""
+
     def small_files() -> None:
-        resource.setrlimit(resource.RLIMIT_FSIZE, (600, 600))  # a disk that is full after 600 bytes
+        resource.setrlimit(resource.RLIMIT_FSIZE, (room, room))  # a disk that is full then
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # so the write fails instead of killing the process
 
-    matches = tmp_path / "m.jsonl"
-    result = subprocess.run(
-        [sys.executable, "-m", "rulesengine", "simulate", str(rules), "-n", "20", "--matches", str(matches)],
+    return subprocess.run(
+        [sys.executable, "-m", "rulesengine", "simulate", *arguments],
         capture_output=True,
         text=True,
         env={**child_environment(), "PYTHONDONTWRITEBYTECODE": "1"},
         preexec_fn=small_files,
         timeout=120,
     )
+
+
+def test_a_full_disk_while_writing_matches_is_a_one_line_error(rules, tmp_path):
+    matches = tmp_path / "m.jsonl"
+    result = simulate_on_a_small_disk(str(rules), "-n", "20", "--matches", str(matches), room=600)
     assert result.returncode == 2, result.stderr
     assert "Traceback" not in result.stderr
     assert f"cannot write {matches}: File too large" in result.stderr
 
 
 def test_a_report_that_cannot_be_written_whole_leaves_the_old_one(rules, tmp_path):
-    def small_files() -> None:
-        resource.setrlimit(resource.RLIMIT_FSIZE, (2000, 2000))  # far less than a report
-        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-
     report = tmp_path / "report.html"
     report.write_text("<p>the last report</p>\n")
-    result = subprocess.run(
-        [sys.executable, "-m", "rulesengine", "simulate", str(rules), "-n", "4", "--report", str(report)],
-        capture_output=True,
-        text=True,
-        env={**child_environment(), "PYTHONDONTWRITEBYTECODE": "1"},
-        preexec_fn=small_files,
-        timeout=120,
-    )
+    result = simulate_on_a_small_disk(str(rules), "-n", "4", "--report", str(report), room=2000)
     assert result.returncode == 2 and f"cannot write {report}: File too large" in result.stderr
     assert report.read_text() == "<p>the last report</p>\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["g.yaml", "report.html"]  # no temporary file left
