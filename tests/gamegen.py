@@ -544,9 +544,11 @@ class GameGenerator:
     def template(self, scope: dict[str, str], depth: int = 1) -> str:
         parts = []
         for _ in range(self.rng.randint(1, 3)):
-            type_ = self.pick([INT, PLAYER, CARD, SUIT, RANK, BOOL, STR, CARDS, PLAYERS, INTS, ZONE])
+            type_ = self.pick([INT, PLAYER, CARD, SUIT, RANK, BOOL, STR, CARDS, PLAYERS, INTS, ZONE, "truths"])
             if type_ == ZONE:
                 value = self.zone(scope, depth)
+            elif type_ == "truths":  # a list of truth values (shown as yes and no)
+                value = f"[{self.expr(BOOL, scope, depth)}, {self.expr(BOOL, scope, depth)}]"
             else:
                 value = self.expr(type_, scope, depth)
             parts.append(f"{self.pick(['', 'got ', '- '])}{{{value}}}")
