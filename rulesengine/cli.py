@@ -70,7 +70,14 @@ def _collect_files(paths: tuple[str, ...]) -> tuple[list[Path], list[Diagnostic]
     refused: list[Diagnostic] = []
 
     def take(path: Path, root: Path) -> None:
-        if not path.resolve().is_relative_to(root.resolve()):  # a link, or a file in a linked folder
+        try:
+            inside = path.resolve().is_relative_to(root.resolve())
+        except (OSError, RuntimeError):  # a symbolic link that leads back to itself
+            refused.append(
+                Diagnostic("RE009", "cannot read file: a loop of symbolic links", Span.point(str(path), 1, 1))
+            )
+            return
+        if not inside:  # a link, or a file in a linked folder
             refused.append(
                 Diagnostic(
                     "RE023",
@@ -660,12 +667,16 @@ def test_command(paths: tuple[str, ...], output_format: str, strict: bool, verbo
     except scenario_report.NoTests as error:
         raise UsageError(str(error)) from None
     if trace:  # the table needs the tests' citations, not their outcomes
-        loaded = [(str(file), load_tests(file)[0]) for file in files]
-        table, missing = scenario_report.trace(loaded)
+        loaded = [(str(file), *load_tests(file)) for file in files]
+        table, missing = scenario_report.trace([(path, tests) for path, tests, _problems in loaded])
         click.echo(table)
         if missing:
             click.echo(f"not covered: {', '.join(missing)}")
-        raise SystemExit(1 if missing or any(tests is None for _, tests in loaded) else 0)
+        problems = [d for _path, _tests, found in loaded for d in found]
+        if problems:  # as validate shows them: a file with problems fails the trace too
+            click.echo(render_text(problems, {}, colour=_colour(sys.stderr)), err=True)
+        failing = [d for d in problems if d.severity == ERROR or strict]
+        raise SystemExit(1 if missing or failing or any(tests is None for _, tests, _ in loaded) else 0)
     results = [run_file(file) for file in files]
     if output_format == "json":
         click.echo(scenario_report.as_json(results))

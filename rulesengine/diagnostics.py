@@ -222,7 +222,7 @@ def _read_for_quoting(path: str) -> str | None:
             return None
         with open(path, "rb") as handle:
             data = handle.read(MAX_FILE_BYTES + 1)
-    except (OSError, ValueError):
+    except (OSError, ValueError, RuntimeError):  # RuntimeError: a loop of symbolic links
         return None
     return data.decode("utf-8", "replace")  # RE008 files too
 

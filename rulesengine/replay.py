@@ -94,6 +94,8 @@ def check_destination(path: str | os.PathLike, *, inputs: Sequence[str | os.Path
         raise ReplayError(f"{path} is a folder")
     if target.exists() and not target.is_file():
         raise ReplayError(f"cannot write {path}: it exists and is not a regular file (a pipe or a device?)")
+    if target.is_symlink() and not target.exists():  # it would be replaced, not followed
+        raise ReplayError(f"cannot write {path}: it is a symbolic link that leads to no file")
     if not folder.is_dir():
         raise ReplayError(f"cannot write {path}: the folder {folder} does not exist")
     if not os.access(folder, os.W_OK | os.X_OK):
@@ -107,7 +109,10 @@ def _same_file(target: Path, given: str | os.PathLike) -> bool:
     try:
         return os.path.samefile(target, source)
     except OSError:  # one of them does not exist (yet): compare where they would be
-        return target.resolve() == source.resolve()
+        try:
+            return target.resolve() == source.resolve()
+        except RuntimeError:  # a loop of symbolic links names no rule file
+            return False
 
 
 def write(path: str | os.PathLike, data: dict[str, Any]) -> None:

@@ -596,3 +596,26 @@ def test_run_will_not_record_over_its_rule_file_or_one_it_extends(tmp_path, monk
         result = run("run", ruleset, "--seed", "1", "--record", "base.yaml")
         assert result.exit_code == 2 and "that is being read" in result.output
     assert Path("base.yaml").read_text() == before
+
+
+def test_a_loop_of_symbolic_links_is_a_file_that_cannot_be_read(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for name in ("loop.yaml", "loop.tests.yaml"):
+        os.symlink(name, name)
+    result = run("validate", "loop.yaml", "loop.tests.yaml")
+    assert result.exit_code == 1 and result.output.count("RE009") == 2 and "a loop of symbolic links" in result.output
+    for output in (["run", "pan", "--record"], ["simulate", "pan", "-n", "1", "--report"]):
+        result = run(*output, "loop.yaml")
+        assert result.exit_code == 2 and "a symbolic link that leads to no file" in result.output
+    assert os.path.islink("loop.yaml") and os.readlink("loop.yaml") == "loop.yaml"
+
+
+def test_trace_shows_the_problems_of_a_test_file_and_fails(tmp_path):
+    (tmp_path / "doc.md").write_text("- **1.1** a\n")
+    tests = tmp_path / "t.tests.yaml"
+    tests.write_text(
+        "ruleset: pan\nrules: doc.md\nnot_testable: {'1.1': a reason}\n"
+        "tests:\n  - name: t\n    position: {phase: nope}\n    expect: {current: P2}\n"
+    )
+    result = run("test", "--trace", str(tests))
+    assert result.exit_code == 1 and "RE508" in result.output and "| 1.1 | not testable: a reason |" in result.output
