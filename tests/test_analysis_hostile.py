@@ -3,6 +3,7 @@ inputs or not files, a disk that fills up, absurd worker counts, NaN, too many a
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import os
 import resource
@@ -182,3 +183,18 @@ def test_a_role_that_is_no_player_variable_lists_those_there_are():
     result = cli("simulate", "padan", "-n", "2", "--role", "score")
     assert result.exit_code == 2
     assert "not a variable of type player" in result.output and "choose from: first_drafter" in result.output
+
+
+@pytest.mark.parametrize("output_format", ["json", "github", "text"])
+def test_check_reports_an_invalid_rule_file_in_the_chosen_format(tmp_path, output_format):
+    broken = tmp_path / "bad.yaml"
+    broken.write_text(MINIMAL + "bogus: 1\n")
+    result = cli("check", str(broken), "pan", "-n", "2", "--format", output_format)
+    assert result.exit_code == 1
+    if output_format == "json":
+        found = json.loads(result.output)
+        assert [d["code"] for d in found if d["file"] == str(broken)] == ["RE201"]
+    elif output_format == "github":
+        assert f"::error file={broken},line=" in result.output and "title=RE201" in result.output
+    else:
+        assert "RE201" in result.output and "setting(s)" in result.output  # pan was still checked

@@ -13,7 +13,8 @@ import click
 
 from .. import atomic, ir
 from ..agent_spec import AGENT_NAMES, AgentSpecError, parse_specs
-from ..diagnostics import ERROR, render_github, render_json, render_text
+from ..api import load_ruleset
+from ..diagnostics import ERROR, RuleFileError, RulesEngineError, render_github, render_json, render_text
 from ..engine import Game
 from . import BackendError, make_plan, standing_names, summarise
 from .backends import MAX_WORKERS, resolve_workers, run
@@ -474,6 +475,13 @@ def check_command(
     problems = []
     settings_checked = 0
     for ruleset in rulesets:
+        try:
+            load_ruleset(ruleset)
+        except RuleFileError as error:  # reported in the chosen format with the findings
+            problems.extend(error.diagnostics)
+            continue
+        except RulesEngineError:
+            pass  # an unknown ruleset: a usage error, said when the game is made below
         for count in player_counts or (None,):
             game = cli._load_game(ruleset, count, options)
             settings = _settings(game, workers, "random", (), None)
