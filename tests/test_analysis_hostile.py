@@ -198,3 +198,8 @@ def test_check_reports_an_invalid_rule_file_in_the_chosen_format(tmp_path, outpu
         assert f"::error file={broken},line=" in result.output and "title=RE201" in result.output
     else:
         assert "RE201" in result.output and "setting(s)" in result.output  # pan was still checked
+
+
+def test_check_plays_each_setting_once_however_often_it_is_named():
+    result = cli("check", "padan", "-n", "2", "-p", "2", "-p", "2")
+    assert result.exit_code == 0 and "1 setting(s), 2 matches each" in result.output

@@ -482,7 +482,7 @@ def check_command(
             continue
         except RulesEngineError:
             pass  # an unknown ruleset: a usage error, said when the game is made below
-        for count in player_counts or (None,):
+        for count in dict.fromkeys(player_counts) or (None,):  # each setting once, however often named
             game = cli._load_game(ruleset, count, options)
             settings = _settings(game, workers, "random", (), None)
             data = _simulate(
