@@ -90,6 +90,14 @@ def clauses_of(document: Path) -> list[str]:
     return found
 
 
+def readable_clauses(document: Path) -> list[str] | None:
+    """The clause numbers of a rules document, or None when it is no readable UTF-8 text."""
+    try:
+        return clauses_of(document)
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
 def default_ruleset(path: str | Path) -> Path:
     """NAME.yaml beside NAME.tests.yaml."""
     text = str(path)
@@ -163,12 +171,7 @@ class _Reader(Shapes):
                 f"see: rulesengine validate {found}",
             )
             return None
-        rules = None
-        if "rules" in top:
-            try:
-                rules = here / self.text(top.entries["rules"], "'rules'")
-            except Skip:
-                pass
+        rules = self.rules_path(top.get("rules"), here)
         not_testable: dict[str, str] = {}
         if "not_testable" in top:
             try:
@@ -205,6 +208,19 @@ class _Reader(Shapes):
         self.citations(rules, top, not_testable, scenarios)
         return TestFile(self.path, str(found), rules, not_testable, tuple(scenarios))
 
+    def rules_path(self, node: Node | None, here: Path) -> Path | None:
+        """The rules document named by `rules:`, relative to this file."""
+        if node is None:
+            return None
+        try:
+            name = self.text(node, "'rules'")
+        except Skip:
+            return None
+        if not name.strip():
+            self.error("RE500", "'rules' must name a file, not an empty text", node.span)
+            return None
+        return here / name
+
     def citations(self, rules: Path | None, top: Map, not_testable: dict[str, str], scenarios: list) -> None:
         """Every cited clause, and every clause called not testable, is a clause of the rules document."""
         if rules is None:
@@ -219,7 +235,18 @@ class _Reader(Shapes):
                 )
             )
             return
-        known = clauses_of(rules)
+        known = readable_clauses(rules)
+        if known is None:
+            self.problems.append(
+                Diagnostic(
+                    "RE512",
+                    f"the rules document '{rules.name}' cannot be read as UTF-8 text,"
+                    " so the clauses cited are not checked",
+                    top.entries["rules"].span,
+                    severity=WARNING,
+                )
+            )
+            return
         cited = [(c, span) for scenario in scenarios for c, span in scenario.clauses]
         listed = top.entries["not_testable"] if "not_testable" in top else None
         if isinstance(listed, Map):

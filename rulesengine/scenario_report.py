@@ -10,7 +10,7 @@ from xml.etree import ElementTree
 
 from .diagnostics import ERROR, Diagnostic, render_github, render_text
 from .fileformat import TEST_FILE_SUFFIXES, is_test_file
-from .scenario_file import TestFile, clauses_of
+from .scenario_file import TestFile, readable_clauses
 from .scenario_run import FileResult, TestResult
 
 
@@ -175,7 +175,7 @@ def _table(group: list[FileResult]) -> tuple[str, list[str]]:
             for clause in test.clauses:
                 citing.setdefault(clause, []).append(f"{Path(result.path).name}:{test.span.line} {test.name}")
     rules = group[0].tests.rules if group[0].tests is not None else None
-    known = clauses_of(rules) if rules is not None and rules.is_file() else sorted(citing)
+    known = (readable_clauses(rules) if rules is not None and rules.is_file() else None) or sorted(citing)
     title = rules.name if rules is not None else group[0].path
     lines = [f"Clauses of {title} and the scenario tests citing them", "", "| clause | tests |", "| --- | --- |"]
     missing = []
