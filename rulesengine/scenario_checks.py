@@ -285,26 +285,53 @@ def _field(span: Span, what: str, wanted: str, actual_of: Callable[[State], str]
     return Check(span, what, test)
 
 
-def legal_names(state: State) -> dict[str, tuple[int, ...]]:
-    """The legal actions of the player to move, by the names the log gives them, each with
-    its ids (a choice of several cards is made in steps, one id each)."""
-    return state.named_actions()
+def legal_names(state: State) -> list[str]:
+    """The names of the legal actions of the player to move, as the log gives them; a name
+    twice when two different actions share it (two moves with one label)."""
+    distinct = {(label, _describe(state, move, values)) for move, values, label, _steps in state.complete_actions()}
+    return [label for label, _described in distinct]
+
+
+def matching_actions(state: State, name: str) -> list[tuple[str, tuple[int, ...]]]:
+    """The legal actions named `name` (as `action_to_string` prints it, optionally `P2: ...`),
+    each described by its move and parameter values, with the ids that make it."""
+    mover, sep, rest = name.partition(": ")
+    wanted = {name, rest} if sep and mover == f"P{state.current_player() + 1}" else {name}
+    found: dict[str, tuple[int, ...]] = {}
+    for move, values, label, steps in state.complete_actions():
+        if label in wanted:
+            # copies of a card are one action to the reader: the first is played
+            found.setdefault(_describe(state, move, values), steps)
+    return list(found.items())
 
 
 def find_action(state: State, name: str) -> tuple[int, ...] | None:
-    """The legal action named `name` (as `action_to_string` prints it, optionally `P2: ...`)."""
-    legal = legal_names(state)
-    if name in legal:
-        return legal[name]
-    mover, sep, rest = name.partition(": ")
-    if sep and mover == f"P{state.current_player() + 1}":
-        return legal.get(rest)
-    return None
+    """The legal action named `name`; None when no legal action, or more than one, has that name."""
+    found = matching_actions(state, name)
+    return found[0][1] if len(found) == 1 else None
+
+
+def _describe(state: State, move: Any, values: tuple) -> str:
+    """An action told apart from others of the same name: its move and parameter values."""
+    program = state.program
+    shown = []
+    for param, value in zip(move.params, values, strict=False):
+        if param.kind == "card":
+            shown.append(program.card_names[value])
+        elif param.kind in ("set", "subset") and isinstance(value, (tuple, list, frozenset)):
+            shown.append(" ".join(program.card_names[c] for c in value))
+        elif param.kind == "player":
+            shown.append(f"P{value + 1}")
+        elif param.kind == "suit":
+            shown.append(program.suit_names[value])
+        else:
+            shown.append(str(value))
+    return f"move '{move.name}'" + (f" ({', '.join(shown)})" if shown else "")
 
 
 def _legal_check(name: str, wanted: bool) -> Callable[[State, dict], tuple[str, str] | None]:
     def test(state: State, _context: dict) -> tuple[str, str] | None:
-        found = find_action(state, name) is not None
+        found = bool(matching_actions(state, name))
         if found == wanted:
             return None
         names = sorted(legal_names(state))

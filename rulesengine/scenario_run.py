@@ -9,7 +9,7 @@ import attrs
 from .diagnostics import Diagnostic, RulesEngineError, Span
 from .engine import State
 from .position import set_position
-from .scenario_checks import find_action, legal_names
+from .scenario_checks import legal_names, matching_actions
 from .scenario_file import Scenario, TestFile, load
 
 
@@ -72,19 +72,11 @@ def run_scenario(scenario: Scenario, file: str) -> TestResult:
                     Diagnostic("RE531", f"test '{scenario.name}': cannot play '{name}': the match is over", span)
                 )
                 return result()
-            action = find_action(state, name)
-            if action is None:
-                legal = ", ".join(sorted(legal_names(state))) or "none"
-                mover = f"P{state.current_player() + 1}"
-                failures.append(
-                    Diagnostic(
-                        "RE531",
-                        f"test '{scenario.name}': '{name}' is not a legal action of {mover} here",
-                        span,
-                        hint=f"legal actions: {legal}",
-                    )
-                )
+            found = matching_actions(state, name)
+            if len(found) != 1:
+                failures.append(_unplayable(scenario, state, name, span, found))
                 return result()
+            action = found[0][1]
             try:
                 for part in action:
                     state.apply_action(part)
@@ -109,3 +101,24 @@ def run_scenario(scenario: Scenario, file: str) -> TestResult:
                     )
                 )
     return result()
+
+
+def _unplayable(scenario: Scenario, state: State, name: str, span: Span, found: list) -> Diagnostic:
+    """An action of `play` that names no legal action (RE531), or several (RE533)."""
+    mover = f"P{state.current_player() + 1}"
+    if found:
+        # playing any one of them would make the test pass or fail by the order of the moves
+        matches = "; ".join(described for described, _ids in found)
+        return Diagnostic(
+            "RE533",
+            f"test '{scenario.name}': '{name}' names {len(found)} legal actions of {mover} here",
+            span,
+            hint=f"the actions of that name: {matches}; give the moves labels that tell them apart",
+        )
+    legal = ", ".join(sorted(legal_names(state))) or "none"
+    return Diagnostic(
+        "RE531",
+        f"test '{scenario.name}': '{name}' is not a legal action of {mover} here",
+        span,
+        hint=f"legal actions: {legal}",
+    )

@@ -29,3 +29,42 @@ def test_an_empty_rules_path_is_refused(tmp_path):
     path = write(tmp_path, "rules: ''\ntests:\n  - {name: a, expect: {current: P1}}\n")
     assert codes(path) == [("RE500", 1, 8)]
     assert "Clauses of  and" not in run("test", "--trace", str(path)).stdout
+
+
+TWO_LABELS = """\
+name: Two labels
+players: {min: 2, max: 2}
+decks:
+  standard: {suits: [hearts, spades], ranks: ["2", "3"], zone: stock}
+zones:
+  stock: {visibility: nobody}
+  hand: {per: player, visibility: owner}
+  table: {visibility: all}
+  bin: {visibility: all}
+round:
+  setup: [deal 2 of stock to hand from seat(0)]
+phases:
+  play: {moves: [good, bad], until: size(table) + size(bin) == 4}
+moves:
+  good: {params: {card: "hand[me]"}, label: "plays {card.rank}", effects: [move card to table]}
+  bad: {params: {card: "hand[me]"}, label: "plays {card.rank}", effects: [move card to bin]}
+match:
+  until: "true"
+"""
+
+
+def test_an_action_name_of_several_legal_actions_is_refused(tmp_path):
+    (tmp_path / "two.yaml").write_text(TWO_LABELS, encoding="utf-8")
+    path = tmp_path / "two.tests.yaml"
+    position = "    position: {phase: play, zones: {hand: {P1: [2 of hearts, 3 of hearts], P2: [2 of spades]}}}\n"
+    path.write_text(
+        "tests:\n  - name: which\n" + position + "    play: [plays 2]\n    expect: {zones: {table: [2 of hearts]}}\n"
+        "  - name: all\n" + position + "    expect: {only_legal: [plays 2, plays 3]}\n",
+        encoding="utf-8",
+    )
+    result = run("test", str(path))
+    assert result.returncode == 1
+    assert f"{path}:4:12: error[RE533]: test 'which': 'plays 2' names 2 legal actions of P1 here" in result.stdout
+    assert "move 'good' (2 of hearts); move 'bad' (2 of hearts)" in result.stdout
+    assert "got [plays 2, plays 2, plays 3, plays 3]" in result.stdout
+    assert "0 passed, 2 failed" in result.stdout
