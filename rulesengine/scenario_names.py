@@ -88,12 +88,29 @@ class Names:
         return self.phases.index(name)
 
     def zones(self, node: Node) -> Iterator[tuple[str, int, Node]]:
-        """(written name, zone slot, value) for each zone of a `zones:` mapping."""
+        """(written name, zone slot, value) for each zone of a `zones:` mapping; a zone given
+        twice (by a family and by its own name) is RE510 at the second, which is left out."""
         entries = self.reader.mapping(node, "'zones'", None)
+        seen: dict[str, Span] = {}
+        for flat, value, span in self._zone_entries(entries):
+            if flat in seen:
+                first = seen[flat]
+                self.reader.error(
+                    "RE510",
+                    f"zone '{flat}' is given twice",
+                    span,
+                    f"given before at line {first.line}, column {first.column}: give each zone once",
+                )
+                continue
+            seen[flat] = span
+            yield flat, self.zone_slots[flat], value
+
+    def _zone_entries(self, entries: Map) -> Iterator[tuple[str, Node, Span]]:
+        """(zone name, value, place of the name) of a `zones:` mapping, a family's zones one by one."""
         for key, value in entries.items():
             key_span = entries.key_spans[key]
             if key in self.zone_slots:
-                yield key, self.zone_slots[key], value
+                yield key, value, key_span
                 continue
             family = self.program.families.get(key)
             if family is not None and len(family.dimensions) == 1 and isinstance(value, Map):
@@ -107,7 +124,7 @@ class Names:
                             did_you_mean(flat, self.zone_slots),
                         )
                         continue
-                    yield flat, self.zone_slots[flat], inner
+                    yield flat, inner, value.key_spans[index]
                 continue
             hint = did_you_mean(key, self.zone_slots) or f"zones: {', '.join(list(self.zone_slots)[:8])}"
             if family is not None:
@@ -228,7 +245,7 @@ class PositionReader:
         if "variables" in position:
             for _name, offset, value, _node in names.variable_values(position.entries["variables"]):
                 variables[offset] = value
-        phase = start.phase
+        phase = -1  # a position names its phase: the first one is rarely the one meant
         current = 0  # P1, unless the position says
         out: frozenset[int] = frozenset()
         fields: dict[str, Any] = {}
@@ -264,8 +281,9 @@ class PositionReader:
                 (position.get("current") or position).span,
             )
             broken = True
-        if phase < 0:
-            raise reader.fail("RE508", "the position needs a 'phase'", position.span)
+        if "phase" not in position:
+            hint = f"phases: {', '.join(names.phases)}"
+            raise reader.fail("RE508", "the position needs a 'phase'", position.span, hint)
         if broken:
             raise Skip()
         return Position(

@@ -68,3 +68,28 @@ def test_an_action_name_of_several_legal_actions_is_refused(tmp_path):
     assert "move 'good' (2 of hearts); move 'bad' (2 of hearts)" in result.stdout
     assert "got [plays 2, plays 2, plays 3, plays 3]" in result.stdout
     assert "0 passed, 2 failed" in result.stdout
+
+
+def test_a_position_without_a_phase_is_refused(tmp_path):
+    path = write(
+        tmp_path,
+        "tests:\n  - name: a\n    position: {}\n    expect: {current: P1}\n"
+        "  - name: b\n    position:\n      zones: {pile: [1♥]}\n    expect: {current: P1}\n",
+    )
+    tests, problems = load(path)
+    assert [(d.code, d.span.line, d.span.column) for d in problems] == [("RE508", 3, 15), ("RE508", 7, 7)]
+    assert "needs a 'phase'" in problems[0].message and problems[0].hint == "phases: play"
+    assert tests is not None and tests.scenarios == ()
+
+
+def test_a_zone_given_twice_is_refused_at_the_second(tmp_path):
+    path = write(
+        tmp_path,
+        "tests:\n  - name: a\n    position:\n      phase: play\n"
+        '      zones: {hand: {P1: [1♥]}, "hand[P1]": []}\n'
+        '    expect: {zones: {"hand[P2]": 0, hand: {P2: 1}}}\n',
+    )
+    tests, problems = load(path)
+    assert [(d.code, d.span.line, d.span.column) for d in problems] == [("RE510", 5, 33), ("RE510", 6, 44)]
+    assert "zone 'hand[P1]' is given twice" in problems[0].message and "line 5, column 22" in (problems[0].hint or "")
+    assert tests is not None and tests.scenarios == ()
