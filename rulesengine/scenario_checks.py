@@ -69,7 +69,16 @@ class ExpectReader:
     # -- actions --
 
     def _action_list(self, node: Node) -> list[tuple[str, Span]]:
-        return [(self.reader.text(item, "an action"), item.span) for item in self.reader.items(node, "actions")]
+        """The actions named, each item checked (every item not a text is reported)."""
+        found, broken = [], False
+        for item in self.reader.items(node, "actions"):
+            try:
+                found.append((self.reader.words(item, "an action"), item.span))
+            except Skip:
+                broken = True
+        if broken:
+            raise Skip()
+        return found
 
     def legal(self, node: Node, _span: Span) -> Iterator[Check]:
         for name, span in self._action_list(node):

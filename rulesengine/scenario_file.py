@@ -11,6 +11,7 @@ whose clauses the tests cite (`rules:`) and the clauses no position can show
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
 
 import attrs
@@ -203,9 +204,11 @@ class _Reader(Shapes):
                         scenario.span,
                         "give every test its own name",
                     )
-                names.setdefault(scenario.name, scenario.span)
+                    continue  # a test with a problem does not run
+                names[scenario.name] = scenario.span
                 scenarios.append(scenario)
-        self.citations(rules, top, not_testable, scenarios)
+        miscited = self.citations(rules, top, not_testable, scenarios)
+        scenarios = [s for s in scenarios if s not in miscited]  # a test with a problem does not run
         return TestFile(self.path, str(found), rules, not_testable, tuple(scenarios))
 
     def rules_path(self, node: Node | None, here: Path) -> Path | None:
@@ -221,10 +224,13 @@ class _Reader(Shapes):
             return None
         return here / name
 
-    def citations(self, rules: Path | None, top: Map, not_testable: dict[str, str], scenarios: list) -> None:
-        """Every cited clause, and every clause called not testable, is a clause of the rules document."""
+    def citations(
+        self, rules: Path | None, top: Map, not_testable: dict[str, str], scenarios: list[Scenario]
+    ) -> list[Scenario]:
+        """Every cited clause, and every clause called not testable, is a clause of the rules
+        document; the tests citing a clause it does not have."""
         if rules is None:
-            return
+            return []
         if not rules.is_file():
             self.problems.append(
                 Diagnostic(
@@ -234,7 +240,7 @@ class _Reader(Shapes):
                     severity=WARNING,
                 )
             )
-            return
+            return []
         known = readable_clauses(rules)
         if known is None:
             self.problems.append(
@@ -246,11 +252,15 @@ class _Reader(Shapes):
                     severity=WARNING,
                 )
             )
-            return
-        cited = [(c, span) for scenario in scenarios for c, span in scenario.clauses]
+            return []
         listed = top.entries["not_testable"] if "not_testable" in top else None
         if isinstance(listed, Map):
-            cited += [(c, listed.key_spans[c]) for c in not_testable]
+            self.unknown_clauses([(c, listed.key_spans[c]) for c in not_testable], known, rules)
+        return [s for s in scenarios if self.unknown_clauses(s.clauses, known, rules)]
+
+    def unknown_clauses(self, cited: Iterable[tuple[str, Span]], known: list[str], rules: Path) -> bool:
+        """RE511 for each clause cited that the rules document does not have; whether there was one."""
+        found = False
         for clause, span in cited:
             if clause not in known:
                 self.error(
@@ -259,6 +269,8 @@ class _Reader(Shapes):
                     span,
                     did_you_mean(clause, known) or f"see {rules.name}",
                 )
+                found = True
+        return found
 
     def scenario(self, node: Node, ruleset: ir.Ruleset, defaults: dict[str, Node]) -> Scenario:
         problems_before = len(self.problems)
@@ -279,22 +291,7 @@ class _Reader(Shapes):
                 position = PositionReader(self, game).read(test.entries["position"], seed)
             except Skip:
                 pass  # the other parts are still read, for their diagnostics
-        steps = []
-        first = {k: v for k, v in test.items() if k in STEP_KEYS}
-        if first:
-            try:
-                steps.append(self.step(first, game))
-            except Skip:
-                pass
-        if "steps" in test:
-            for item in self.items(test.entries["steps"], "'steps'"):
-                try:
-                    entries = self.mapping(item, "a step", STEP_KEYS)
-                    steps.append(self.step(dict(entries.items()), game))
-                except Skip:
-                    continue
-        if not steps:
-            self.error("RE503", f"test '{name}' checks nothing", test.span, "add 'expect:' (or 'steps:')")
+        steps = self.steps(test, game, name)
         if len(self.problems) > problems_before:
             raise Skip()  # a test with a problem does not run: its result would mislead
         return Scenario(name, test.span, tuple(clauses), game, seed, position, tuple(steps))
@@ -315,12 +312,61 @@ class _Reader(Shapes):
             where = test.get("options") or defaults.get("options") or players_node or test
             raise self.fail("RE504", str(error), where.span) from None
 
-    def step(self, entries: dict[str, Node], game: Game) -> Step:
+    def steps(self, test: Map, game: Game, name: str) -> list[Step]:
+        """The test's steps: its own `play`/`expect`, then those of `steps`. A test whose steps
+        play and check nothing is RE503, as is one empty step among others."""
+        written: list[tuple[dict[str, Node] | None, Span]] = []  # None: a step of the wrong shape
+        first = {k: v for k, v in test.items() if k in STEP_KEYS}
+        if first:
+            written.append((first, test.span))
+        if "steps" in test:
+            try:
+                for item in self.items(test.entries["steps"], "'steps'"):
+                    written.append((self.step_entries(item), item.span))
+            except Skip:
+                written.append((None, test.span))
+        steps, broken, empty = [], False, []
+        for entries, span in written:
+            step = self.step(entries, game) if entries is not None else None
+            if step is None:  # reported already; "checks nothing" would be false
+                broken = True
+            elif step.play or step.checks:
+                steps.append(step)
+            else:
+                empty.append(span)
+        if not steps and not broken:
+            self.error("RE503", f"test '{name}' checks nothing", test.span, "add checks under 'expect:' (or 'steps:')")
+        elif empty:
+            for span in empty:
+                self.error("RE503", f"a step of test '{name}' plays and checks nothing", span, "add 'play' or 'expect'")
+        return steps
+
+    def step_entries(self, node: Node) -> dict[str, Node] | None:
+        try:
+            return dict(self.mapping(node, "a step", STEP_KEYS).items())
+        except Skip:
+            return None
+
+    def step(self, entries: dict[str, Node], game: Game) -> Step | None:
+        """A step, or None when a part of it is broken (every broken part is reported)."""
+        broken = False
         play = []
         if "play" in entries:
-            for item in self.items(entries["play"], "'play'"):
-                play.append((self.text(item, "an action"), item.span))
+            try:
+                items = self.items(entries["play"], "'play'")
+            except Skip:
+                items, broken = (), True
+            for item in items:
+                try:
+                    play.append((self.words(item, "an action"), item.span))
+                except Skip:
+                    broken = True
         checks: list[Check] = []
         if "expect" in entries:
-            checks = ExpectReader(self, game).read(entries["expect"])
-        return Step(tuple(play), tuple(checks))
+            before = len(self.problems)
+            try:
+                checks = ExpectReader(self, game).read(entries["expect"])
+            except Skip:
+                pass
+            broken = broken or len(self.problems) > before
+        return None if broken else Step(tuple(play), tuple(checks))

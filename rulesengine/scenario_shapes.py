@@ -53,6 +53,13 @@ class Shapes:
             raise self.fail("RE500", f"{what} must be a text", self.span(node))
         return str(node.value)
 
+    def words(self, node: Node, what: str) -> str:
+        """A text as written, never a number or true/false taken for one: an action's name."""
+        if not (isinstance(node, Scalar) and isinstance(node.value, str)):
+            quoted = isinstance(node, Scalar) and node.value is not None  # a number or true/false
+            raise self.fail("RE500", f"{what} must be a text", self.span(node), "quote it" if quoted else None)
+        return node.value
+
     def integer(self, node: Node, what: str) -> int:
         if not is_int(node):
             raise self.fail("RE500", f"{what} must be a whole number", self.span(node))

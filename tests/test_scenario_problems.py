@@ -93,3 +93,44 @@ def test_a_zone_given_twice_is_refused_at_the_second(tmp_path):
     assert [(d.code, d.span.line, d.span.column) for d in problems] == [("RE510", 5, 33), ("RE510", 6, 44)]
     assert "zone 'hand[P1]' is given twice" in problems[0].message and "line 5, column 22" in (problems[0].hint or "")
     assert tests is not None and tests.scenarios == ()
+
+
+def test_a_test_that_plays_and_checks_nothing_is_refused(tmp_path):
+    path = write(
+        tmp_path,
+        "tests:\n"
+        "  - {name: a, expect: {}}\n"
+        "  - {name: b, steps: [{}]}\n"
+        "  - {name: c, play: []}\n"
+        "  - {name: d, expect: {legal: [], not_legal: []}}\n"
+        "  - {name: e, expect: {current: P1}, steps: [{}, {play: [lay 1♥]}]}\n",
+    )
+    tests, problems = load(path)
+    assert [(d.code, d.span.line) for d in problems] == [("RE503", n) for n in (2, 3, 4, 5, 6)]
+    assert all("checks nothing" in d.message for d in problems)
+    assert problems[-1].span.column == 46  # the empty step itself
+    assert tests is not None and tests.scenarios == ()
+
+
+def test_every_action_that_is_not_a_text_is_reported_and_nothing_more(tmp_path):
+    path = write(
+        tmp_path,
+        "tests:\n  - name: a\n    play: [3, {a: b}, lay 1♥, true]\n    expect: {current: P1, legal: [1, x, [y]]}\n",
+    )
+    assert codes(path) == [("RE500", 3, 12), ("RE500", 3, 15), ("RE500", 3, 31), ("RE500", 4, 35), ("RE500", 4, 41)]
+
+
+def test_a_test_with_a_problem_is_neither_run_nor_counted(tmp_path):
+    (tmp_path / "rules.md").write_text("- **1.1** One.\n", encoding="utf-8")
+    path = write(
+        tmp_path,
+        "rules: rules.md\ntests:\n"
+        "  - {name: a, clause: '1.1', expect: {current: P1}}\n"
+        "  - {name: a, clause: '1.1', expect: {current: P1}}\n"
+        "  - {name: b, clause: '9.9', expect: {current: P1}}\n",
+    )
+    tests, problems = load(path)
+    assert [(d.code, d.span.line) for d in problems] == [("RE503", 4), ("RE511", 5)]
+    assert tests is not None and [s.name for s in tests.scenarios] == ["a"]
+    result = run("test", str(path))
+    assert result.returncode == 1 and "1 test(s) in 1 file(s): 1 passed, 0 failed; 2 problem(s)" in result.stdout
