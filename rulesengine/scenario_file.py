@@ -49,6 +49,11 @@ TEST_KEYS = {
     "steps": "further steps, each with `play` and/or `expect`",
     "description": "a longer explanation",
 }
+OPTION_KINDS: dict[str, tuple[type, str]] = {
+    ir.INT: (int, "a whole number"),
+    ir.BOOL: (bool, "true or false"),
+    ir.STR: (str, "a text"),
+}
 STEP_KEYS = {"play": TEST_KEYS["play"], "expect": TEST_KEYS["expect"]}
 
 
@@ -297,20 +302,60 @@ class _Reader(Shapes):
         return Scenario(name, test.span, tuple(clauses), game, seed, position, tuple(steps))
 
     def game(self, test: Map, ruleset: ir.Ruleset, defaults: dict[str, Node]) -> Game:
+        """The game of a test: its players and options (or the file's), each refused at its own place."""
+        broken = False
         players_node = test.get("players") or defaults.get("players")
-        players = self.integer(players_node, "'players'") if players_node is not None else None
+        players = None
+        if players_node is not None:
+            try:
+                players = self.players(players_node, ruleset)
+            except Skip:
+                broken = True
         options: dict[str, object] = {}
         for source in (defaults.get("options"), test.get("options")):
-            if source is not None:
-                for key, value in self.mapping(source, "'options'", None).items():
-                    if not isinstance(value, Scalar) or value.value is None:
-                        raise self.fail("RE500", f"option '{key}' needs a value", value.span)
-                    options[key] = value.value
+            if source is None:
+                continue
+            try:
+                entries = self.mapping(source, "'options'", None)
+            except Skip:
+                broken = True
+                continue
+            for key, value in entries.items():
+                try:
+                    options[key] = self.option(ruleset, key, value, entries.key_spans[key])
+                except Skip:
+                    broken = True
+        if broken:
+            raise Skip()
         try:
             return api.make_game(ruleset, players=players, options=options, optimize=self.optimize)
+        except RulesEngineError as error:  # the options together: each was accepted alone
+            raise self.fail("RE504", str(error), test.span) from None
+
+    def players(self, node: Node, ruleset: ir.Ruleset) -> int:
+        count = self.integer(node, "'players'")
+        if not ruleset.min_players <= count <= ruleset.max_players:
+            message = f"{ruleset.name} is for {ruleset.min_players} to {ruleset.max_players} players, not {count}"
+            raise self.fail("RE504", message, node.span)
+        return count
+
+    def option(self, ruleset: ir.Ruleset, key: str, value: Node, key_span: Span) -> object:
+        """An option's value, checked alone; an unknown option is refused at its name."""
+        option = next((o for o in ruleset.options if o.name == key), None)
+        if option is None:
+            names = [o.name for o in ruleset.options]
+            hint = did_you_mean(key, names) or f"options: {', '.join(names) or 'none'}"
+            raise self.fail("RE504", f"unknown option '{key}' for {ruleset.name}", key_span, hint)
+        if not isinstance(value, Scalar) or value.value is None:
+            raise self.fail("RE500", f"option '{key}' needs a value", value.span)
+        kind = OPTION_KINDS[option.type]
+        if not isinstance(value.value, (str, kind[0])) or (kind[0] is int and isinstance(value.value, bool)):
+            raise self.fail("RE504", f"option '{key}' takes {kind[1]}, not {value.value!r}", value.span)
+        try:
+            api.resolve_options(ruleset, {key: value.value})
         except RulesEngineError as error:
-            where = test.get("options") or defaults.get("options") or players_node or test
-            raise self.fail("RE504", str(error), where.span) from None
+            raise self.fail("RE504", str(error), value.span) from None
+        return value.value
 
     def steps(self, test: Map, game: Game, name: str) -> list[Step]:
         """The test's steps: its own `play`/`expect`, then those of `steps`. A test whose steps

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from rulesengine.scenario_file import load
-from tests.test_scenarios import run, write
+from tests.test_scenarios import GAME, run, write
 
 
 def codes(path: Path) -> list[tuple[str, int, int]]:
@@ -134,3 +134,26 @@ def test_a_test_with_a_problem_is_neither_run_nor_counted(tmp_path):
     assert tests is not None and [s.name for s in tests.scenarios] == ["a"]
     result = run("test", str(path))
     assert result.returncode == 1 and "1 test(s) in 1 file(s): 1 passed, 0 failed; 2 problem(s)" in result.stdout
+
+
+def test_each_refused_option_and_player_count_is_reported_at_its_own_place(tmp_path):
+    path = write(
+        tmp_path,
+        "options: {speed: 11, bogus: 1}\ntests:\n  - {name: a, players: 9, expect: {current: P1}}\n"
+        "  - {name: b, options: {speed: two, fast: 2.5}, expect: {current: P1}}\n",
+    )
+    options = "options:\n  speed: {default: 3, min: 1, max: 10}\n  fast: {default: false}\n"
+    (tmp_path / "tiny.yaml").write_text(GAME.replace("decks:\n", options + "decks:\n", 1), encoding="utf-8")
+    _, problems = load(path)
+    assert [(d.code, d.span.line, d.span.column) for d in problems] == [
+        ("RE504", 1, 18),
+        ("RE504", 1, 22),
+        ("RE504", 3, 24),
+        ("RE504", 4, 32),
+        ("RE504", 4, 43),
+    ]
+    messages = [d.message for d in problems]
+    assert "at most 10, not 11" in messages[0] and "unknown option 'bogus'" in messages[1]
+    assert "for 2 to 3 players, not 9" in messages[2]
+    assert messages[3] == "option 'speed' takes a whole number, not 'two'"
+    assert messages[4] == "option 'fast' takes true or false, not 2.5"

@@ -490,7 +490,7 @@ def test_the_unmutated_test_file_passes(tmp_path):
 def test_options_refused_by_the_ruleset_point_at_the_options(tmp_path):
     path = write(tmp_path, "options: {speed: 3}\ntests:\n  - name: a\n    expect: {current: P1}\n")
     _, problems = load(path)
-    assert [(d.code, d.span.line, d.span.column) for d in problems] == [("RE504", 1, 10)]
+    assert [(d.code, d.span.line, d.span.column) for d in problems] == [("RE504", 1, 11)]  # its name
     assert "unknown option 'speed'" in problems[0].message
 
 
