@@ -8,7 +8,9 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from xml.etree import ElementTree
 
-from .diagnostics import ERROR, Diagnostic, render_github, render_text
+import attrs
+
+from .diagnostics import ERROR, Diagnostic, printable, render_github, render_text
 from .fileformat import TEST_FILE_SUFFIXES, is_test_file
 from .scenario_file import TestFile, readable_clauses
 from .scenario_run import FileResult, TestResult
@@ -63,7 +65,8 @@ def text(results: Sequence[FileResult], verbose: bool = False, colour: bool = Fa
     for result in results:
         if verbose:
             for test in result.results:
-                lines.append(f"{'PASS' if test.passed else 'FAIL'} {result.path}:{test.span.line}: {test.name}")
+                place = f"{printable(result.path)}:{test.span.line}"
+                lines.append(f"{'PASS' if test.passed else 'FAIL'} {place}: {printable(test.name)}")
     diagnostics = all_diagnostics(results)
     if diagnostics:
         lines.append(render_text(diagnostics, {}, colour=colour))
@@ -104,7 +107,14 @@ def as_json(results: Sequence[FileResult]) -> str:
 
 
 def github(results: Sequence[FileResult]) -> str:
-    return render_github(all_diagnostics(results))
+    return render_github([_escaped(d) for d in all_diagnostics(results)])
+
+
+def _escaped(diagnostic: Diagnostic) -> Diagnostic:
+    """A diagnostic whose texts (a test's name, written by anyone) hold no control characters,
+    which would break a line-based format, or characters XML 1.0 does not allow."""
+    hint = printable(diagnostic.hint) if diagnostic.hint is not None else None
+    return attrs.evolve(diagnostic, message=printable(diagnostic.message), hint=hint)
 
 
 def junit(results: Sequence[FileResult]) -> str:
@@ -112,26 +122,27 @@ def junit(results: Sequence[FileResult]) -> str:
     suites = ElementTree.Element("testsuites")
     for result in results:
         problems = [d for d in result.problems if d.severity == ERROR]
+        path = printable(result.path)  # every text escaped: the XML stays well-formed
         suite = ElementTree.SubElement(
             suites,
             "testsuite",
-            name=result.path,
+            name=path,
             tests=str(len(result.results) + (1 if problems else 0)),
             failures=str(sum(not t.passed for t in result.results)),
             errors=str(1 if problems else 0),
         )
         if problems:
             case = ElementTree.SubElement(
-                suite, "testcase", classname=result.path, name="the test file", file=result.path, line="1"
+                suite, "testcase", classname=path, name="the test file", file=path, line="1"
             )
             error = ElementTree.SubElement(case, "error", message=f"{len(problems)} problem(s) in the test file")
             error.text = render_text(problems, {})
         for test in result.results:
             case = ElementTree.SubElement(
-                suite, "testcase", classname=result.path, name=test.name, file=result.path, line=str(test.span.line)
+                suite, "testcase", classname=path, name=printable(test.name), file=path, line=str(test.span.line)
             )
             if test.failures:
-                failure = ElementTree.SubElement(case, "failure", message=test.failures[0].message)
+                failure = ElementTree.SubElement(case, "failure", message=printable(test.failures[0].message))
                 failure.text = render_text(list(test.failures), {})
     ElementTree.indent(suites)
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ElementTree.tostring(suites, encoding="unicode")
@@ -173,7 +184,8 @@ def _table(group: list[FileResult]) -> tuple[str, list[str]]:
         not_testable.update(result.tests.not_testable)
         for test in result.results:
             for clause in test.clauses:
-                citing.setdefault(clause, []).append(f"{Path(result.path).name}:{test.span.line} {test.name}")
+                place = f"{printable(Path(result.path).name)}:{test.span.line}"
+                citing.setdefault(clause, []).append(f"{place} {printable(test.name)}")
     rules = group[0].tests.rules if group[0].tests is not None else None
     known = (readable_clauses(rules) if rules is not None and rules.is_file() else None) or sorted(citing)
     title = rules.name if rules is not None else group[0].path

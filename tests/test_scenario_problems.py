@@ -5,6 +5,7 @@ traceback."""
 from __future__ import annotations
 
 from pathlib import Path
+from xml.etree import ElementTree
 
 from rulesengine.scenario_file import load
 from tests.test_scenarios import GAME, run, write
@@ -157,3 +158,24 @@ def test_each_refused_option_and_player_count_is_reported_at_its_own_place(tmp_p
     assert "for 2 to 3 players, not 9" in messages[2]
     assert messages[3] == "option 'speed' takes a whole number, not 'two'"
     assert messages[4] == "option 'fast' takes true or false, not 2.5"
+
+
+def test_control_characters_in_test_names_are_escaped_in_every_format(tmp_path):
+    path = write(
+        tmp_path,
+        'tests:\n  - {name: "a\\0b\\nPASS fake\\ufffe", expect: {current: P2}}\n'
+        '  - {name: "ok\\x07", expect: {current: P1}}\n',
+    )
+    verbose = run("test", "-v", str(path)).stdout
+    assert "\0" not in verbose and "\x07" not in verbose
+    assert f"FAIL {path}:2: a\\x00b\\x0aPASS fake\\ufffe" in verbose
+    assert not any(line.startswith("PASS fake") for line in verbose.splitlines())
+    suites = ElementTree.fromstring(run("test", "--format", "junit", str(path)).stdout)  # well-formed XML 1.0
+    cases = suites.findall("./testsuite/testcase")
+    assert [c.get("name") for c in cases] == ["a\\x00b\\x0aPASS fake\\ufffe", "ok\\x07"]
+    failure = cases[0].find("failure")
+    assert failure is not None and "\\x00" in (failure.get("message") or "")
+    github = run("test", "--format", "github", str(path)).stdout
+    assert "\0" not in github and "a\\x00b\\x0aPASS" in github
+    trace = run("test", "--trace", str(path)).stdout
+    assert "\0" not in trace and "\x07" not in trace
