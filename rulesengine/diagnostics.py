@@ -13,6 +13,7 @@ import heapq
 import json
 import operator
 import os
+import re
 import stat
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
@@ -190,7 +191,7 @@ def _source_line(span: Span, sources: dict[str, str], lines: dict[str, list[str]
             if text is None:
                 return None
             sources[span.file] = text
-        split = lines[span.file] = text.splitlines()
+        split = lines[span.file] = editor_lines(text)
     if 1 <= span.line <= len(split):
         return split[span.line - 1]
     return None
@@ -208,6 +209,13 @@ def _window(line: str, column: int) -> tuple[str, int]:
     prefix = "..." if start else ""
     suffix = "..." if start + _SHOWN_WIDTH < len(line) else ""
     return prefix + shown + suffix, column - start + len(prefix)
+
+
+def editor_lines(text: str) -> list[str]:
+    """The lines of a text as editors count them: broken at \n, \r\n and \r only (not at the
+    other breaks `str.splitlines` and YAML know, such as U+2028)."""
+    lines = re.split(r"\r\n|\r|\n", text)
+    return lines[:-1] if lines[-1] == "" else lines  # a final break ends the last line
 
 
 def _read_for_quoting(path: str) -> str | None:

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 import attrs
 import yaml
 
-from .diagnostics import Diagnostic, RuleFileError, Span
+from .diagnostics import Diagnostic, RuleFileError, Span, editor_lines
 from .limits import MAX_DEPTH, MAX_FILE_BYTES, MAX_INTEGER, MAX_INTEGER_DIGITS, MAX_NODES
 
 _PLAIN_TAGS = {f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool", "null", "seq", "map", "merge")}
@@ -171,15 +171,34 @@ def plain(node: Node) -> object:
     return {key: plain(value) for key, value in node.entries.items()}
 
 
-def _span(file: str, node: yaml.Node) -> Span:
-    start, end = node.start_mark, node.end_mark
-    return Span(file, start.line + 1, start.column + 1, end.line + 1, end.column + 1)
+# YAML also breaks lines at these; editors, Git and the language server's clients do not
+_OTHER_BREAKS = ("\u2028", "\u2029", "\x85")
+
+
+def _mark_position(mark: yaml.Mark, source: SourceText | None) -> tuple[int, int]:
+    """A YAML mark's 1-based line and column as an editor counts them: with `source` (a text
+    holding one of YAML's other line breaks), from the mark's character index."""
+    if source is not None:
+        return source.line_column(mark.index)
+    return mark.line + 1, mark.column + 1
+
+
+def _other_breaks(file: str, text: str) -> SourceText | None:
+    """The text to count positions in when YAML's line numbers would differ from an editor's."""
+    return SourceText(file, text) if any(c in text for c in _OTHER_BREAKS) else None
+
+
+def _span(file: str, node: yaml.Node, source: SourceText | None = None) -> Span:
+    start = _mark_position(node.start_mark, source)
+    end = _mark_position(node.end_mark, source)
+    return Span(file, *start, *end)
 
 
 class _Builder:
     def __init__(self, file: str, text: str):
         self.file = file
         self.source = SourceText(file, text)
+        self.breaks = _other_breaks(file, text)
         self.diagnostics: list[Diagnostic] = []
         self.count = 0
         self.constructor = yaml.SafeLoader("")
@@ -191,17 +210,17 @@ class _Builder:
     def build(self, node: yaml.Node) -> Node:
         self.count += 1
         if self.count > MAX_NODES:
-            raise _TooLarge(_span(self.file, node))
+            raise _TooLarge(_span(self.file, node, self.breaks))
         if id(node) in self.open:
             self.error(
                 "RE017",
                 "a YAML alias refers to the list or mapping that contains it",
-                _span(self.file, node),
+                _span(self.file, node, self.breaks),
                 hint="an alias ('*name') may only repeat a value defined before it, not its own parent",
             )
-            return Scalar(None, _span(self.file, node))
+            return Scalar(None, _span(self.file, node, self.breaks))
         if len(self.open) >= MAX_DEPTH:  # aliases can nest deeper than the text does
-            raise _TooDeep(_span(self.file, node))
+            raise _TooDeep(_span(self.file, node, self.breaks))
         if isinstance(node, yaml.CollectionNode):
             self.open.add(id(node))
             try:
@@ -215,17 +234,21 @@ class _Builder:
             self.error(
                 "RE015",
                 f"YAML tag '{node.tag}' is not allowed in a rule file",
-                _span(self.file, node),
+                _span(self.file, node, self.breaks),
                 hint="rule files hold plain data: texts, numbers, lists and mappings",
             )
         if isinstance(node, yaml.ScalarNode):
             return self.scalar(node)
         if isinstance(node, yaml.SequenceNode):
-            return Seq(tuple(self.build(item) for item in node.value), _span(self.file, node), bool(node.flow_style))
+            return Seq(
+                tuple(self.build(item) for item in node.value),
+                _span(self.file, node, self.breaks),
+                bool(node.flow_style),
+            )
         return self.mapping(node)
 
     def scalar(self, node: yaml.ScalarNode) -> Scalar:
-        span = _span(self.file, node)
+        span = _span(self.file, node, self.breaks)
         if node.tag == "tag:yaml.org,2002:int" and not self._small_integer(node, span):
             return Scalar(None, span, node.style or None)
         try:
@@ -261,7 +284,7 @@ class _Builder:
         key_spans: dict[str, Span] = {}
         key_nodes: dict[str, Scalar] = {}
         for key_node, value_node in node.value:
-            key_span = _span(self.file, key_node)
+            key_span = _span(self.file, key_node, self.breaks)
             if not isinstance(key_node, yaml.ScalarNode):
                 self.error("RE003", "a mapping key must be a plain name", key_span)
                 continue
@@ -286,7 +309,7 @@ class _Builder:
             key_spans[key] = key_span
             key_nodes[key] = self._key(key, key_node, key_span)
             entries[key] = self.build(value_node)
-        return Map(entries, key_spans, _span(self.file, node), key_nodes)
+        return Map(entries, key_spans, _span(self.file, node, self.breaks), key_nodes)
 
     def _key(self, key: str, node: yaml.ScalarNode, span: Span) -> Scalar:
         style = node.style or None
@@ -318,14 +341,13 @@ def _check_depth(text: str, file: str, loader: type = yaml.SafeLoader) -> None:
         if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
             depth += 1
             if depth > MAX_DEPTH:
-                mark = event.start_mark
-                raise _TooDeep(Span.point(file, mark.line + 1, mark.column + 1))
+                raise _TooDeep(Span.point(file, *_mark_position(event.start_mark, _other_breaks(file, text))))
         elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
             depth -= 1
 
 
 def _line(text: str, number: int) -> str:
-    lines = text.splitlines()
+    lines = editor_lines(text)
     return lines[number - 1] if 1 <= number <= len(lines) else ""
 
 
@@ -423,7 +445,7 @@ def _load_yaml(text: str, file: str) -> Node:
         problem = exc.problem or "invalid YAML"
         if exc.context_mark is not None and ("end of stream" in problem or "<stream end>" in problem):
             mark = exc.context_mark  # where the unclosed quote or bracket opened, not the file's end
-        line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        line, column = _mark_position(mark, _other_breaks(file, text)) if mark else (1, 1)
         if exc.context:
             problem = f"{exc.context}: {problem}"
         raise RuleFileError(

@@ -619,3 +619,16 @@ def test_trace_shows_the_problems_of_a_test_file_and_fails(tmp_path):
     )
     result = run("test", "--trace", str(tests))
     assert result.exit_code == 1 and "RE508" in result.output and "| 1.1 | not testable: a reason |" in result.output
+
+
+@pytest.mark.parametrize("brk", ["\u2028", "\u2029", "\x85"])
+def test_positions_count_lines_as_editors_do_past_yamls_other_line_breaks(tmp_path, brk):
+    # YAML also breaks lines at U+2028, U+2029 and NEL; editors, Git and CI annotations do not
+    game = tmp_path / "game.yaml"
+    game.write_text(f'rulesengine: 1\nname: "a{brk}b"\nzones: {{pile: {{visibility: al}}}}\n', encoding="utf-8")
+    result = run("validate", str(game))
+    assert f"{game}:3:28: error[RE216]" in result.output
+    assert "  zones: {pile: {visibility: al}}" in result.output  # the line quoted is that line
+    broken = tmp_path / "broken.yaml"
+    broken.write_text(f"# a{brk}b\nname: [\nplayers: 2\n", encoding="utf-8")
+    assert f"{broken}:2:5: error[RE001]" in run("validate", str(broken)).output  # the ":" of name: [
