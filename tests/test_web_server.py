@@ -90,6 +90,21 @@ def test_malformed_bad_and_stale_messages_get_an_error_and_change_nothing():
         assert _receive(waiting)["version"] == version + 1  # pushed to the other seat's page too
 
 
+def test_messages_odd_in_their_text_get_an_error_and_keep_the_connection():
+    session = make_session("pan", 2, {}, 1, people=(0,))
+    with running(session) as base, _socket(link(base, session)) as ws:
+        _receive(ws)
+        for text, said in (
+            ('{"type": "act", "\\ud800": 1}', "no field"),  # a lone surrogate, which UTF-8 cannot carry back
+            ("\N{GRINNING FACE}" * 2040, "at most"),  # 2,040 characters, 8,160 bytes
+        ):
+            ws.send(text)
+            answer = _receive(ws)
+            assert answer["type"] == "error" and said in answer["message"], text
+        ws.send(json.dumps({"type": "refresh"}))
+        assert _receive(ws)["type"] == "state"
+
+
 def test_a_frame_too_long_closes_only_that_connection():
     session = make_session("pan", 2, {}, 1, people=(0,))
     with running(session) as base:

@@ -222,11 +222,30 @@ def test_any_page_message_is_read_or_refused_with_a_reason(text):
         ('{"type": "act", "action": true, "version": 1}', "whole number"),
         ('{"type": "undo", "extra": 1}', "no field"),
         ("[" * 1500 + "]" * 500, "JSON"),
+        ("\N{GRINNING FACE}" * 600, "at most"),  # 600 characters, 2,400 bytes
+        ("\N{GRINNING FACE}".encode() * 600, "at most"),
     ],
 )
 def test_malformed_messages_are_named(text, said):
     with pytest.raises(protocol.BadMessage, match=said):
         protocol.read(text)
+
+
+def test_a_message_is_measured_in_bytes_up_to_the_limit():
+    message = '{"type": "refresh"}'
+    padding = " " * (protocol.MAX_MESSAGE_BYTES - len(message))
+    assert protocol.read(message + padding)["type"] == "refresh"  # exactly the limit
+    accented = message + padding[:-1] + "\N{LATIN SMALL LETTER E WITH ACUTE}"  # as many characters, a byte more
+    with pytest.raises(protocol.BadMessage, match="at most"):
+        protocol.read(accented)
+
+
+def test_a_field_name_that_is_no_text_is_named_in_an_error_that_can_be_sent():
+    with pytest.raises(protocol.BadMessage) as problem:
+        protocol.read('{"type": "act", "\\ud800": 1}')  # a lone surrogate, escaped in the JSON
+    said = str(problem.value)
+    assert "no field" in said and "\\ud800" in said
+    said.encode("utf-8")  # a text the wire can carry
 
 
 @pytest.mark.parametrize("ruleset", sorted(SHORT))

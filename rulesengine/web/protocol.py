@@ -34,7 +34,7 @@ class BadMessage(Exception):
 
 def read(text: str | bytes) -> dict[str, Any]:
     """A page's message as a checked object; BadMessage for anything else."""
-    if len(text) > MAX_MESSAGE_BYTES:
+    if _size(text) > MAX_MESSAGE_BYTES:
         raise BadMessage(f"a message is at most {MAX_MESSAGE_BYTES} bytes")
     try:
         message = json.loads(text)
@@ -48,7 +48,7 @@ def read(text: str | bytes) -> dict[str, Any]:
     fields = _FIELDS[kind]
     for name in message:
         if name != "type" and name not in fields:
-            raise BadMessage(f'a "{kind}" message has no field "{name[:40]}"')
+            raise BadMessage(f'a "{kind}" message has no field "{_printable(name[:40])}"')
     for name, required in fields.items():
         if required and name not in message:
             raise BadMessage(f'a "{kind}" message needs "{name}"')
@@ -56,6 +56,21 @@ def read(text: str | bytes) -> dict[str, Any]:
         if name in message and not (value is None and not required) and not _whole(value):
             raise BadMessage(f'"{name}" is a whole number')
     return message
+
+
+def _size(text: str | bytes) -> int:
+    """The length in bytes of a message as it came over the wire (UTF-8)."""
+    if isinstance(text, bytes):
+        return len(text)
+    if len(text) > MAX_MESSAGE_BYTES:  # too long already in characters: no need to encode it
+        return len(text)
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+def _printable(name: str) -> str:
+    """A name from a page, as text that can be sent back: JSON may spell a lone surrogate,
+    which no UTF-8 frame can carry, so it is shown escaped."""
+    return name.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _whole(value: Any) -> bool:
