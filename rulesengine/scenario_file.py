@@ -183,7 +183,7 @@ class _Reader(Shapes):
             try:
                 entries = self.mapping(top.entries["not_testable"], "'not_testable'", None)
                 for clause, reason in entries.items():
-                    not_testable[clause] = self.text(reason, f"the reason clause {clause} is not testable")
+                    not_testable[clause] = self.text(reason, f"the reason why clause {clause} is not testable")
             except Skip:
                 pass
         defaults: dict[str, Node] = {k: v for k, v in top.items() if k in ("players", "options", "seed")}

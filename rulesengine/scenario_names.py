@@ -5,6 +5,7 @@ phase or player, a player out in a game whose rules put nobody out."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -50,14 +51,22 @@ class Names:
             return -1
         text = self.reader.text(node, "a player")
         count = self.program.num_players
-        if text.startswith("P") and text[1:].isdigit() and 1 <= int(text[1:]) <= count:
-            return int(text[1:]) - 1
+        number = text[1:]
+        # as the log writes them: ASCII digits without a leading zero (not P01, not P٢)
+        if text.startswith("P") and re.fullmatch(r"[1-9][0-9]{0,5}", number) and int(number) <= count:
+            return int(number) - 1
         raise self.reader.fail(
             "RE509", f"'{text}' is not a player of this {count}-player game", node.span, f"players are P1 to P{count}"
         )
 
     def players(self, node: Node) -> frozenset[int]:
-        return frozenset(self.player(item) for item in self.reader.items(node, "a list of players"))
+        found: set[int] = set()
+        for item in self.reader.items(node, "a list of players"):
+            player = self.player(item)
+            if player in found:
+                raise self.reader.fail("RE509", f"P{player + 1} is named twice", item.span)
+            found.add(player)
+        return frozenset(found)
 
     def card(self, node: Node) -> list[int]:
         name = str(node.value) if isinstance(node, Scalar) and node.value is not None else ""
@@ -266,7 +275,10 @@ class PositionReader:
                     out = leaving
             for key in ("round", "turns", "passes"):
                 if key in position:
-                    fields[key] = reader.integer(position.entries[key], f"'{key}'")
+                    try:
+                        fields[key] = self.count(position.entries[key], key)
+                    except Skip:
+                        broken = True  # the others are still read, for their diagnostics
             if "direction" in position:
                 direction = reader.integer(position.entries["direction"], "'direction'")
                 if direction not in (1, -1):
@@ -278,7 +290,7 @@ class PositionReader:
             reader.error(
                 "RE509",
                 f"P{current + 1} is to move but is out of the round",
-                (position.get("current") or position).span,
+                (position.get("current") or position.get("out") or position).span,
             )
             broken = True
         if "phase" not in position:
@@ -297,6 +309,14 @@ class PositionReader:
             turns=fields.get("turns", 0),
             passes=fields.get("passes", 0),
         )
+
+    def count(self, node: Node, key: str) -> int:
+        """`round` (from 1), `turns` or `passes` (from 0)."""
+        value = self.reader.integer(node, f"'{key}'")
+        least = 1 if key == "round" else 0
+        if value < least:
+            raise self.reader.fail("RE500", f"'{key}' must be at least {least}, not {value}", node.span)
+        return value
 
     def rest(self, position: Map) -> int | None:
         node = position.get("rest")

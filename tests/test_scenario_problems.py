@@ -179,3 +179,23 @@ def test_control_characters_in_test_names_are_escaped_in_every_format(tmp_path):
     assert "\0" not in github and "a\\x00b\\x0aPASS" in github
     trace = run("test", "--trace", str(path)).stdout
     assert "\0" not in trace and "\x07" not in trace
+
+
+def test_players_and_counts_are_written_as_the_log_writes_them(tmp_path):
+    lines = ["current: P01", "current: P\u0662", "round: -3", "turns: -1", "passes: -7", "out: [P2, P2]"]
+    text = "tests:\n" + "".join(
+        f"  - name: t{i}\n    position:\n      phase: play\n      {line}\n    expect: {{current: P1}}\n"
+        for i, line in enumerate(lines)
+    )
+    path = write(tmp_path, text)
+    _, problems = load(path)
+    assert [(d.code, d.span.line) for d in problems] == [
+        ("RE509", 5),
+        ("RE509", 10),
+        ("RE500", 15),
+        ("RE500", 20),
+        ("RE500", 25),
+        ("RE509", 30),
+    ]
+    assert "'round' must be at least 1, not -3" in problems[2].message
+    assert "P2 is named twice" in problems[5].message and problems[5].span.column == 17
