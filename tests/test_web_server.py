@@ -105,6 +105,18 @@ def test_messages_odd_in_their_text_get_an_error_and_keep_the_connection():
         assert _receive(ws)["type"] == "state"
 
 
+def test_reveal_outside_hot_seat_is_refused_and_sent_to_nobody_else():
+    session = make_session("pan", 2, {"word": "P"}, 3, people=(0, 1))
+    with running(session) as base, _socket(link(base, session, 0)) as me, _socket(link(base, session, 1)) as other:
+        _receive(me)
+        _receive(other)
+        me.send(json.dumps({"type": "reveal"}))
+        answer = _receive(me)
+        assert answer["type"] == "error" and "hot seat" in answer["message"]
+        with pytest.raises(TimeoutError):
+            other.recv(timeout=0.3)
+
+
 def test_a_frame_too_long_closes_only_that_connection():
     session = make_session("pan", 2, {}, 1, people=(0,))
     with running(session) as base:

@@ -184,6 +184,25 @@ def test_hot_seat_hands_the_screen_over_before_showing_a_hand():
     assert session.message(seats) == {**session.message(seats), "type": "handover", "seat": 1 - mover}
 
 
+def test_reveal_is_refused_unless_a_hot_seat_screen_waits_for_it():
+    several = make_session("pan", 2, {"word": "P"}, 3, people=(0, 1))
+    with pytest.raises(Refused, match="hot seat"):
+        several.reveal((0,))
+    session = make_session("padan-original", 2, {"target": 1}, 4, people=(0, 1), hot_seat=True)
+    seats = (0, 1)
+    session.reveal(seats)
+    version = session.version
+    with pytest.raises(Refused, match="already"):
+        session.reveal(seats)  # the screen shows that person's cards: nothing to hand over
+    while not session.state.is_terminal():
+        if session.message(seats)["type"] == "handover":
+            session.reveal(seats)
+        session.act(seats, 0, session.version)
+    with pytest.raises(Refused, match="over"):
+        session.reveal(seats)
+    assert session.version > version
+
+
 def test_people_must_sit_in_seats_of_the_game():
     with pytest.raises(ValueError):
         make_session("pan", 2, {}, 0, people=(2,))

@@ -212,9 +212,16 @@ class Session:
         return {"type": "state", **header, **views.seat_view(self.state, seat, self.faces)}
 
     def reveal(self, seats: tuple[int, ...]) -> None:
-        """Hot seat: the person to be shown has the screen now."""
-        if self.hot_seat:
-            self.revealed = self.seat_shown(seats)
+        """Hot seat: the person to be shown has the screen now. Refused when no screen waits
+        for it, so a page cannot make the server push the position to every page at will."""
+        if not self.hot_seat:
+            raise Refused("reveal is only for hot seat; this page shows its own seat")
+        if self.state.is_terminal():
+            raise Refused("the match is over; there is no screen to hand over")
+        seat = self.seat_shown(seats)
+        if self.revealed == seat:
+            raise Refused(f"P{seat + 1}'s cards are on the screen already")
+        self.revealed = seat
 
     def replay(self) -> dict[str, Any]:
         """The replay file of the match so far (the ruleset named as for a replay kept next to
