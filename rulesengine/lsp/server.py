@@ -12,9 +12,11 @@ from urllib.parse import unquote, urlparse
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
+from pygls.workspace import TextDocument
 
 from .. import __version__
-from ..diagnostics import ERROR, Diagnostic, Span
+from ..diagnostics import ERROR, Diagnostic, RuleFileError, Span
+from ..source import decode, read_bytes
 from . import analysis
 
 SYMBOL_KINDS = {
@@ -68,9 +70,9 @@ def lines_of(text: str) -> list[str]:
 def _lines_of(path: str, own_path: str, own_text: str) -> list[str]:
     if path == own_path or Path(path).resolve() == Path(own_path).resolve():
         return lines_of(own_text)
-    try:
-        return Path(path).read_text(encoding="utf-8", errors="replace").split("\n")
-    except OSError:
+    try:  # as validate reads it: a regular file within the size limit, never blocking
+        return decode(read_bytes(path), path).split("\n")
+    except RuleFileError:
         return []
 
 
@@ -113,8 +115,17 @@ def to_lsp(diagnostic: Diagnostic, path: str, text: str) -> types.Diagnostic:
     )
 
 
+def open_document(ls: RulesServer, uri: str) -> TextDocument | None:
+    """The document the client has open at `uri`, or None. Only open documents are served:
+    pygls would read any other from disk (a pipe blocks the server, a folder raises, a
+    stranger's file would be shown)."""
+    return ls.workspace.text_documents.get(unquote(uri))  # keyed as pygls keys them
+
+
 def refresh(ls: RulesServer, uri: str) -> None:
-    document = ls.workspace.get_text_document(uri)
+    document = open_document(ls, uri)
+    if document is None:
+        return
     path = path_of(uri)
     result = analysis.analyse(document.source, path)
     if result.declarations is not None:
@@ -149,8 +160,13 @@ def did_close(ls: RulesServer, params: types.DidCloseTextDocumentParams) -> None
 def _at(
     ls: RulesServer,
     params: types.CompletionParams | types.HoverParams | types.DefinitionParams,
-) -> tuple[list[str], int, int]:
-    lines = lines_of(ls.workspace.get_text_document(params.text_document.uri).source)
+) -> tuple[list[str], int, int] | None:
+    """The lines of the document, and the line and character a request points at; None when
+    the document is not open."""
+    document = open_document(ls, params.text_document.uri)
+    if document is None:
+        return None
+    lines = lines_of(document.source)
     line = params.position.line
     text = lines[line] if line < len(lines) else ""
     return lines, line, characters(text, params.position.character)
@@ -158,7 +174,10 @@ def _at(
 
 @server.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=[".", "(", " "]))
 def completion(ls: RulesServer, params: types.CompletionParams) -> types.CompletionList:
-    lines, line, column = _at(ls, params)
+    place = _at(ls, params)
+    if place is None:
+        return types.CompletionList(is_incomplete=False, items=[])
+    lines, line, column = place
     uri = params.text_document.uri
     found = analysis.completions(lines, line, column, ls.names.get(uri), analysis.is_test_file(path_of(uri)))
     items = [
@@ -177,7 +196,10 @@ def completion(ls: RulesServer, params: types.CompletionParams) -> types.Complet
 
 @server.feature(types.TEXT_DOCUMENT_HOVER)
 def hover(ls: RulesServer, params: types.HoverParams) -> types.Hover | None:
-    lines, line, column = _at(ls, params)
+    place = _at(ls, params)
+    if place is None:
+        return None
+    lines, line, column = place
     text = lines[line] if line < len(lines) else ""
     shown = analysis.hover(text, column, ls.names.get(params.text_document.uri))
     if shown is None:
@@ -187,7 +209,10 @@ def hover(ls: RulesServer, params: types.HoverParams) -> types.Hover | None:
 
 @server.feature(types.TEXT_DOCUMENT_DEFINITION)
 def definition(ls: RulesServer, params: types.DefinitionParams) -> types.Location | None:
-    lines, line, column = _at(ls, params)
+    place = _at(ls, params)
+    if place is None:
+        return None
+    lines, line, column = place
     text = lines[line] if line < len(lines) else ""
     span = analysis.definition(text, column, ls.names.get(params.text_document.uri))
     if span is None:
@@ -201,7 +226,9 @@ def definition(ls: RulesServer, params: types.DefinitionParams) -> types.Locatio
 
 @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
 def document_symbol(ls: RulesServer, params: types.DocumentSymbolParams) -> list[types.DocumentSymbol]:
-    document = ls.workspace.get_text_document(params.text_document.uri)
+    document = open_document(ls, params.text_document.uri)
+    if document is None:
+        return []
     lines = lines_of(document.source)
     result = analysis.analyse(document.source, path_of(params.text_document.uri))
 

@@ -1,0 +1,174 @@
+"""The language server against a hostile client: `rulesengine lsp` in a process of its own,
+driven over stdio by a bare JSON-RPC client that can send what no real editor would
+(broken framing, malformed requests, requests for documents that are not open). Every
+request gets an answer, no answer carries a traceback, and the server keeps serving."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+import pytest
+
+pytest.importorskip("pygls")
+
+from tests.conftest import child_environment  # noqa: E402
+
+TIMEOUT = 60  # seconds for one answer, generous for a loaded machine
+Message = dict[str, Any]
+
+
+class Client:
+    """A bare LSP client over the stdio of a server process."""
+
+    def __init__(self, cwd: Path) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "rulesengine.cli", "lsp"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=child_environment(),
+            cwd=cwd,
+        )
+        self.messages: queue.Queue[Message | None] = queue.Queue()
+        self.stderr: list[str] = []
+        self.passed: list[Message] = []  # messages a wait went past
+        self.last_id = 0
+        threading.Thread(target=self._read, daemon=True).start()
+        threading.Thread(target=self._read_stderr, daemon=True).start()
+
+    def _read(self) -> None:
+        stream = self.process.stdout
+        assert stream is not None
+        while (headers := _headers(stream)) is not None:
+            self.messages.put(json.loads(stream.read(int(headers["content-length"]))))
+        self.messages.put(None)
+
+    def _read_stderr(self) -> None:
+        assert self.process.stderr is not None
+        self.stderr += [line.decode("utf-8", "replace") for line in self.process.stderr]
+
+    def raw(self, data: bytes) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(data)
+        self.process.stdin.flush()
+
+    def send(self, message: Message | bytes) -> None:
+        body = message if isinstance(message, bytes) else json.dumps(message).encode()
+        self.raw(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+
+    def next_id(self) -> int:
+        self.last_id += 1
+        return self.last_id
+
+    def request(self, method: str, params: object) -> Message:
+        number = self.next_id()
+        self.send({"jsonrpc": "2.0", "id": number, "method": method, "params": params})
+        return self.answer(number)
+
+    def answer(self, number: object) -> Message:
+        return self.wait(lambda m: m.get("id") == number and "method" not in m)
+
+    def notify(self, method: str, params: object) -> None:
+        self.send({"jsonrpc": "2.0", "method": method, "params": params})
+
+    def wait(self, wanted: Any) -> Message:
+        while True:
+            try:
+                message = self.messages.get(timeout=TIMEOUT)
+            except queue.Empty:
+                pytest.fail(f"no answer within {TIMEOUT} s; the server wrote:\n{''.join(self.stderr)[-2000:]}")
+            if message is None:
+                pytest.fail(f"the server closed its output:\n{''.join(self.stderr)[-2000:]}")
+            if wanted(message):
+                return message
+            self.passed.append(message)
+
+    def open(self, uri: str, text: str, version: int = 1) -> None:
+        document = {"uri": uri, "languageId": "yaml", "version": version, "text": text}
+        self.notify("textDocument/didOpen", {"textDocument": document})
+
+    def diagnostics(self, uri: str) -> list[Message]:
+        published = self.wait(
+            lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == uri
+        )
+        return list(published["params"]["diagnostics"])
+
+    def serves(self, tmp_path: Path) -> bool:
+        """Whether the server still answers a request about an open document."""
+        uri = (tmp_path / "alive.yaml").as_uri()
+        self.open(uri, "rulesengine: 1\nname: x\n")
+        self.diagnostics(uri)
+        return "result" in self.request("textDocument/documentSymbol", {"textDocument": {"uri": uri}})
+
+
+def _headers(stream: IO[bytes]) -> dict[str, str] | None:
+    headers = {}
+    while line := stream.readline():
+        if not line.strip():
+            return headers
+        key, value = line.decode().split(":", 1)
+        headers[key.strip().lower()] = value.strip()
+    return None
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[Client]:
+    started = Client(tmp_path)
+    started.request("initialize", {"processId": None, "rootUri": None, "capabilities": {}})
+    started.notify("initialized", {})
+    yield started
+    started.process.kill()
+    started.process.wait()
+
+
+# ---- documents that are not open ------------------------------------------------------------------
+
+
+def _position_requests(uri: str) -> dict[str, Message]:
+    at = {"textDocument": {"uri": uri}, "position": {"line": 0, "character": 1}}
+    return {
+        "textDocument/documentSymbol": {"textDocument": {"uri": uri}},
+        "textDocument/hover": at,
+        "textDocument/completion": at,
+        "textDocument/definition": at,
+    }
+
+
+def _empty(result: object) -> bool:
+    return result in (None, []) or (isinstance(result, dict) and result.get("items") == [])
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+def test_documents_that_are_not_open_are_not_read_from_disk(client: Client, tmp_path: Path):
+    secret = tmp_path / "secret.yaml"
+    secret.write_text("rulesengine: 1\nname: x\npassword_of_root: hunter2\n", encoding="utf-8")
+    fifo = tmp_path / "fifo.yaml"
+    os.mkfifo(fifo)  # reading it would block the server for good
+    targets = [secret, fifo, tmp_path / "missing.yaml", tmp_path, Path("/nonexistent/folder/x.yaml")]
+    for target in targets:
+        for method, params in _position_requests(target.as_uri()).items():
+            answer = client.request(method, params)
+            assert "error" not in answer and _empty(answer["result"]), (target.name, method, answer)
+    client.notify("textDocument/didSave", {"textDocument": {"uri": secret.as_uri()}})
+    assert client.serves(tmp_path)
+    assert not [m for m in client.passed if m.get("params", {}).get("uri") == secret.as_uri()]
+
+
+def test_a_closed_document_is_no_longer_served(client: Client, tmp_path: Path):
+    path = tmp_path / "game.yaml"
+    path.write_text("rulesengine: 1\nname: on disk\nzones: {pile: {}}\n", encoding="utf-8")
+    uri = path.as_uri()
+    client.open(uri, "rulesengine: 1\nname: in the editor\n")
+    client.diagnostics(uri)
+    symbols = client.request("textDocument/documentSymbol", {"textDocument": {"uri": uri}})["result"]
+    assert [s["name"] for s in symbols] == ["rulesengine", "name"]
+    client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+    assert client.request("textDocument/documentSymbol", {"textDocument": {"uri": uri}})["result"] in (None, [])
