@@ -132,9 +132,7 @@ def junit(results: Sequence[FileResult]) -> str:
             errors=str(1 if problems else 0),
         )
         if problems:
-            case = ElementTree.SubElement(
-                suite, "testcase", classname=path, name="the test file", file=path, line="1"
-            )
+            case = ElementTree.SubElement(suite, "testcase", classname=path, name="the test file", file=path, line="1")
             error = ElementTree.SubElement(case, "error", message=f"{len(problems)} problem(s) in the test file")
             error.text = render_text(problems, {})
         for test in result.results:
