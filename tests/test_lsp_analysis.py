@@ -105,6 +105,7 @@ def test_unsaved_text_is_analysed_not_the_file(tmp_path):
         ("moves:\n  lay:\n    params:\n      card:\n        fr", 4, ("moves", "lay", "params", "card")),
         ("round:\n  limit:\n    tu", 2, ("round", "limit")),
         ("moves:\n  lay:\n    effects:\n      - mo", 3, ("moves", "lay", "effects")),
+        ("zones:\n  pile:\n", 99, ("",)),  # past the end: the top level
     ],
 )
 def test_the_keys_above_the_cursor(text: str, line: int, expected):

@@ -172,3 +172,18 @@ def test_a_closed_document_is_no_longer_served(client: Client, tmp_path: Path):
     assert [s["name"] for s in symbols] == ["rulesengine", "name"]
     client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
     assert client.request("textDocument/documentSymbol", {"textDocument": {"uri": uri}})["result"] in (None, [])
+
+
+# ---- positions outside the document ---------------------------------------------------------------
+
+
+def test_completion_past_the_last_line_answers_an_empty_list(client: Client, tmp_path: Path):
+    uri = (tmp_path / "game.yaml").as_uri()
+    client.open(uri, "rulesengine: 1\nname: x\nzones:\n  pile: {visibility: all}\n")
+    client.diagnostics(uri)
+    for line, character in [(5, 0), (99, 3), (2**31 - 1, 2**31 - 1)]:
+        at = {"textDocument": {"uri": uri}, "position": {"line": line, "character": character}}
+        answer = client.request("textDocument/completion", at)
+        assert answer.get("result") == {"isIncomplete": False, "items": []}, answer
+        for method in ["textDocument/hover", "textDocument/definition"]:
+            assert client.request(method, at).get("result") is None

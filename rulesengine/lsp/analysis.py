@@ -191,7 +191,7 @@ def key_path(lines: list[str], line: int) -> tuple[str, ...] | None:
     if text.lstrip(" ").startswith("- "):
         indent += 2  # the first key of a list item
     path: list[str] = []
-    for number in range(line - 1, -1, -1):
+    for number in range(min(line, len(lines)) - 1, -1, -1):  # a line past the end has the last above it
         above = lines[number]
         stripped = above.strip()
         if not stripped or stripped.startswith("#"):

@@ -162,14 +162,15 @@ def _at(
     params: types.CompletionParams | types.HoverParams | types.DefinitionParams,
 ) -> tuple[list[str], int, int] | None:
     """The lines of the document, and the line and character a request points at; None when
-    the document is not open."""
+    the document is not open or has no such line."""
     document = open_document(ls, params.text_document.uri)
     if document is None:
         return None
     lines = lines_of(document.source)
     line = params.position.line
-    text = lines[line] if line < len(lines) else ""
-    return lines, line, characters(text, params.position.character)
+    if line >= len(lines):  # past the end: nothing is written there
+        return None
+    return lines, line, characters(lines[line], params.position.character)
 
 
 @server.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=[".", "(", " "]))
@@ -200,7 +201,7 @@ def hover(ls: RulesServer, params: types.HoverParams) -> types.Hover | None:
     if place is None:
         return None
     lines, line, column = place
-    text = lines[line] if line < len(lines) else ""
+    text = lines[line]
     shown = analysis.hover(text, column, ls.names.get(params.text_document.uri))
     if shown is None:
         return None
@@ -213,7 +214,7 @@ def definition(ls: RulesServer, params: types.DefinitionParams) -> types.Locatio
     if place is None:
         return None
     lines, line, column = place
-    text = lines[line] if line < len(lines) else ""
+    text = lines[line]
     span = analysis.definition(text, column, ls.names.get(params.text_document.uri))
     if span is None:
         return None
