@@ -145,7 +145,8 @@ def resolve_options(ruleset: ir.Ruleset, given: Mapping[str, object] | None) -> 
             value = parse_option_value(option, value)
         expected = {ir.INT: int, ir.BOOL: bool, ir.STR: str}[option.type]
         if type(value) is not expected:
-            raise OptionError(f"option '{name}' takes a {option.type}, not {value!r}")
+            kind = {ir.INT: "a whole number", ir.BOOL: "true or false", ir.STR: "a text"}[option.type]
+            raise OptionError(f"option '{name}' takes {kind}, not {value!r}")
         if expected is int and abs(cast(int, value)) > MAX_INTEGER:
             raise OptionError(f"option '{name}' must be within ±{MAX_INTEGER}, not {value}")
         if option.choices is not None and value not in option.choices:
