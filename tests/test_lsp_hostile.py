@@ -19,6 +19,7 @@ import pytest
 
 pytest.importorskip("pygls")
 
+from rulesengine.api import validate_file  # noqa: E402
 from tests.conftest import child_environment  # noqa: E402
 
 TIMEOUT = 60  # seconds for one answer, generous for a loaded machine
@@ -187,3 +188,31 @@ def test_completion_past_the_last_line_answers_an_empty_list(client: Client, tmp
         assert answer.get("result") == {"isIncomplete": False, "items": []}, answer
         for method in ["textDocument/hover", "textDocument/definition"]:
             assert client.request(method, at).get("result") is None
+
+
+# ---- text that is not Unicode --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("game.yaml", 'rulesengine: 1\nname: "a\ud800b"\nzones: {"h\udfff": {}}\n'),
+        ("game.tests.yaml", 'ruleset: pan\ntests:\n  - name: "\U0001f600 \udc80"\n'),
+    ],
+)
+def test_a_lone_surrogate_is_reported_as_validate_reports_it(client: Client, tmp_path: Path, name: str, text: str):
+    """JSON may carry a lone surrogate, which no UTF-8 file can: validate reports the bytes a
+    file would hold for it as not UTF-8, and so does the server."""
+    path = tmp_path / name
+    path.write_bytes(text.encode("utf-8", "surrogatepass"))
+    expected = [(d.code, d.span.line - 1, d.span.column - 1, d.message) for d in validate_file(path)[1]]
+    assert [code for code, *_ in expected] == ["RE008"]
+    client.open(path.as_uri(), text)
+    shown = client.diagnostics(path.as_uri())
+    assert [(d["code"], d["range"]["start"]["line"], d["range"]["start"]["character"]) for d in shown] == [
+        (code, line, column + (1 if "\U0001f600" in text else 0)) for code, line, column, _ in expected
+    ]  # the emoji before it is two UTF-16 units
+    assert shown[0]["message"].startswith(expected[0][3])
+    for method, params in _position_requests(path.as_uri()).items():
+        answer = client.request(method, params)
+        assert "error" not in answer, (method, answer)

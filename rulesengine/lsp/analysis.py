@@ -18,7 +18,7 @@ from ..fileformat import is_test_file
 from ..scenario_checks import EXPECT_KEYS
 from ..scenario_file import load as load_tests
 from ..scenario_names import POSITION_KEYS
-from ..source import Map, Node, load_yaml, plain
+from ..source import Map, Node, decode, load_yaml, plain
 from . import reference
 
 # section -> the kind of name its entries declare
@@ -73,8 +73,27 @@ def normalised(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
+def not_unicode(text: str, path: str) -> tuple[Diagnostic, ...]:
+    """What `validate` reports for the file this text would be, when the text holds a lone
+    surrogate (JSON can carry one, a UTF-8 file cannot): the bytes written for it are not
+    UTF-8. Nothing when the text is Unicode."""
+    try:
+        text.encode("utf-8")
+        return ()
+    except UnicodeEncodeError:
+        pass
+    try:
+        decode(text.encode("utf-8", "surrogatepass"), path)
+    except RuleFileError as error:
+        return tuple(error.diagnostics)
+    return ()
+
+
 def analyse(text: str, path: str) -> Analysis:
     text = normalised(text)
+    unreadable = not_unicode(text, path)
+    if unreadable:  # the YAML reader cannot take such text
+        return Analysis(path, unreadable, None, ())
     if is_test_file(path):
         return Analysis(path, tuple(load_tests(path, text, optimize=False)[1]), None, ())  # diagnostics only
     try:

@@ -78,7 +78,8 @@ def _lines_of(path: str, own_path: str, own_text: str) -> list[str]:
 
 def utf16(line_text: str, column: int) -> int:
     """The UTF-16 offset of 0-based character `column` in a line."""
-    return len(line_text[:column].encode("utf-16-le")) // 2
+    # counted, not encoded: a lone surrogate (which JSON can carry) has no UTF-16 encoding
+    return column + sum(1 for char in line_text[:column] if ord(char) > 0xFFFF)
 
 
 def characters(line_text: str, offset: int) -> int:
