@@ -85,7 +85,7 @@ def test_validate_checks_scenario_test_files_in_a_folder_whatever_their_keys(tmp
     # a test file is checked as one (its positions resolved, not run), with no note about
     # the rule-file format, whether or not its keys look like rule-file sections
     (tmp_path / "game.yaml").write_text((ROOT / "rulesets" / "pan.yaml").read_text(encoding="utf-8"), encoding="utf-8")
-    test = "tests:\n  - name: a card no deck holds\n    position:\n      zones: {pile: [1♥]}\n"
+    test = "tests:\n  - name: a card no deck holds\n    position:\n      phase: play\n      zones: {pile: [1♥]}\n"
     test += "    expect: {current: P1}\n"
     (tmp_path / "game.tests.yaml").write_text(test, encoding="utf-8")
     (tmp_path / "more.tests.yaml").write_text("ruleset: game.yaml\nplayers: 3\n" + test, encoding="utf-8")
