@@ -3,9 +3,13 @@ stale messages, reconnecting, the replay download, and `rulesengine serve` itsel
 
 from __future__ import annotations
 
+import base64
 import json
+import os
+import socket
 import subprocess
 import sys
+import time
 import urllib.error
 import urllib.request
 
@@ -115,6 +119,92 @@ def test_reveal_outside_hot_seat_is_refused_and_sent_to_nobody_else():
         assert answer["type"] == "error" and "hot seat" in answer["message"]
         with pytest.raises(TimeoutError):
             other.recv(timeout=0.3)
+
+
+def _silent_page(address: str) -> socket.socket:
+    """A WebSocket opened by hand on a socket with a small receive buffer, to be left unread."""
+    host, port = address.split("//", 1)[1].split("/", 1)[0].split(":")
+    raw = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # before connecting: a small window
+    raw.connect((host, int(port)))
+    key = base64.b64encode(os.urandom(16)).decode()
+    path = "/ws/" + address.rsplit("/", 1)[1]
+    raw.sendall(
+        f"GET {path} HTTP/1.1\r\nHost: {host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n".encode()
+    )
+    raw.settimeout(5)
+    answer = b""
+    while b"\r\n\r\n" not in answer:  # the server's answer to the handshake, before any frame
+        answer += raw.recv(1)
+    assert answer.startswith(b"HTTP/1.1 101")
+    return raw
+
+
+def _frame(payload: bytes) -> bytes:
+    """A client's masked text frame (payload under 126 bytes)."""
+    mask = os.urandom(4)
+    return bytes([0x81, 0x80 | len(payload)]) + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+
+
+def _read_until_closed(raw: socket.socket, seconds: float) -> tuple[int, bool]:
+    """Bytes read from `raw` until the server closes it (True) or `seconds` pass (False)."""
+    raw.settimeout(0.5)
+    total, deadline = 0, time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            data = raw.recv(65536)
+        except TimeoutError:
+            continue
+        except ConnectionError:
+            return total, True
+        if not data:
+            return total, True
+        total += len(data)
+    return total, False
+
+
+def test_a_page_that_stops_reading_slows_only_itself_and_is_dropped():
+    session = make_session("pan", 2, {}, 1, people=(0, 1))
+    asked = 5000
+    with running(session) as base:
+        slow = _silent_page(link(base, session, 0))
+        try:
+            slow.settimeout(10)
+            slow.sendall(_frame(b'{"type": "refresh"}') * asked)  # and reads nothing meanwhile
+            time.sleep(1)
+            with _socket(link(base, session, 1)) as other:  # another page connects, reads and moves
+                started = time.monotonic()
+                message = _receive(other)
+                other.send(json.dumps({"type": "refresh"}))
+                assert _receive(other)["version"] == message["version"]
+                assert time.monotonic() - started < 3
+            read, closed = _read_until_closed(slow, 20)
+        finally:
+            slow.close()
+    assert closed and read < asked * len(json.dumps(message)) / 2  # dropped long before all it asked for was sent
+
+
+def test_a_page_that_sends_a_burst_and_reads_gets_every_answer():
+    from rulesengine.web.app import MAX_QUEUED
+
+    session = make_session("pan", 2, {}, 1, people=(0,))
+    burst = 3 * MAX_QUEUED
+    with running(session) as base, _socket(link(base, session)) as ws:
+        _receive(ws)
+        for _ in range(burst):
+            ws.send(json.dumps({"type": "refresh"}))
+        assert [_receive(ws)["type"] for _ in range(burst)] == ["state"] * burst
+
+
+def test_a_message_to_a_page_is_always_text_a_frame_can_carry():
+    from rulesengine.web.app import _dumps
+
+    for message in ({"message": "P1 \N{BLACK HEART SUIT}"}, {"message": "a lone \ud800"}):
+        text = _dumps(message)
+        text.encode("utf-8")
+        assert json.loads(text) == message
+    assert "\N{BLACK HEART SUIT}" in _dumps({"message": "\N{BLACK HEART SUIT}"})  # as is, when it can be
 
 
 def test_a_frame_too_long_closes_only_that_connection():

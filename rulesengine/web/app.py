@@ -3,8 +3,10 @@ download and the static files (all served from this package; the page loads noth
 elsewhere).
 
 Every change to the session is made under one lock and followed by a message to every
-open page, each built for that page's seat alone; bots move in a background task, one
-move at a time, so people see each move arrive.
+open page, each built for that page's seat alone and queued to that page's own writer, so
+a page that stops reading holds up no other (it is dropped once MAX_QUEUED messages wait
+for it); bots move in a background task, one move at a time, so people see each move
+arrive.
 """
 
 from __future__ import annotations
@@ -40,57 +42,103 @@ _HEADERS = {
 }
 
 
+MAX_QUEUED = 64  # messages waiting for one page; a page that lets more pile up is dropped
+
+
+def _dumps(message: dict[str, Any]) -> str:
+    """A message as JSON text a UTF-8 frame can carry: a lone surrogate (which JSON from a
+    page may spell) is escaped, as every other character is only then."""
+    text = json.dumps(message, ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(message)
+    return text
+
+
+class Page:
+    """One open page: its seats, and the messages waiting for it, sent by its own task, so
+    a page that stops reading slows only itself."""
+
+    def __init__(self, socket: WebSocket, seats: tuple[int, ...]):
+        self.socket = socket
+        self.seats = seats
+        self.outbox: asyncio.Queue[str] = asyncio.Queue(MAX_QUEUED)
+        self.writer = asyncio.create_task(self._write())
+
+    def put(self, message: dict[str, Any]) -> bool:
+        """Queue `message`; False when the page already has MAX_QUEUED waiting."""
+        try:
+            self.outbox.put_nowait(_dumps(message))
+        except asyncio.QueueFull:
+            return False
+        return True
+
+    async def _write(self) -> None:
+        try:
+            while True:
+                await self.socket.send_text(await self.outbox.get())
+        except (RuntimeError, OSError, WebSocketDisconnect):  # the page went away meanwhile
+            pass
+
+
 class Hub:
-    """The open pages of a session and what is sent to them."""
+    """The open pages of a session and what is sent to them. Changes are made under one
+    lock, but nothing is sent under it: messages are queued to each page's own writer."""
 
     def __init__(self, session: Session, bot_delay: float = 0.0):
         self.session = session
         self.bot_delay = bot_delay
         self.lock = asyncio.Lock()
-        self.pages: dict[WebSocket, tuple[int, ...]] = {}
+        self.pages: set[Page] = set()
         self._bots: asyncio.Task | None = None
 
-    async def send(self, page: WebSocket, message: dict[str, Any]) -> None:
-        try:
-            await page.send_text(json.dumps(message, ensure_ascii=False))
-        except (RuntimeError, OSError, WebSocketDisconnect):  # the page went away meanwhile
-            self.pages.pop(page, None)
+    def send(self, page: Page, message: dict[str, Any]) -> None:
+        if not page.put(message):  # it has stopped reading: its connection is closed
+            self.drop(page)
 
-    async def broadcast(self) -> None:
-        for page, seats in list(self.pages.items()):
-            await self.send(page, self.session.message(seats))
+    def drop(self, page: Page) -> None:
+        self.pages.discard(page)
+        page.writer.cancel()  # ends the page's connection (see `connect`)
 
-    async def handle(self, page: WebSocket, seats: tuple[int, ...], text: str | bytes) -> None:
+    def broadcast(self) -> None:
+        for page in list(self.pages):
+            self.send(page, self.session.message(page.seats))
+
+    async def handle(self, page: Page, text: str | bytes) -> None:
         """One message from a page: applied, or answered with an error and nothing changed."""
         try:
             message = protocol.read(text)
         except protocol.BadMessage as problem:
-            async with self.lock:
-                await self.send(page, protocol.error(str(problem)))
+            self.send(page, protocol.error(str(problem)))
             return
-        session = self.session
         async with self.lock:
             try:
-                kind = message["type"]
-                if kind == "act":
-                    session.act(seats, message["action"], message["version"])
-                elif kind == "undo":
-                    session.undo(seats)
-                elif kind == "new":
-                    session.new_match(seats, message.get("seed"))
-                elif kind == "reveal":
-                    session.reveal(seats)
-                else:  # refresh
-                    await self.send(page, session.message(seats))
-                    return
+                self._apply(page, message)
             except Refused as refusal:  # every change is pushed to every page: a stale page has the news already
-                await self.send(page, protocol.error(str(refusal)))
+                self.send(page, protocol.error(str(refusal)))
                 return
             except RulesEngineError as problem:  # the engine refused: the position is unchanged
-                await self.send(page, protocol.error(str(problem)))
+                self.send(page, protocol.error(str(problem)))
                 return
-            await self.broadcast()
         self.start_bots()
+
+    def _apply(self, page: Page, message: dict[str, Any]) -> None:
+        """Make the change a checked message asks for and tell every page (a refresh: the
+        page alone); Refused or RulesEngineError when it is not allowed."""
+        session, seats, kind = self.session, page.seats, message["type"]
+        if kind == "refresh":
+            self.send(page, session.message(seats))
+            return
+        if kind == "act":
+            session.act(seats, message["action"], message["version"])
+        elif kind == "undo":
+            session.undo(seats)
+        elif kind == "new":
+            session.new_match(seats, message.get("seed"))
+        else:  # reveal
+            session.reveal(seats)
+        self.broadcast()
 
     def start_bots(self) -> None:
         if self._bots is None or self._bots.done():
@@ -115,33 +163,47 @@ class Hub:
                 _log.exception("a bot failed to choose a move")
                 async with self.lock:
                     for page in list(self.pages):
-                        await self.send(page, protocol.error("a bot failed to choose a move; see the server's log"))
+                        self.send(page, protocol.error("a bot failed to choose a move; see the server's log"))
                 return
             async with self.lock:
                 if session.bot_act(action, version):
-                    await self.broadcast()
+                    self.broadcast()
 
-    async def connect(self, page: WebSocket) -> None:
-        seats = self.session.seats_of(page.path_params["token"])
+    async def connect(self, socket: WebSocket) -> None:
+        seats = self.session.seats_of(socket.path_params["token"])
         if seats is None:
-            await page.close(code=4404, reason="unknown link")
+            await socket.close(code=4404, reason="unknown link")
             return
-        await page.accept()
+        await socket.accept()
+        page = Page(socket, seats)
+        reader = asyncio.create_task(self._read(page))
         async with self.lock:
-            self.pages[page] = seats
-            await self.send(page, self.session.message(seats))
+            self.pages.add(page)
+            self.send(page, self.session.message(seats))
         self.start_bots()
+        try:  # until the page leaves, or is dropped (its writer cancelled) for not reading
+            await asyncio.wait({reader, page.writer}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            self.drop(page)
+            reader.cancel()
+            for result in await asyncio.gather(reader, page.writer, return_exceptions=True):
+                if isinstance(result, Exception):
+                    _log.error("a page's connection failed", exc_info=result)
+
+    async def _read(self, page: Page) -> None:
+        """Handle the page's messages, one at a time, until it disconnects."""
         try:
             while True:
-                event = await page.receive()
+                event = await page.socket.receive()
                 if event["type"] == "websocket.disconnect":
-                    break
+                    return
                 text = event.get("text")
-                await self.handle(page, seats, text if text is not None else event.get("bytes") or b"")
+                await self.handle(page, text if text is not None else event.get("bytes") or b"")
+                # the writer hands the answer on before the next message is read: only a page
+                # that does not read lets messages pile up, not one that sends a burst
+                await asyncio.sleep(0)
         except WebSocketDisconnect:
             pass
-        finally:
-            self.pages.pop(page, None)
 
 
 def _choose(bot: Agent, state: State) -> int:
