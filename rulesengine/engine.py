@@ -1291,7 +1291,7 @@ class State:
         only its name. Lines written by the rules' `log` effect are announcements to every
         player. Needs a state made with `record_log=True`.
         """
-        seat_of(player, self.num_players, "log_for")
+        player = seat_of(player, self.num_players, "log_for")
         if self.log is None:
             raise ValueError("this state keeps no log: make it with new_initial_state(..., record_log=True)")
         return [
