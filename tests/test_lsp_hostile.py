@@ -216,3 +216,43 @@ def test_a_lone_surrogate_is_reported_as_validate_reports_it(client: Client, tmp
     for method, params in _position_requests(path.as_uri()).items():
         answer = client.request(method, params)
         assert "error" not in answer, (method, answer)
+
+
+# ---- malformed requests -------------------------------------------------------------------------
+
+INVALID_PARAMS, INVALID_REQUEST = -32602, -32600
+
+
+def _hover(position: object) -> Message:
+    return {"textDocument": {"uri": "file:///nowhere/game.yaml"}, "position": position}
+
+
+MALFORMED: dict[str, tuple[Message, int]] = {
+    "negative line": ({"jsonrpc": "2.0", "params": _hover({"line": -1, "character": 0})}, INVALID_PARAMS),
+    "line of 2**31": ({"jsonrpc": "2.0", "params": _hover({"line": 2**31, "character": 0})}, INVALID_PARAMS),
+    "line a text": ({"jsonrpc": "2.0", "params": _hover({"line": "a", "character": 0})}, INVALID_PARAMS),
+    "no character": ({"jsonrpc": "2.0", "params": _hover({"line": 0})}, INVALID_PARAMS),
+    "params null": ({"jsonrpc": "2.0", "params": None}, INVALID_PARAMS),
+    "params a list": ({"jsonrpc": "2.0", "params": [1]}, INVALID_PARAMS),
+    "JSON-RPC 1.0": ({"jsonrpc": "1.0", "params": _hover({"line": 0, "character": 0})}, INVALID_REQUEST),
+    "no jsonrpc": ({"params": _hover({"line": 0, "character": 0})}, INVALID_REQUEST),
+}
+
+
+@pytest.mark.parametrize("case", MALFORMED, ids=MALFORMED)
+def test_a_malformed_request_gets_an_error_with_its_id(client: Client, tmp_path: Path, case: str):
+    message, code = MALFORMED[case]
+    for number in (client.next_id(), f"request-{client.next_id()}"):
+        client.send({**message, "id": number, "method": "textDocument/hover"})
+        answer = client.answer(number)
+        assert answer["error"]["code"] == code, answer
+        assert "data" not in answer["error"] and "Traceback" not in answer["error"]["message"]
+    assert client.serves(tmp_path)
+
+
+@pytest.mark.parametrize("number", [1.5, {"a": 1}, [2], True])
+def test_a_request_whose_id_is_invalid_is_answered_with_a_null_id(client: Client, tmp_path: Path, number: object):
+    client.send({"jsonrpc": "2.0", "id": number, "method": "textDocument/hover", "params": _hover({})})
+    answer = client.wait(lambda m: "error" in m)
+    assert answer["id"] is None and answer["error"]["code"] == INVALID_REQUEST
+    assert client.serves(tmp_path)

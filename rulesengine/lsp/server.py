@@ -18,6 +18,7 @@ from .. import __version__
 from ..diagnostics import ERROR, Diagnostic, RuleFileError, Span
 from ..source import decode, read_bytes
 from . import analysis
+from .transport import RulesProtocol
 
 SYMBOL_KINDS = {
     "section": types.SymbolKind.Namespace,
@@ -48,7 +49,7 @@ COMPLETION_KINDS = {
 
 class RulesServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("rulesengine", __version__)
+        super().__init__("rulesengine", __version__, protocol_cls=RulesProtocol)
         # uri -> the names of the last version of the document that composed, kept while
         # the author's text is half written
         self.names: dict[str, dict[str, analysis.Declaration]] = {}
