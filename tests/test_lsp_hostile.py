@@ -20,6 +20,7 @@ import pytest
 pytest.importorskip("pygls")
 
 from rulesengine.api import validate_file  # noqa: E402
+from rulesengine.lsp.transport import MAX_MESSAGE_BYTES  # noqa: E402
 from tests.conftest import child_environment  # noqa: E402
 
 TIMEOUT = 60  # seconds for one answer, generous for a loaded machine
@@ -54,7 +55,8 @@ class Client:
 
     def _read_stderr(self) -> None:
         assert self.process.stderr is not None
-        self.stderr += [line.decode("utf-8", "replace") for line in self.process.stderr]
+        for line in self.process.stderr:
+            self.stderr.append(line.decode("utf-8", "replace"))
 
     def raw(self, data: bytes) -> None:
         assert self.process.stdin is not None
@@ -256,3 +258,33 @@ def test_a_request_whose_id_is_invalid_is_answered_with_a_null_id(client: Client
     answer = client.wait(lambda m: "error" in m)
     assert answer["id"] is None and answer["error"]["code"] == INVALID_REQUEST
     assert client.serves(tmp_path)
+
+
+# ---- framing --------------------------------------------------------------------------------------
+
+FRAMES = {
+    "huge": b"Content-Length: 99999999999999\r\n\r\n{}",
+    "over the bound": b"Content-Length: %d\r\n\r\n{}" % (MAX_MESSAGE_BYTES + 1),
+    "negative": b"Content-Length: -5\r\n\r\n{}",
+    "not a number": b"Content-Length: abc\r\n\r\n{}",
+    "garbage line": b"{}" * 5000 + b"\r\n",
+}
+
+
+@pytest.mark.parametrize("frame", FRAMES, ids=FRAMES)
+def test_a_broken_frame_is_refused_and_the_next_message_is_served(client: Client, tmp_path: Path, frame: str):
+    client.raw(FRAMES[frame])
+    assert client.serves(tmp_path)
+    assert client.serves(tmp_path)  # and the one after
+    assert client.process.poll() is None
+    if frame != "garbage line":
+        assert "Content-Length" in "".join(client.stderr)  # logged
+
+
+def test_a_message_at_the_bound_is_read(client: Client, tmp_path: Path):
+    uri = (tmp_path / "big.yaml").as_uri()
+    document = {"uri": uri, "languageId": "yaml", "version": 1, "text": "x"}
+    envelope = json.dumps({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": document}})
+    text = "rulesengine: 1\nname: x\n#" + "\u0001" * ((MAX_MESSAGE_BYTES - len(envelope)) // 6 - 30)
+    client.open(uri, text)  # each control character is six bytes of JSON
+    assert [d["code"] for d in client.diagnostics(uri)] == ["RE005"]

@@ -7,6 +7,7 @@ columns in characters. The conversions are here, against the text of the file co
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
@@ -18,7 +19,7 @@ from .. import __version__
 from ..diagnostics import ERROR, Diagnostic, RuleFileError, Span
 from ..source import decode, read_bytes
 from . import analysis
-from .transport import RulesProtocol
+from .transport import BoundedInput, RulesProtocol
 
 SYMBOL_KINDS = {
     "section": types.SymbolKind.Namespace,
@@ -250,4 +251,5 @@ def document_symbol(ls: RulesServer, params: types.DocumentSymbolParams) -> list
 
 def serve() -> None:
     """Speak LSP over stdin and stdout until the client says exit."""
-    server.start_io()
+    # pygls only calls readline() and read(n) of its input
+    server.start_io(BoundedInput(sys.stdin.buffer))  # type: ignore[arg-type]

@@ -5,14 +5,62 @@ the server."""
 from __future__ import annotations
 
 import logging
-from typing import Any
+import re
+from typing import Any, BinaryIO
 
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcInvalidRequest
 from pygls.protocol import LanguageServerProtocol
 
+from ..limits import MAX_FILE_BYTES
+
 logger = logging.getLogger(__name__)
 
 JSONRPC_VERSION = "2.0"
+
+# The largest message read: a document at the size limit with every character escaped as
+# \uXXXX in JSON, and room for the message around it. A document larger than the limit is
+# refused (RE005) whole anyway.
+MAX_MESSAGE_BYTES = 6 * MAX_FILE_BYTES + 65_536
+HEADER = b"Content-Length:"
+MAX_LINE_BYTES = 4096  # read at a time while looking for a header
+_LENGTH = re.compile(rb"Content-Length: *(\d+)\r?\n")
+
+
+class BoundedInput:
+    """The client's input as pygls reads it (a header line at a time, then a body of the
+    length the header gives), except that a Content-Length that is negative, not a number or
+    larger than MAX_MESSAGE_BYTES is refused and logged: the body it announces is then passed
+    over up to the next header. pygls trusted the length: a huge one ran out of memory, one it
+    could not read left it reading the next header as part of the lost body, for ever."""
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self.stream = stream
+        self.pending = b""  # the end of a piece of line that may begin a header
+
+    def readline(self) -> bytes:
+        piece = self.stream.readline(MAX_LINE_BYTES)
+        line, self.pending = self.pending + piece, b""
+        if len(piece) == MAX_LINE_BYTES and not piece.endswith(b"\n"):  # a header may straddle the cut
+            line, self.pending = line[: -len(HEADER)], line[-len(HEADER) :]
+        start = line.find(HEADER)
+        if start > 0:  # a header after the rest of a refused or short body
+            logger.warning("skipped %d bytes before a header", start)
+            line = line[start:]
+        if line.startswith(HEADER):
+            return _length_header(line)
+        return line  # b"" only at the end of the input, which ends the server
+
+    def read(self, size: int) -> bytes:
+        return self.stream.read(min(size, MAX_MESSAGE_BYTES))  # never more: headers were bounded
+
+
+def _length_header(line: bytes) -> bytes:
+    """A Content-Length header as pygls reads it, or one it passes over if refused."""
+    match = _LENGTH.fullmatch(line)
+    if match is None or int(match.group(1)) > MAX_MESSAGE_BYTES:
+        logger.warning("refused %r: not a length of at most %d bytes", line.strip()[:80], MAX_MESSAGE_BYTES)
+        return b"X-Refused: Content-Length\r\n"
+    return b"Content-Length: %d\r\n" % int(match.group(1))
 
 
 class Refused:
