@@ -288,3 +288,36 @@ def test_a_message_at_the_bound_is_read(client: Client, tmp_path: Path):
     text = "rulesengine: 1\nname: x\n#" + "\u0001" * ((MAX_MESSAGE_BYTES - len(envelope)) // 6 - 30)
     client.open(uri, text)  # each control character is six bytes of JSON
     assert [d["code"] for d in client.diagnostics(uri)] == ["RE005"]
+
+
+# ---- YAML's other line breaks ---------------------------------------------------------------------
+
+
+def _at(text: str, needle: str) -> tuple[int, int]:
+    """The LSP line and UTF-16 character of `needle`: lines end at \\n only in these texts."""
+    before = text[: text.index(needle)].split("\n")
+    return len(before) - 1, len(before[-1].encode("utf-16-le")) // 2
+
+
+@pytest.mark.parametrize("brk", ["\u2028", "\u2029", "\x85"], ids=["LS", "PS", "NEL"])
+def test_yaml_s_other_line_breaks_do_not_move_positions(client: Client, tmp_path: Path, brk: str):
+    """YAML breaks lines at U+2028, U+2029 and NEL too; an editor (and LSP) does not."""
+    rules = f'rulesengine: 1\n# a{brk}# b\nname: "😀{brk}y"\nzones:\n  pile:\n'
+    rules += f'    description: "😀{brk}"\n    visibility: al\n'
+    uri = (tmp_path / "game.yaml").as_uri()
+    client.open(uri, rules)
+    found = {
+        d["code"]: (d["range"]["start"]["line"], d["range"]["start"]["character"]) for d in client.diagnostics(uri)
+    }
+    assert found["RE216"] == _at(rules, "al\n") and found["RE240"] == _at(rules, "pile")
+    symbols = client.request("textDocument/documentSymbol", {"textDocument": {"uri": uri}})["result"]
+    zones = next(s for s in symbols if s["name"] == "zones")
+    assert zones["selectionRange"]["start"] == dict(zip(("line", "character"), _at(rules, "zones")))
+    broken = f'rulesengine: 1\n# a{brk}# b\nname: "😀{brk}y" @\n'
+    client.notify(
+        "textDocument/didChange", {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": broken}]}
+    )
+    shown = client.diagnostics(uri)
+    assert [(d["code"], d["range"]["start"]["line"], d["range"]["start"]["character"]) for d in shown] == [
+        ("RE001", *_at(broken, "@"))
+    ]
