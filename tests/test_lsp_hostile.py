@@ -321,3 +321,8 @@ def test_yaml_s_other_line_breaks_do_not_move_positions(client: Client, tmp_path
     assert [(d["code"], d["range"]["start"]["line"], d["range"]["start"]["character"]) for d in shown] == [
         ("RE001", *_at(broken, "@"))
     ]
+
+
+def test_the_documented_message_bound_is_the_one_read():
+    docs = (Path(__file__).resolve().parent.parent / "docs" / "tooling.md").read_text(encoding="utf-8")
+    assert f"over {MAX_MESSAGE_BYTES:,} bytes" in " ".join(docs.split())  # however the line is wrapped
