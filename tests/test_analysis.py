@@ -170,7 +170,7 @@ def test_compare_finds_a_shorter_match_significant():
         (["simulate", "padvinderspel", "-n", "2", "-j", "0"], "positive number"),
         (["simulate", "padvinderspel", "-n", "2", "-j", "lots"], "'auto'"),
         (["simulate", "padvinderspel", "-n", "2", "--standing", "luck"], "choose from: total"),
-        (["simulate", "padvinderspel", "-n", "2", "--role", "captain"], "--role captain: not a variable of type player"),
+        (["simulate", "padvinderspel", "-n", "2", "--role", "captain"], "not a variable of type player"),
         (["compare", "padvinderspel", "-n", "2"], "second rule file"),
         (["simulate", "padvinderspel", "-n", "2", "--report", "/no/such/folder/r.html"], "does not exist"),
     ],
