@@ -4,6 +4,7 @@ stale messages, reconnecting, the replay download, and `rulesengine serve` itsel
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
 import socket
@@ -230,6 +231,22 @@ def test_a_reconnected_page_gets_the_current_position():
             again = _receive(ws)
     assert again["match"] == after["match"] and again["decisions"] >= after["decisions"] > message["decisions"]
     assert again["log"][: len(after["log"])] == after["log"]
+
+
+def test_one_link_opens_a_bounded_number_of_pages():
+    from rulesengine.web.app import MAX_PAGES_PER_LINK
+
+    session = make_session("pan", 2, {}, 1, people=(0,))
+    with running(session) as base, contextlib.ExitStack() as stack:
+        pages = [stack.enter_context(_socket(link(base, session))) for _ in range(MAX_PAGES_PER_LINK)]
+        assert all(_receive(ws)["type"] == "state" for ws in pages)
+        with pytest.raises(Exception):  # noqa: B017  (refused before any message)
+            with _socket(link(base, session)) as extra:
+                extra.recv(timeout=5)
+        pages[0].close()
+        time.sleep(0.2)  # the server sees the page leave
+        with _socket(link(base, session)) as again:
+            assert _receive(again)["type"] == "state"
 
 
 def test_unknown_links_are_refused():

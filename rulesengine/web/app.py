@@ -43,6 +43,7 @@ _HEADERS = {
 
 
 MAX_QUEUED = 64  # messages waiting for one page; a page that lets more pile up is dropped
+MAX_PAGES_PER_LINK = 16  # a person opens a few tabs of a link; more is a runaway script
 
 
 def _dumps(message: dict[str, Any]) -> str:
@@ -173,6 +174,9 @@ class Hub:
         seats = self.session.seats_of(socket.path_params["token"])
         if seats is None:
             await socket.close(code=4404, reason="unknown link")
+            return
+        if sum(open_page.seats == seats for open_page in self.pages) >= MAX_PAGES_PER_LINK:
+            await socket.close(code=4429, reason="too many pages of this link are open")
             return
         await socket.accept()
         page = Page(socket, seats)
