@@ -125,10 +125,10 @@ class CheckerBase:
         node = spec.get(key)
         return node.span if node is not None else spec.span
 
-    def too_large(self, large: TooLarge) -> None:
+    def too_large(self, large: TooLarge, when: str = "") -> None:
         self.error(
             "RE247",
-            f"this number ({_digits(large.value)}) passes the language's bound of ±{MAX_INTEGER}",
+            f"{when}this number ({_digits(large.value)}) passes the language's bound of ±{MAX_INTEGER}",
             large.expr.span,
             hint="integers are 64-bit, as in CEL",
         )

@@ -574,12 +574,16 @@ class ExpressionChecker(CheckerBase):
         return ir.Call(type_, e.span, "concat", (left, right))
 
     def folds_within_bound(self, expr: ir.Expr) -> ir.Expr:
-        """`expr`, unless constants alone make it an integer beyond limits.MAX_INTEGER."""
-        try:
-            fold(expr, {}, None)
-        except TooLarge as large:
-            self.too_large(large)
-            raise Failed() from None
+        """`expr`, unless constants alone, or with the options at their defaults (as the
+        compiler folds them for the default setting), make it an integer beyond
+        limits.MAX_INTEGER."""
+        defaults = {name: option.default for name, option in self.options.items()}
+        for options in ({}, defaults) if defaults else ({},):
+            try:
+                fold(expr, options, None)
+            except TooLarge as large:
+                self.too_large(large, "with the options at their defaults, " if options else "")
+                raise Failed() from None
         return expr
 
     def binary(self, e: syntax.Binary, scope: Scope) -> ir.Expr:

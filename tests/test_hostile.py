@@ -485,13 +485,19 @@ def test_a_name_with_a_line_break_prints_on_one_line(tmp_path):
 
 def test_an_error_of_the_rules_found_when_a_setting_is_compiled_exits_1(tmp_path):
     game = tmp_path / "fold.yaml"
-    game.write_text(
-        GAME_TEMPLATE_FOLD.replace("BONUS", "9223372036854775807"),
-    )
-    for command in (["compile", str(game)], ["run", str(game), "--seed", "1"]):
+    game.write_text(GAME_TEMPLATE_FOLD.replace("BONUS", "1"))
+    largest = ["-o", "bonus=9223372036854775807"]  # valid as an option; its product is not
+    for command in (["compile", str(game), *largest], ["run", str(game), "--seed", "1", *largest]):
         result = run(*command)
         assert result.exit_code == 1, result.output
-        assert f"{game}:" in result.output and "limit of 9223372036854775807" in result.output
+        assert f"{game}:17:13:" in result.output and "limit of 9223372036854775807" in result.output
+
+
+def test_validate_folds_with_the_options_at_their_defaults(tmp_path):
+    game = tmp_path / "fold.yaml"
+    game.write_text(GAME_TEMPLATE_FOLD.replace("BONUS", "9223372036854775807"))
+    result = run("validate", str(game))
+    assert result.exit_code == 1 and "17:13: error[RE247]: with the options at their defaults" in result.output
 
 
 GAME_TEMPLATE_FOLD = """\
