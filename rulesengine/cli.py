@@ -9,7 +9,6 @@ option value, a file that cannot be written); 130 interrupted (Ctrl-C).
 from __future__ import annotations
 
 import importlib
-import math
 import os
 import sys
 from pathlib import Path
@@ -19,6 +18,7 @@ import click
 from click.core import ParameterSource
 
 from . import api, fileformat, ir
+from .click_types import FiniteFloatRange
 from .diagnostics import (
     ERROR,
     Diagnostic,
@@ -101,16 +101,6 @@ def _collect_files(paths: tuple[str, ...]) -> tuple[list[Path], list[Diagnostic]
             except RulesEngineError:
                 raise UsageError(f"no such file or folder, nor a shipped ruleset: {printable(raw)}") from None
     return files, refused
-
-
-class _FiniteRange(click.FloatRange):
-    """A float within bounds; NaN, which passes every comparison of FloatRange, is refused."""
-
-    def convert(self, value, param, ctx):  # type: ignore[no-untyped-def]  # click's signature
-        number = super().convert(value, param, ctx)
-        if math.isnan(number):
-            self.fail(f"{value!r} is not a number", param, ctx)
-        return number
 
 
 def _parse_options(pairs: tuple[str, ...]) -> dict[str, str]:
@@ -454,7 +444,7 @@ def _seat_list(text: str, seats: int) -> list[int]:
 @_opponents
 @click.option(
     "--bot-delay",
-    type=_FiniteRange(0, 10),
+    type=FiniteFloatRange(0, 10),
     default=0.6,
     show_default=True,
     help="Seconds between bot moves, so people can follow them.",

@@ -561,7 +561,7 @@ def test_option_values_are_trimmed_as_their_names_are():
 def test_serve_refuses_nan_and_opponents_for_no_seat():
     pytest.importorskip("starlette")
     result = run("serve", "padan", "--bot-delay", "nan")
-    assert result.exit_code == 2 and "'nan' is not a number" in result.output
+    assert result.exit_code == 2 and "'nan' is not a finite number" in result.output
     result = run("serve", "padan", "--seats", "1,2", "--opponents", "greedy")
     assert result.exit_code == 2 and "people play every seat" in result.output
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import math
 import sys
 from pathlib import Path
 from typing import IO, Any
@@ -14,6 +13,7 @@ import click
 from .. import atomic, ir
 from ..agent_spec import AGENT_NAMES, AgentSpecError, parse_specs
 from ..api import load_ruleset
+from ..click_types import FiniteFloatRange
 from ..diagnostics import ERROR, RuleFileError, RulesEngineError, render_github, render_json, render_text
 from ..engine import Game
 from . import BackendError, make_plan, standing_names, summarise
@@ -26,17 +26,6 @@ from .progress import progress_bar
 from .text import render
 
 INTERRUPTED = 130  # the exit status of a run stopped by Ctrl-C
-
-
-class FiniteFloatRange(click.FloatRange):
-    """A float in a range, and never NaN: NaN passes every comparison of a range check, and
-    a share of NaN would silently turn the check it sets off."""
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        number = super().convert(value, param, ctx)
-        if not math.isfinite(number):
-            self.fail(f"{value!r} is not a finite number.", param, ctx)
-        return number
 
 
 def _cli():
