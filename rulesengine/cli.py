@@ -103,12 +103,13 @@ def _collect_files(paths: tuple[str, ...]) -> tuple[list[Path], list[Diagnostic]
     return files, refused
 
 
-def _parse_options(pairs: tuple[str, ...]) -> dict[str, str]:
+def _parse_options(pairs: tuple[str, ...], option: str = "-o") -> dict[str, str]:
+    """The NAME=VALUE pairs given with `option`, by name; a usage error names the option typed."""
     options: dict[str, str] = {}
     for pair in pairs:
         name, sep, value = pair.partition("=")
         if not sep or not name.strip():
-            raise UsageError(f"-o takes NAME=VALUE, not '{pair}'")
+            raise UsageError(f"{option} takes NAME=VALUE, not '{pair}'")
         options[name.strip()] = value.strip()  # as the name: "word = X" means X, not " X"
     return options
 

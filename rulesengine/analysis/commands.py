@@ -277,15 +277,6 @@ def _check_report(path: str | None) -> None:
         raise _cli().ChoiceError("--report needs matplotlib: pip install 'rulesengine[report]'")
 
 
-def _check_pairs(option: str, pairs: tuple[str, ...]) -> None:
-    """Refuse a value of `option` that is not NAME=VALUE, naming the option the user typed
-    (the shared reader of options knows only -o)."""
-    for pair in pairs:
-        name, sep, _value = pair.partition("=")
-        if not sep or not name.strip():
-            raise _cli().UsageError(f"{option} takes NAME=VALUE, not '{pair}'")
-
-
 def _report_html(kind: str, data: dict[str, Any]) -> str:
     try:
         from .report import comparison_report, report
@@ -373,7 +364,7 @@ def compare_command(
     cli = _cli()
     if other is None and not other_options:
         raise cli.UsageError("compare needs a second rule file or at least one -O NAME=VALUE")
-    _check_pairs("-O", other_options)
+    cli._parse_options(other_options, "-O")  # before they join -o's, so that an error names -O
     _check_outputs((ruleset,) if other is None else (ruleset, other), report=report_path)
     _check_report(report_path)
     first = cli._load_game(ruleset, players, options)
