@@ -43,6 +43,7 @@ class ProcedureChecker(CheckerBase):
 
         def entries(self, section: Map, kind: str, new_names: bool = False) -> Iterator[tuple[str, Span, Map]]: ...
         def check_not_keyword(self, name: str, span: Span, what: str) -> bool: ...
+        def check_parameter_name(self, param: str, span: Span) -> bool: ...
         def checked_statements(self, statements: Iterable[syntax.Stmt], scope: Scope) -> list[ir.Stmt]: ...
 
     def read_procedures(self) -> None:
@@ -72,11 +73,10 @@ class ProcedureChecker(CheckerBase):
                             hint=did_you_mean(str(type_), PARAMETER_TYPES),
                         )
                         broken.add(name)  # reported here; its body and calls say nothing more
-                    if param in RESERVED:  # it would hide the built-in inside the body
-                        self.error("RE241", f"'{param}' is a built-in name and cannot name a parameter", where)
-                        broken.add(name)
-                    elif self.check_not_keyword(param, where, "a parameter"):
+                    if self.check_parameter_name(param, where):
                         params.append((param, str(type_), where))
+                    elif param in RESERVED:  # reported; its body would read the built-in otherwise
+                        broken.add(name)
             body: list[syntax.Stmt] = []
             effects = spec.get("effects")
             if effects is not None:

@@ -328,9 +328,7 @@ class SectionReader(CheckerBase):
         nothing more."""
         seen: set[str] = set()
         for param, where in params:
-            if param in RESERVED:
-                self.error("RE241", f"'{param}' is a built-in name and cannot name a parameter", where)
-            elif not self.check_not_keyword(param, where, "a parameter"):
+            if not self.check_parameter_name(param, where):
                 pass  # reported
             elif param in seen:
                 self.error("RE242", f"definition '{name}' has two parameters named '{param}'", where)
@@ -760,6 +758,14 @@ class SectionReader(CheckerBase):
             )
             return False
         return True
+
+    def check_parameter_name(self, param: str, span: Span) -> bool:
+        """Whether `param` may name a parameter of a definition or procedure: a built-in name
+        (RE241) would hide the built-in inside the body, a keyword (RE243) the statement."""
+        if param in RESERVED:
+            self.error("RE241", f"'{param}' is a built-in name and cannot name a parameter", span)
+            return False
+        return self.check_not_keyword(param, span, "a parameter")
 
     def check_new_name(self, name: str, span: Span, local: bool = False) -> bool:
         """Whether `name` may be defined here; reports the clash if not."""
