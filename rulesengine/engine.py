@@ -1314,9 +1314,9 @@ class State:
         last = None
         if self.last_action is not None:
             mover, action = self.mover, self.last_action
-            move = self.game.move_of(action)
+            game = self.game
             # A hidden move is named to the others without its parameters.
-            shown = move.name if move.hidden and mover != player else self.game.key_name(action)
+            shown = game.key_name(action) if game.seen_whole(action, mover, player) else game.move_of(action).name
             last = {"player": mover, "move": shown}
         seen: dict[str, Any] = {
             "player": player,
@@ -1616,6 +1616,11 @@ class Game:
             if move.offset <= action < move.offset + move.width:
                 return move
         raise IllegalActionError(f"{action} is the key of no action of this game")
+
+    def seen_whole(self, key: int, mover: int, player: int) -> bool:
+        """Whether `player` sees the complete action `key` of `mover` whole, its cards named:
+        every move but another player's hidden one, which the others see only by its name."""
+        return not self.move_of(key).hidden or mover == player
 
     def decode(self, action: int) -> tuple[CompiledMove, tuple]:
         """The move of a complete action given by its key (see `move_of`) and its parameter values."""

@@ -117,8 +117,8 @@ class Resampler:
                     action = relabel_action(game, value, sigma)
                     if action is None or state.is_chance_node() or not state._is_legal(action):
                         return None
-                    if action != value and self._names_its_cards(state, action):
-                        return None
+                    if action != value and game.seen_whole(action, state.current, player):
+                        return None  # the player saw this move name its cards
                     state.apply_action(action)
                 if knowledge.project(state, player, view, state.trail[1]) != target:
                     return None
@@ -142,16 +142,12 @@ class Resampler:
             state.apply_action(step)
             if knowledge.project(state, self.player, view, state.trail[1]) != target:
                 return False
-        if steps != true_steps and state.last_action is not None:
-            move = state.game.move_of(state.last_action)
-            if not move.hidden or mover == self.player:  # the move, cards and all, was seen
-                return False
-        return True
-
-    def _names_its_cards(self, state: Any, action: int) -> bool:
-        """Whether the player sees `action` whole when the player to move makes it: every move
-        but another player's hidden one names its cards (in the observation's last move)."""
-        return not state.game.move_of(action).hidden or state.current == self.player
+        # refused where the sample renamed the cards of a move the player saw whole
+        return (
+            steps == true_steps
+            or state.last_action is None
+            or not state.game.seen_whole(state.last_action, mover, self.player)
+        )
 
     def _forward(self, sigma: list[int], rng: random.Random) -> Any:
         """The fallback: the current state relabeled, with the player's view kept, no replay."""
@@ -201,7 +197,7 @@ def relabel(state: Any, sigma: list[int], player: int) -> Any:
         value = out.vars[slot]
         if isinstance(value, int) and value >= 0:
             out.vars[slot] = sigma[value]
-    if out.last_action is not None and state.game.move_of(out.last_action).hidden and out.mover != player:
+    if out.last_action is not None and not state.game.seen_whole(out.last_action, out.mover, player):
         out.last_action = relabel_action(state.game, out.last_action, sigma)
     if out._commits:  # the hidden choices of a simultaneous phase name cards of the sample
         out._commits = tuple((p, relabel_action(state.game, key, sigma) or key) for p, key in out._commits)
