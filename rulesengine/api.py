@@ -143,7 +143,7 @@ def resolve_options(ruleset: ir.Ruleset, given: Mapping[str, object] | None) -> 
             )
         if isinstance(value, str) and option.type != ir.STR:
             value = parse_option_value(option, value)
-        expected = {ir.INT: int, ir.BOOL: bool, ir.STR: str}[option.type]
+        expected = ir.OPTION_VALUE_TYPES[option.type]
         if type(value) is not expected:
             kind = {ir.INT: "a whole number", ir.BOOL: "true or false", ir.STR: "a text"}[option.type]
             raise OptionError(f"option '{name}' takes {kind}, not {value!r}")

@@ -96,7 +96,7 @@ class SectionReader(CheckerBase):
                     hint=f"option types: {', '.join(OPTION_TYPES)}",
                 )
                 continue
-            python_type = {ir.INT: int, ir.BOOL: bool, ir.STR: str}[type_]
+            python_type = ir.OPTION_VALUE_TYPES[type_]
             if default is not None and (type(default) is not python_type):
                 self.error("RE210", f"the default of option '{name}' is not of type {type_}", self.at(spec, "default"))
                 continue
@@ -119,7 +119,7 @@ class SectionReader(CheckerBase):
     def choices_of_type(self, name: str, type_: str, node: Seq, choices: tuple[object, ...]) -> tuple[object, ...]:
         """The choices of the option's type; each other one is RE210 at the choice (a value
         of another type could never be given on the command line) and is left out."""
-        python_type = {ir.INT: int, ir.BOOL: bool, ir.STR: str}[type_]
+        python_type = ir.OPTION_VALUE_TYPES[type_]
         kept = []
         for item, choice in zip(node.items, choices):
             if choice is not None and type(choice) is not python_type:

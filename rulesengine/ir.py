@@ -15,6 +15,8 @@ from .diagnostics import Span
 # ---- types -----------------------------------------------------------------------------
 # A type is a short string: scalar types, "zone", or "list:<element>".
 INT, BOOL, STR, CARD, SUIT, RANK, PLAYER, ZONE = "int", "bool", "str", "card", "suit", "rank", "player", "zone"
+# the Python type of an option's value, by the option's type
+OPTION_VALUE_TYPES: dict[str, type] = {INT: int, BOOL: bool, STR: str}
 SCALARS = (INT, BOOL, STR, CARD, SUIT, RANK, PLAYER)
 
 
