@@ -322,19 +322,7 @@ def find_action(state: State, name: str) -> tuple[int, ...] | None:
 
 def _describe(state: State, move: Any, values: tuple) -> str:
     """An action told apart from others of the same name: its move and parameter values."""
-    program = state.program
-    shown = []
-    for param, value in zip(move.params, values, strict=False):
-        if param.kind == "card":
-            shown.append(program.card_names[value])
-        elif param.kind in ("set", "subset") and isinstance(value, (tuple, list, frozenset)):
-            shown.append(" ".join(program.card_names[c] for c in value))
-        elif param.kind == "player":
-            shown.append(f"P{value + 1}")
-        elif param.kind == "suit":
-            shown.append(program.suit_names[value])
-        else:
-            shown.append(str(value))
+    shown = [state.game.show_param(param, value) for param, value in zip(move.params, values, strict=False)]
     return f"move '{move.name}'" + (f" ({', '.join(shown)})" if shown else "")
 
 
