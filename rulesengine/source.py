@@ -539,6 +539,12 @@ def decode(data: bytes, path: str) -> str:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise RuleFileError([_not_utf8(path, data, exc.start)]) from None
+    return normalise_line_breaks(text)
+
+
+def normalise_line_breaks(text: str) -> str:
+    """The text with every line break as '\n': '\r\n' and '\r' end lines too (as in text mode,
+    and as editors and LSP count them), so positions count lines by '\n' alone."""
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 

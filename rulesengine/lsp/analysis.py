@@ -18,7 +18,7 @@ from ..fileformat import is_test_file
 from ..scenario_checks import EXPECT_KEYS
 from ..scenario_file import load as load_tests
 from ..scenario_names import POSITION_KEYS
-from ..source import Map, Node, decode, load_yaml, plain
+from ..source import Map, Node, decode, load_yaml, normalise_line_breaks, plain
 from . import reference
 
 # section -> the kind of name its entries declare
@@ -67,12 +67,6 @@ class Analysis:
     symbols: tuple[Symbol, ...]
 
 
-def normalised(text: str) -> str:
-    """The text with every line break as '\n': an editor's '\r\n' and '\r' end lines too (as
-    in LSP and as `validate` reads files), and positions count lines by '\n' alone."""
-    return text.replace("\r\n", "\n").replace("\r", "\n")
-
-
 def not_unicode(text: str, path: str) -> tuple[Diagnostic, ...]:
     """What `validate` reports for the file this text would be, when the text holds a lone
     surrogate (JSON can carry one, a UTF-8 file cannot): the bytes written for it are not
@@ -90,7 +84,7 @@ def not_unicode(text: str, path: str) -> tuple[Diagnostic, ...]:
 
 
 def analyse(text: str, path: str) -> Analysis:
-    text = normalised(text)
+    text = normalise_line_breaks(text)
     unreadable = not_unicode(text, path)
     if unreadable:  # the YAML reader cannot take such text
         return Analysis(path, unreadable, None, ())

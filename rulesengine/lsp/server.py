@@ -17,7 +17,7 @@ from pygls.workspace import TextDocument
 
 from .. import __version__
 from ..diagnostics import ERROR, Diagnostic, RuleFileError, Span
-from ..source import decode, read_bytes
+from ..source import decode, normalise_line_breaks, read_bytes
 from . import analysis
 from .transport import BoundedInput, RulesProtocol
 
@@ -66,7 +66,7 @@ def path_of(uri: str) -> str:
 
 def lines_of(text: str) -> list[str]:
     """The lines of a text as an LSP client counts them: '\n', '\r\n' and '\r' each end one."""
-    return analysis.normalised(text).split("\n")
+    return normalise_line_breaks(text).split("\n")
 
 
 def _lines_of(path: str, own_path: str, own_text: str) -> list[str]:
