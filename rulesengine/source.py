@@ -183,9 +183,14 @@ def _mark_position(mark: yaml.Mark, source: SourceText | None) -> tuple[int, int
     return mark.line + 1, mark.column + 1
 
 
+def _has_other_breaks(text: str) -> bool:
+    """Whether YAML's line numbers in `text` would differ from an editor's."""
+    return any(c in text for c in _OTHER_BREAKS)
+
+
 def _other_breaks(file: str, text: str) -> SourceText | None:
     """The text to count positions in when YAML's line numbers would differ from an editor's."""
-    return SourceText(file, text) if any(c in text for c in _OTHER_BREAKS) else None
+    return SourceText(file, text) if _has_other_breaks(text) else None
 
 
 def _span(file: str, node: yaml.Node, source: SourceText | None = None) -> Span:
@@ -198,7 +203,7 @@ class _Builder:
     def __init__(self, file: str, text: str):
         self.file = file
         self.source = SourceText(file, text)
-        self.breaks = _other_breaks(file, text)
+        self.breaks = self.source if _has_other_breaks(text) else None  # where positions are counted then
         self.diagnostics: list[Diagnostic] = []
         self.count = 0
         self.constructor = yaml.SafeLoader("")
