@@ -53,13 +53,10 @@ def shipped_rulesets() -> list[str]:
     return sorted(p.stem for p in rulesets_dir().glob("*.yaml"))
 
 
-def resolve_ruleset(name_or_path: str, relative_to: Path | None = None) -> Path | None:
-    """A path for a ruleset named by path, by path relative to a file, or by shipped name."""
-    candidates = []
+def resolve_ruleset(name_or_path: str) -> Path | None:
+    """A path for a ruleset named by path or by shipped name."""
     given = Path(name_or_path)
-    if relative_to is not None and not given.is_absolute():
-        candidates += [relative_to / given, relative_to / f"{name_or_path}.yaml"]
-    candidates += [given, rulesets_dir() / f"{name_or_path}.yaml", rulesets_dir() / name_or_path]
+    candidates = [given, rulesets_dir() / f"{name_or_path}.yaml", rulesets_dir() / name_or_path]
     for candidate in candidates:
         if candidate.is_file():
             return tidy(candidate)

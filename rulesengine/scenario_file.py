@@ -99,6 +99,13 @@ def readable_clauses(document: Path) -> list[str] | None:
         return None
 
 
+def ruleset_named(name: str, here: Path) -> Path | None:
+    """The rule file a test file in `here` names: relative to it (`../game.yaml`) or a shipped
+    name, never in the working folder; in its tidy form (no `..`), as a folder walk names it."""
+    found = find_reference(name, here)
+    return None if found is None else tidy(found)
+
+
 def default_ruleset(path: str | Path) -> Path:
     """NAME.yaml beside NAME.tests.yaml."""
     text = str(path)
@@ -150,9 +157,7 @@ class _Reader(Shapes):
                 name = self.text(ruleset_node, "'ruleset'")
             except Skip:
                 return None
-            # relative to this file (`../game.yaml`), or a shipped name; never the working folder
-            found = find_reference(name, here)
-            found = None if found is None else tidy(found)
+            found = ruleset_named(name, here)
             where = ruleset_node.span
         if found is None:
             self.error(

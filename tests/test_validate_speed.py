@@ -9,6 +9,7 @@ import pytest
 
 from benchmarks import validate as bench
 from rulesengine import RuleFileError
+from rulesengine.scenario_file import ruleset_named
 from rulesengine.source import load_yaml
 
 
@@ -125,17 +126,16 @@ def test_validate_checks_a_ruleset_once_though_its_tests_name_it_again(tmp_path,
 
 
 def test_a_ruleset_named_through_dot_dot_is_named_as_a_folder_walk_names_it(tmp_path) -> None:
-    from rulesengine.resources import resolve_ruleset
 
     (tmp_path / "games" / "tests").mkdir(parents=True)
     (tmp_path / "games" / "game.yaml").write_text("name: g\n", encoding="utf-8")
-    found = resolve_ruleset("../game.yaml", relative_to=tmp_path / "games" / "tests")
+    found = ruleset_named("../game.yaml", tmp_path / "games" / "tests")
     assert found == tmp_path / "games" / "game.yaml"
     # Past a symbolic link '..' leaves the folder the link points into: the path stays as it is.
     (tmp_path / "elsewhere" / "deep").mkdir(parents=True)
     (tmp_path / "elsewhere" / "game.yaml").write_text("name: other\n", encoding="utf-8")
     (tmp_path / "games" / "link").symlink_to(tmp_path / "elsewhere" / "deep")
-    found = resolve_ruleset("../game.yaml", relative_to=tmp_path / "games" / "link")
+    found = ruleset_named("../game.yaml", tmp_path / "games" / "link")
     assert found is not None and found.read_text(encoding="utf-8") == "name: other\n"
     assert found == tmp_path / "games" / "link" / ".." / "game.yaml"
 
@@ -174,13 +174,11 @@ def test_the_validation_benchmark_prints_instructions_when_asked(monkeypatch, ca
 
 
 def test_a_tidy_path_that_names_a_link_loop_is_not_taken(tmp_path) -> None:
-    from rulesengine.resources import resolve_ruleset
-
     (tmp_path / "elsewhere" / "deep").mkdir(parents=True)
     (tmp_path / "elsewhere" / "game.yaml").write_text("name: g\n", encoding="utf-8")
     (tmp_path / "link").symlink_to(tmp_path / "elsewhere" / "deep")
     (tmp_path / "game.yaml").symlink_to(tmp_path / "game.yaml")  # a loop where '..' would lead
-    found = resolve_ruleset("link/../game.yaml", relative_to=tmp_path)
+    found = ruleset_named("link/../game.yaml", tmp_path)
     assert found == tmp_path / "link" / ".." / "game.yaml"
 
 
