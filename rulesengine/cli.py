@@ -32,6 +32,7 @@ from .diagnostics import (
     render_text,
 )
 from .quick_exit import quick_exit
+from .resources import same_file
 
 if TYPE_CHECKING:
     from .engine import Game
@@ -579,7 +580,7 @@ def new(file: Path, base: str | None, force: bool) -> None:
         text = header + authoring.starter_game(file.name)
     else:
         ruleset = _load_ruleset(base)
-        if any(file.resolve() == Path(source).resolve() for source in api.composed_files(ruleset)):
+        if any(same_file(file, source) for source in api.composed_files(ruleset)):
             raise ChoiceError(f"{file} is {base} or a file it is built from: a variant cannot replace its base")
         text = header + authoring.variant(ruleset, _reference(base, file.parent), file.name)
     try:

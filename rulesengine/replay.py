@@ -20,7 +20,7 @@ from .api import find_ruleset, load_ruleset, make_game, ruleset_digest
 from .compose import find_reference, is_confined
 from .diagnostics import IllegalActionError, OptionError, RuleFileError, RulesEngineError, printable
 from .engine import Game, State
-from .resources import resolve_ruleset, rulesets_dir, shipped_rulesets
+from .resources import rulesets_dir, same_file, shipped_rulesets
 from .source import read_bytes
 
 FORMAT = "rulesengine-replay"
@@ -88,7 +88,7 @@ def check_destination(path: str | os.PathLike, *, inputs: Sequence[str | os.Path
     target = Path(path)
     folder = target.parent
     for given in inputs:
-        if _same_file(target, given):
+        if same_file(target, given):
             raise ReplayError(f"cannot write {path}: it is the rule file {given} that is being read")
     if target.is_dir():
         raise ReplayError(f"{path} is a folder")
@@ -100,19 +100,6 @@ def check_destination(path: str | os.PathLike, *, inputs: Sequence[str | os.Path
         raise ReplayError(f"cannot write {path}: the folder {folder} does not exist")
     if not os.access(folder, os.W_OK | os.X_OK):
         raise ReplayError(f"cannot write {path}: the folder {folder} is not writable")
-
-
-def _same_file(target: Path, given: str | os.PathLike) -> bool:
-    """Whether `target` is the rule file `given` names (a path or a shipped name), also through
-    another spelling, a symbolic link or a hard link."""
-    source = resolve_ruleset(str(given)) or Path(given)
-    try:
-        return os.path.samefile(target, source)
-    except OSError:  # one of them does not exist (yet): compare where they would be
-        try:
-            return target.resolve() == source.resolve()
-        except RuntimeError:  # a loop of symbolic links names no rule file
-            return False
 
 
 def write(path: str | os.PathLike, data: dict[str, Any]) -> None:

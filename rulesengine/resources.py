@@ -76,3 +76,16 @@ def tidy(path: Path) -> Path:
         return tidy if tidy == path or tidy.resolve() == path.resolve() else path
     except (OSError, RuntimeError):  # the tidy form names a symbolic link loop
         return path
+
+
+def same_file(target: Path, given: str | os.PathLike) -> bool:
+    """Whether `target` is the rule file `given` names (a path or a shipped name), also through
+    another spelling, a symbolic link or a hard link."""
+    source = resolve_ruleset(str(given)) or Path(given)
+    try:
+        return os.path.samefile(target, source)
+    except OSError:  # one of them does not exist (yet): compare where they would be
+        try:
+            return target.resolve() == source.resolve()
+        except RuntimeError:  # a loop of symbolic links names no rule file
+            return False
