@@ -16,6 +16,7 @@ from ..api import load_ruleset
 from ..click_types import FiniteFloatRange
 from ..diagnostics import ERROR, RuleFileError, RulesEngineError, render_github, render_json, render_text
 from ..engine import Game
+from ..resources import same_file
 from . import BackendError, make_plan, standing_names, summarise
 from .backends import MAX_WORKERS, resolve_workers, run
 from .checks import DEFAULT_LIMIT_SHARE, findings
@@ -267,7 +268,7 @@ def _check_outputs(inputs: tuple[str, ...], **outputs: str | None) -> None:
         except ReplayError as error:
             raise cli.ChoiceError(f"--{option}: {error}") from None
     paths = list(given.values())
-    if len(paths) == 2 and Path(paths[0]).resolve() == Path(paths[1]).resolve():
+    if len(paths) == 2 and same_file(Path(paths[0]), paths[1]):
         raise cli.UsageError(f"--matches and --report name the same file {paths[1]}")
 
 
