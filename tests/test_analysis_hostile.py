@@ -56,6 +56,17 @@ def test_compare_refuses_a_report_over_either_rule_file(rules, tmp_path):
 
 
 @pytest.mark.parametrize("option", ["--matches", "--report"])
+def test_an_output_over_the_base_of_a_variant_is_refused(rules, tmp_path, option):
+    variant = tmp_path / "variant.yaml"
+    variant.write_text("rulesengine: 1\nextends: g.yaml\nname: Variant\n")
+    result = cli("simulate", variant, "-n", "2", option, rules)
+    assert result.exit_code == 2 and f"is the rule file {rules}" in result.output
+    compared = cli("compare", rules.parent / "." / rules.name, variant, "-n", "2", "--report", rules)
+    assert compared.exit_code == 2 and "is the rule file" in compared.output
+    assert rules.read_text() == GAME
+
+
+@pytest.mark.parametrize("option", ["--matches", "--report"])
 def test_an_output_that_is_a_pipe_or_a_device_is_refused(rules, tmp_path, option):
     fifo = tmp_path / "pf"
     os.mkfifo(fifo)

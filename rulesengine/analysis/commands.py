@@ -255,12 +255,15 @@ def _write_report(path: str, html: str) -> None:
         raise _cannot_write(path, error) from None
 
 
-def _check_outputs(inputs: tuple[str, ...], **outputs: str | None) -> None:
-    """Refuse, before any file is read or written, an output that is one of the input rule
-    files, another output, a folder, a pipe or a device, or in a folder that is missing."""
+def _check_outputs(games: tuple[Game, ...], **outputs: str | None) -> None:
+    """Refuse, before a match is played, an output that is one of the rule files read (each
+    game's file and every file it extends or includes), another output, a folder, a pipe or
+    a device, or in a folder that is missing."""
+    from ..api import composed_files
     from ..replay import ReplayError, check_destination
 
     cli = _cli()
+    inputs = [file for game in games for file in composed_files(game.ruleset)]
     given = {option: path for option, path in outputs.items() if path is not None}
     for option, path in given.items():
         try:
@@ -315,9 +318,9 @@ def simulate_command(
     matches_path: str | None,
 ) -> None:
     """Bots play GAMES matches of RULESET; prints balance statistics with 95 % intervals."""
-    _check_outputs((ruleset,), matches=matches_path, report=report_path)
     _check_report(report_path)
     game = _cli()._load_game(ruleset, players, options)
+    _check_outputs((game,), matches=matches_path, report=report_path)
     settings = _settings(game, workers, agents, roles, standing)
     data = _simulate(
         game, games, seed, settings, backend, address, game.ruleset.name, as_json, matches_path=matches_path
@@ -366,10 +369,10 @@ def compare_command(
     if other is None and not other_options:
         raise cli.UsageError("compare needs a second rule file or at least one -O NAME=VALUE")
     cli._parse_options(other_options, "-O")  # before they join -o's, so that an error names -O
-    _check_outputs((ruleset,) if other is None else (ruleset, other), report=report_path)
     _check_report(report_path)
     first = cli._load_game(ruleset, players, options)
     second = cli._load_game(other or ruleset, players, options + other_options)
+    _check_outputs((first, second), report=report_path)
     # both settings checked before either is played, so a mistake does not wait for A's matches
     settings = [_settings(game, workers, agents, roles, standing) for game in (first, second)]
     results = []
