@@ -6,6 +6,7 @@ import functools
 import hashlib
 import os
 import re
+import weakref
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
@@ -60,6 +61,9 @@ def ruleset_digest(name_or_path: str | os.PathLike) -> str:
 _KEPT = 64
 # (resolved path, path as given) -> (every composed file with its hash, ruleset, digest)
 _kept: dict[tuple[str, str], tuple[tuple[tuple[str, str], ...], ir.Ruleset, str]] = {}
+# what each loaded ruleset was composed from, as it was read: (its files, digest); kept as
+# long as the ruleset lives, so that a file changed since loading does not change them
+_origins: weakref.WeakKeyDictionary[ir.Ruleset, tuple[list[str], str]] = weakref.WeakKeyDictionary()
 
 
 def _text_hash(text: str) -> str:
@@ -80,10 +84,15 @@ def _key(path: str) -> tuple[str, str]:
 
 def composed_files(ruleset: ir.Ruleset) -> list[str]:
     """Every file a loaded ruleset was composed from (`extends`, `include`), its own first."""
-    for files, kept, _digest in _kept.values():
-        if kept is ruleset:
-            return [file for file, _hash in files]
-    return [ruleset.file]
+    origin = _origins.get(ruleset)
+    return list(origin[0]) if origin is not None else [ruleset.file]
+
+
+def composed_digest(ruleset: ir.Ruleset) -> str:
+    """SHA-256 (hex) of the texts a ruleset was composed from, as they were when it was loaded
+    (`ruleset_digest` of its file then); for a ruleset not loaded from files, of its file now."""
+    origin = _origins.get(ruleset)
+    return origin[1] if origin is not None else ruleset_digest(ruleset.file)
 
 
 def _load(path: str) -> tuple[ir.Ruleset, str]:
@@ -100,13 +109,20 @@ def _load(path: str) -> tuple[ir.Ruleset, str]:
 def _keep(key: tuple[str, str], sources: dict[str, str], ruleset: ir.Ruleset) -> str:
     """Keep a checked ruleset for `_load`, with the texts composed into it; its digest."""
     files = tuple((file, _text_hash(text)) for file, text in sources.items())
+    digest = _note_origin(ruleset, sources)
+    if len(_kept) >= _KEPT:
+        _kept.pop(next(iter(_kept)))
+    _kept[key] = (files, ruleset, digest)
+    return digest
+
+
+def _note_origin(ruleset: ir.Ruleset, sources: dict[str, str]) -> str:
+    """Note the files and texts `ruleset` was composed from (`composed_files`); their digest."""
     whole = hashlib.sha256()
     for text in sources.values():
         data = text.encode("utf-8", "surrogatepass")
         whole.update(len(data).to_bytes(8, "big") + data)
-    if len(_kept) >= _KEPT:
-        _kept.pop(next(iter(_kept)))
-    _kept[key] = (files, ruleset, whole.hexdigest())
+    _origins[ruleset] = (list(sources), whole.hexdigest())
     return whole.hexdigest()
 
 
@@ -217,6 +233,9 @@ def validate_file(path: str | os.PathLike) -> tuple[ir.Ruleset | None, list[Diag
             return None, check_block(document)
         ruleset, problems = check_with_warnings(document, str(path))
     key = _key(str(path))
-    if ruleset is not None and key not in _kept:  # its tests, checked next, load it
-        _keep(key, sources, ruleset)
+    if ruleset is not None:
+        if key in _kept:
+            _note_origin(ruleset, sources)
+        else:  # its tests, checked next, load it
+            _keep(key, sources, ruleset)
     return ruleset, sorted(problems, key=lambda d: (d.span.file, d.span.line, d.span.column))

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from . import atomic
-from .api import find_ruleset, load_ruleset, make_game, ruleset_digest
+from .api import composed_digest, find_ruleset, load_ruleset, make_game, ruleset_digest
 from .compose import find_reference, is_confined
 from .diagnostics import IllegalActionError, OptionError, RuleFileError, RulesEngineError, printable
 from .engine import Game, State
@@ -50,7 +50,9 @@ def reference(ruleset: str, replay_path: str | os.PathLike | None = None) -> str
             f"the ruleset {ruleset} is not in the replay's folder or below it, so the replay could not name it; "
             "write the replay next to the ruleset (or in a folder above it)"
         )
-    return found.relative_to(folder).as_posix()
+    relative = found.relative_to(folder).as_posix()
+    # a file named like a shipped ruleset would be read back as that ruleset
+    return f"./{relative}" if relative in shipped_rulesets() else relative
 
 
 def record(state: State, ruleset: str, path: str | os.PathLike | None = None) -> dict[str, Any]:
@@ -68,7 +70,7 @@ def record(state: State, ruleset: str, path: str | os.PathLike | None = None) ->
         "format": FORMAT,
         "version": VERSION,
         "ruleset": reference(ruleset, path),
-        "ruleset_sha256": ruleset_digest(find_ruleset(ruleset)),
+        "ruleset_sha256": composed_digest(state.game.ruleset),  # the rules as loaded, not as the file is now
         "players": state.num_players,
         "options": dict(state.game.options),
         "seed": state.seed,

@@ -133,6 +133,7 @@ def test_simulate_writes_json_and_one_line_per_match(tmp_path):
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     assert data["ruleset"] == "Dead rules" and data["players"] == 2 and len(data["sha256"]) == 64
+    assert data["ruleset_sha256"] == rulesengine.api.ruleset_digest(DEAD)
     assert data["options"] == {"bonus": False} and data["engine_version"] == rulesengine.__version__
     assert data["endings"]["rounds"]["limit"] == 16  # every round of the 8 matches hits the turn limit of 3
     assert any("turn limit" in w for w in data["warnings"])
@@ -274,3 +275,21 @@ def test_compare_renders_its_table_as_text():
     result = CliRunner().invoke(main, ["compare", "padvinderspel", "-p", "3", "-O", "target=40", "-n", "2"])
     assert result.exit_code == 0, result.output
     assert "B - A" in result.output and "%" in result.output  # rates shown as percentages
+
+
+def test_the_digest_of_a_variant_covers_its_base(tmp_path):
+    from tests.test_pipeline import MINIMAL
+
+    base, variant = tmp_path / "g.yaml", tmp_path / "v.yaml"
+    base.write_text(MINIMAL)
+    variant.write_text("rulesengine: 1\nextends: g.yaml\nname: Variant\n")
+
+    def digests() -> tuple[str, str]:
+        data = analyse(rulesengine.make_game(variant), 2, probe=False)
+        return data["sha256"], data["ruleset_sha256"]
+
+    first = digests()
+    base.write_text(MINIMAL + "\n# the base changed\n")
+    second = digests()
+    assert first[0] == second[0] and first[1] != second[1]  # the variant's own file did not change
+    assert second[1] == rulesengine.api.ruleset_digest(variant)

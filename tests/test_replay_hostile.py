@@ -15,6 +15,7 @@ from rulesengine import replay
 from rulesengine.cli import main
 from rulesengine.resources import rulesets_dir
 from tests.game_checks import play_random
+from tests.test_pipeline import MINIMAL
 
 
 def recorded(seed: int, players: int = 2) -> dict:
@@ -134,3 +135,31 @@ def test_a_missing_ruleset_of_a_version_1_replay_names_the_working_folder_too(tm
         replay.ruleset_path({**data, "version": 1}, tmp_path / "m.json")
     with pytest.raises(replay.ReplayError, match="below it$"):  # later versions look beside the replay only
         replay.ruleset_path({**data, "version": 2}, tmp_path / "m.json")
+
+
+def test_a_replay_carries_the_rules_as_they_were_loaded(tmp_path):
+    """An author who edits the rule file during a match (or leaves it half saved) still gets
+    a replay of the rules that were played: it says the ruleset changed, nothing else."""
+    rules = tmp_path / "g.yaml"
+    rules.write_text(MINIMAL)
+    game = rulesengine.make_game(rules)
+    state = play_random(game.new_initial_state(seed=3), 3)
+    before = rulesengine.api.ruleset_digest(rules)
+    rules.write_text(MINIMAL + "\n# edited\n")
+    data = replay.record(state, str(rules), tmp_path / "m.json")
+    assert data["ruleset_sha256"] == before
+    rules.write_text(MINIMAL[: len(MINIMAL) // 2])  # not a valid rule file now
+    assert replay.record(state, str(rules), tmp_path / "m.json")["ruleset_sha256"] == before
+    rules.write_text(MINIMAL + "\n# edited\n")
+    with pytest.raises(replay.ReplayError, match="changed since the replay was recorded"):
+        replay.verify(data, tmp_path / "m.json")
+
+
+def test_a_file_named_like_a_shipped_ruleset_is_named_as_a_path(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pan").write_text(MINIMAL)
+    state = play_random(rulesengine.make_game("pan").new_initial_state(seed=1), 1)
+    assert state.game.ruleset.file.endswith("pan") and state.num_players == 2  # the local file, not Pan
+    data = replay.record(state, "pan", tmp_path / "r.json")
+    assert data["ruleset"] == "./pan"
+    assert replay.verify(data, tmp_path / "r.json").returns() == state.returns()

@@ -314,3 +314,17 @@ def test_a_replay_that_cannot_be_written_is_said_and_the_match_goes_on(tmp_path)
         session.act((session.state.current_player(),), 0, session.version)
     message = session.message((0,))
     assert message["result"] and "cannot write" in message["notice"]
+
+
+def test_a_rule_file_gone_before_the_match_ends_is_a_notice(tmp_path):
+    from tests.test_pipeline import MINIMAL
+
+    rules = tmp_path / "g.yaml"
+    rules.write_text(MINIMAL)
+    session = make_session(str(rules), 2, {}, 4, people=(0, 1), record=tmp_path)
+    rules.unlink()  # moved away while the match is played
+    while not session.state.is_terminal():
+        session.act((session.state.current_player(),), 0, session.version)
+    message = session.message((0,))
+    assert message["result"] and "unknown ruleset" in message["notice"]
+    assert session.recorded == []

@@ -14,7 +14,7 @@ from .backends import BackendError, Outcome, run
 from .playout import Plan, Recording, standing_names
 from .probe import PROBE_MATCHES, options_without_effect
 
-__all__ = ["BackendError", "Plan", "analyse", "make_plan", "standing_names", "summarise"]
+__all__ = ["BackendError", "Plan", "analyse", "make_plan", "provenance", "standing_names", "summarise"]
 
 
 def make_plan(
@@ -47,8 +47,20 @@ def _sha256(path: str) -> str | None:
         return None
 
 
-def summarise(game: Game, plan: Plan, outcome: Outcome, probe: bool = True) -> dict[str, Any]:
-    """The analysis as one JSON-ready object: what was simulated, then every statistic."""
+def provenance(game: Game) -> dict[str, str | None]:
+    """What identifies the rules played: the SHA-256 of the rule file, read now, and of every
+    file composed into the rules as they were loaded (as a replay records it). Taken before
+    the matches are played, so that a file edited during a long run is not taken for them."""
+    from ..api import composed_digest
+
+    return {"sha256": _sha256(game.ruleset.file), "ruleset_sha256": composed_digest(game.ruleset)}
+
+
+def summarise(
+    game: Game, plan: Plan, outcome: Outcome, probe: bool = True, rules: dict[str, str | None] | None = None
+) -> dict[str, Any]:
+    """The analysis as one JSON-ready object: what was simulated, then every statistic.
+    `rules` is the `provenance` of the game taken before the matches (now if not given)."""
     stats = aggregate(outcome.records, game.program, plan)
     # a few matches per other option value: worth it in a run of many matches, not in a short one
     probe_matches = min(PROBE_MATCHES, len(outcome.records) // 10)
@@ -61,7 +73,7 @@ def summarise(game: Game, plan: Plan, outcome: Outcome, probe: bool = True) -> d
         "engine_version": __version__,
         "ruleset": game.ruleset.name,
         "path": game.ruleset.file,
-        "sha256": _sha256(game.ruleset.file),
+        **(rules if rules is not None else provenance(game)),
         "players": game.num_players,
         "options": dict(game.options),
         "seed": plan.seed,
@@ -92,5 +104,6 @@ def analyse(
 ) -> dict[str, Any]:
     """Simulate `games` matches of `game` and return the analysis (see `summarise`)."""
     plan = make_plan(game, games, seed, **plan_settings)
+    rules = provenance(game)
     outcome = run(plan, Recording(game, plan), workers, backend, address, progress)
-    return summarise(game, plan, outcome, probe and not outcome.interrupted)
+    return summarise(game, plan, outcome, probe and not outcome.interrupted, rules)

@@ -17,7 +17,7 @@ from ..click_types import FiniteFloatRange
 from ..diagnostics import ERROR, RuleFileError, RulesEngineError, render_github, render_json, render_text
 from ..engine import Game
 from ..resources import same_file
-from . import BackendError, make_plan, standing_names, summarise
+from . import BackendError, make_plan, provenance, standing_names, summarise
 from .backends import MAX_WORKERS, resolve_workers, run
 from .checks import DEFAULT_LIMIT_SHARE, findings
 from .compare import compare as compare_analyses
@@ -160,6 +160,7 @@ def _simulate(
         raise _cli().UsageError("--address names a Ray cluster: give it with --backend ray")
     plan = make_plan(game, games, seed, settings["agents"], settings["roles"], settings["standing"])
     writer = MatchWriter(matches_path) if matches_path is not None else None
+    rules = provenance(game)
     try:
         with progress_bar(games, label, enabled=not quiet) as update:
             outcome = run(
@@ -171,7 +172,7 @@ def _simulate(
         raise _cli().ChoiceError(str(error)) from None
     if writer is not None:
         writer.finish(outcome.records)
-    return summarise(game, plan, outcome, probe=probe and not outcome.interrupted)
+    return summarise(game, plan, outcome, probe=probe and not outcome.interrupted, rules=rules)
 
 
 class MatchWriter:

@@ -16,6 +16,7 @@ from typing import Any
 
 from .. import agent_spec, api, replay
 from ..agents import Agent
+from ..diagnostics import RulesEngineError
 from ..engine import Game, State
 from . import views
 
@@ -134,7 +135,7 @@ class Session:
         path = folder / f"{Path(self.ruleset).stem}-seed{self.seed}-match{self.matches}.json"
         try:
             replay.write(path, replay.record(self.state, self.ruleset, path))
-        except replay.ReplayError as error:  # the match goes on; the pages say what went wrong
+        except RulesEngineError as error:  # (the rule file moved away, say) the match goes on; the pages say so
             self.record_problem = str(error)
         else:
             self.recorded.append(path)
