@@ -214,3 +214,13 @@ def test_check_reports_an_invalid_rule_file_in_the_chosen_format(tmp_path, outpu
 def test_check_plays_each_setting_once_however_often_it_is_named():
     result = cli("check", "padan", "-n", "2", "-p", "2", "-p", "2")
     assert result.exit_code == 0 and "1 setting(s), 2 matches each" in result.output
+
+
+def test_a_name_that_is_not_utf8_is_shown_escaped_in_the_report(tmp_path):
+    pytest.importorskip("matplotlib", reason="the report needs the extra 'report'")
+    rules = tmp_path / "g\udcff.yaml"  # as Python names a file whose name is not UTF-8
+    rules.write_text(GAME)
+    report = tmp_path / "r.html"
+    result = cli("simulate", rules, "-n", "2", "--report", report)
+    assert result.exit_code == 0, result.output
+    assert "g\\udcff.yaml" in report.read_text(encoding="utf-8")

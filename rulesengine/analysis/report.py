@@ -112,10 +112,13 @@ def _data_script(data: dict[str, Any]) -> str:
 
 
 def _page(title: str, body: list[str], data: dict[str, Any]) -> str:
-    return (
+    page = (
         f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
         f"<style>{_STYLE}</style></head><body>{''.join(body)}{_data_script(data)}</body></html>\n"
     )
+    # A name read from a file name or an argument that is not UTF-8 holds lone surrogates: the
+    # page shows them as escapes rather than failing to be written.
+    return page.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _header(d: dict[str, Any]) -> list[str]:
