@@ -19,7 +19,7 @@ from collections.abc import Callable, Collection
 from typing import Any
 
 from .agents import Agent, CheatingMCTSAgent, GreedyAgent, ISMCTSAgent, MonteCarloAgent, RandomAgent, StateAgent
-from .diagnostics import OptionError, did_you_mean
+from .diagnostics import OptionError, did_you_mean, is_whole_number_text
 
 
 class AgentSpecError(OptionError):
@@ -76,7 +76,8 @@ def _convert(name: str, key: str, value: str, kind: type, text: str) -> Any:
             raise AgentSpecError(f"rollout of '{name}' is 'round' or 'match', not '{value}' (in '{text}')")
         return value
     try:
-        number = kind(value) if value.isascii() else None  # int() would also read other scripts' digits
+        # (int() would also read other scripts' digits and 1_000)
+        number = kind(value) if value.isascii() and (kind is not int or is_whole_number_text(value)) else None
     except ValueError:
         number = None
     if number is None or not math.isfinite(number):  # NaN passes every comparison below

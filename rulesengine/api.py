@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
-import re
 import weakref
 from collections.abc import Mapping
 from pathlib import Path
@@ -19,6 +18,7 @@ from .diagnostics import (
     OptionError,
     RuleFileError,
     did_you_mean,
+    is_whole_number_text,
     printable,
     suggestions_bounded,
     whole_number,
@@ -137,7 +137,7 @@ def parse_option_value(option: ir.Option, text: str) -> object:
         raise OptionError(f"option '{option.name}' takes true or false, not '{text}'")
     if option.type == ir.INT:
         number = text.strip()
-        if not re.fullmatch(r"[+-]?[0-9]+", number):  # ASCII digits: int() would read "1_000" and other scripts
+        if not is_whole_number_text(number):
             raise OptionError(f"option '{option.name}' takes a whole number, not '{text}'")
         if len(number) > 20:  # past the language's limit, checked with the others' values
             raise OptionError(f"option '{option.name}' must be within ±{MAX_INTEGER}, not {printable(number[:24])}...")

@@ -18,7 +18,7 @@ import click
 from click.core import ParameterSource
 
 from . import api, fileformat, ir
-from .click_types import FiniteFloatRange
+from .click_types import SEED, FiniteFloatRange, WholeNumber
 from .diagnostics import (
     ERROR,
     Diagnostic,
@@ -215,8 +215,10 @@ def validate(paths: tuple[str, ...], output_format: str, strict: bool, skip_non_
     raise SystemExit(1 if failed else 0)
 
 
-_players = click.option("--players", "-p", type=int, default=None, help="Number of players (default: the ruleset's).")
-_seed = click.option("--seed", "-s", type=int, default=0, show_default=True, help="Seed of shuffles and bots.")
+_players = click.option(
+    "--players", "-p", type=WholeNumber(), default=None, help="Number of players (default: the ruleset's)."
+)
+_seed = click.option("--seed", "-s", type=SEED, default=0, show_default=True, help="Seed of shuffles and bots.")
 _options = click.option(
     "-o", "--option", "options", multiple=True, metavar="NAME=VALUE", help="Set a ruleset option; repeat for more."
 )
@@ -355,7 +357,7 @@ def _print_result(state) -> None:
 @_players
 @_seed
 @_options
-@click.option("--seat", type=click.IntRange(min=1), default=1, show_default=True, help="Your seat (P1 is seat 1).")
+@click.option("--seat", type=WholeNumber(min=1), default=1, show_default=True, help="Your seat (P1 is seat 1).")
 @_opponents
 def play(ruleset: str, players: int | None, seed: int, options: tuple[str, ...], seat: int, opponents: str) -> None:
     """Play a match of RULESET in the terminal against bots (random unless --opponents says)."""
@@ -421,13 +423,13 @@ def _seat_list(text: str, seats: int) -> list[int]:
 @click.option(
     "--seed",
     "-s",
-    type=click.IntRange(0, 2**31 - 1),
+    type=WholeNumber(0, 2**31 - 1),
     default=None,
     help="Seed of the first match [default: a fresh one].",
 )
 @_options
 @click.option(
-    "--port", type=click.IntRange(0, 65535), default=8765, show_default=True, help="Port to serve on (0: any free one)."
+    "--port", type=WholeNumber(0, 65535), default=8765, show_default=True, help="Port to serve on (0: any free one)."
 )
 @click.option(
     "--host",

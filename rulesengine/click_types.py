@@ -7,6 +7,9 @@ from typing import Any
 
 import click
 
+from .diagnostics import is_whole_number_text, printable
+from .limits import MAX_INTEGER
+
 
 class FiniteFloatRange(click.FloatRange):
     """A float in a range, and never NaN: NaN passes every comparison of a range check, and
@@ -17,3 +20,24 @@ class FiniteFloatRange(click.FloatRange):
         if not math.isfinite(number):
             self.fail(f"{value!r} is not a finite number.", param, ctx)
         return number
+
+
+class WholeNumber(click.IntRange):
+    """A whole number written in ASCII digits (an optional sign first), within a range.
+
+    Python's `int` also reads other scripts' digits, `1_000`, and spaces around the number;
+    the command line takes only what the language's rule files and the option values
+    (`-o name=...`) take, so that one number is read alike everywhere.
+    """
+
+    name = "integer"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and not (is_whole_number_text(value) and len(value) <= 40):
+            self.fail(f"{printable(value)!r} is not a whole number (digits 0-9, an optional sign).", param, ctx)
+        return super().convert(value, param, ctx)
+
+
+# A seed is an integer of the language's size: larger ones gain nothing, and a number of
+# thousands of digits could not even be printed (Python limits int-to-text conversion).
+SEED = WholeNumber(-MAX_INTEGER, MAX_INTEGER)

@@ -102,6 +102,15 @@ def integer(value: Any) -> int | None:
         return None
 
 
+def is_whole_number_text(text: str) -> bool:
+    """Whether `text` is a whole number as the project reads one: ASCII digits, an optional sign
+    first, nothing else (Python's `int` also reads other scripts' digits, `1_000` and spaces)."""
+    return _WHOLE_NUMBER.fullmatch(text) is not None
+
+
+_WHOLE_NUMBER = re.compile(r"[+-]?[0-9]+")
+
+
 def whole_number(value: Any, what: str, least: int | None = None) -> int:
     """`value` as an int (see `integer`) of at least `least` if given; else OptionError naming `what`."""
     number = integer(value)

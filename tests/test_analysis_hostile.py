@@ -224,3 +224,29 @@ def test_a_name_that_is_not_utf8_is_shown_escaped_in_the_report(tmp_path):
     result = cli("simulate", rules, "-n", "2", "--report", report)
     assert result.exit_code == 0, result.output
     assert "g\\udcff.yaml" in report.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("arguments", "expected"),
+    [
+        (("-n", "\u0663"), "not a whole number"),  # an Arabic-Indic digit, which int() reads
+        (("-n", "2", "-p", "\u0662"), "not a whole number"),
+        (("-n", "2", "-s", "1_0"), "not a whole number"),
+        (("-n", "2", "-s", " 1"), "not a whole number"),
+        (("-n", "2", "-s", "9" * 4300), "not a whole number"),  # past 40 digits
+        (("-n", "2", "-s", "9" * 30), "not in the range"),
+        (("-n", "2", "-j", "\u0662"), "-j takes a number of workers"),
+        (("-n", "2", "-j", "1_0"), "-j takes a number of workers"),
+        (("-n", "2", "-j", "9" * 5000), "-j takes at most 1024 workers"),
+        (("-n", "2", "--agents", "mc:1_0"), "takes a whole number"),
+    ],
+)
+def test_numbers_are_read_as_rule_files_read_them(rules, arguments, expected):
+    result = cli("simulate", rules, *arguments)
+    assert result.exit_code == 2 and expected in result.output and "Traceback" not in result.output
+
+
+def test_the_largest_seed_plays_and_prints(rules):
+    result = cli("simulate", rules, "-n", "2", "-s", str(2**63 - 1))
+    assert result.exit_code == 0, result.output
+    assert str(2**63 - 1) in result.output

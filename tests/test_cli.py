@@ -94,3 +94,13 @@ def test_validate_checks_scenario_test_files_in_a_folder_whatever_their_keys(tmp
     assert "3 file(s) checked: 2 error(s)" in result.stdout
     assert result.stdout.count("RE506") == 2  # the card that does not exist, in each test file
     assert "format version" not in result.stderr
+
+
+def test_run_and_play_take_numbers_in_ascii_digits_only():
+    from click.testing import CliRunner
+
+    from rulesengine.cli import main
+
+    for arguments in (["run", "pan", "-s", "\u0661"], ["run", "pan", "-p", "\u0663"], ["play", "pan", "--seat", "1_0"]):
+        result = CliRunner().invoke(main, arguments)
+        assert result.exit_code == 2 and "not a whole number" in result.output, arguments

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from ..diagnostics import is_whole_number_text, printable
 from .playout import Plan, Recording
 
 if TYPE_CHECKING:
@@ -50,11 +51,12 @@ def resolve_workers(text: str | int) -> int:
             return max(1, len(os.sched_getaffinity(0)))
         except AttributeError:  # not on every platform
             return max(1, os.cpu_count() or 1)
+    elif is_whole_number_text(str(text)):
+        if len(str(text)) > 9:  # past the limit below (and int() refuses thousands of digits)
+            raise ValueError(f"-j takes at most {MAX_WORKERS} workers, not {text}")
+        value = int(text)
     else:
-        try:
-            value = int(text)
-        except ValueError:
-            raise ValueError(f"-j takes a number of workers or 'auto', not '{text}'") from None
+        raise ValueError(f"-j takes a number of workers or 'auto', not '{printable(str(text))}'")
     if value < 1:
         raise ValueError(f"-j takes a positive number of workers, not {value}")
     if value > MAX_WORKERS:

@@ -13,7 +13,7 @@ import click
 from .. import atomic, ir
 from ..agent_spec import AGENT_NAMES, AgentSpecError, parse_specs
 from ..api import load_ruleset
-from ..click_types import FiniteFloatRange
+from ..click_types import SEED, FiniteFloatRange, WholeNumber
 from ..diagnostics import ERROR, RuleFileError, RulesEngineError, render_github, render_json, render_text
 from ..engine import Game
 from ..resources import same_file
@@ -36,9 +36,11 @@ def _cli():
 
 
 _common = [
-    click.option("-n", "--games", type=click.IntRange(min=1), required=True, help="How many matches to play."),
-    click.option("--players", "-p", type=int, default=None, help="Number of players (default: the ruleset's)."),
-    click.option("--seed", "-s", type=int, default=0, show_default=True, help="Match k uses seed SEED+k."),
+    click.option("-n", "--games", type=WholeNumber(min=1), required=True, help="How many matches to play."),
+    click.option(
+        "--players", "-p", type=WholeNumber(), default=None, help="Number of players (default: the ruleset's)."
+    ),
+    click.option("--seed", "-s", type=SEED, default=0, show_default=True, help="Match k uses seed SEED+k."),
     click.option(
         "-o", "--option", "options", multiple=True, metavar="NAME=VALUE", help="Set a ruleset option; repeat for more."
     ),
@@ -400,7 +402,7 @@ def compare_command(
 @click.option(
     "-n",
     "--games",
-    type=click.IntRange(min=1),
+    type=WholeNumber(min=1),
     default=100,
     show_default=True,
     help="Matches to play for each setting.",
@@ -409,11 +411,11 @@ def compare_command(
     "--players",
     "-p",
     "player_counts",
-    type=int,
+    type=WholeNumber(),
     multiple=True,
     help="A number of players to check; repeat for more (default: the ruleset's).",
 )
-@click.option("--seed", "-s", type=int, default=0, show_default=True, help="Match k uses seed SEED+k.")
+@click.option("--seed", "-s", type=SEED, default=0, show_default=True, help="Match k uses seed SEED+k.")
 @click.option(
     "-o", "--option", "options", multiple=True, metavar="NAME=VALUE", help="Set a ruleset option; repeat for more."
 )
