@@ -328,9 +328,10 @@ def simulate_command(
     data = _simulate(
         game, games, seed, settings, backend, address, game.ruleset.name, as_json, matches_path=matches_path
     )
+    # the statistics first: a report that cannot be written at the end does not lose them
+    click.echo(json.dumps(data, indent=2) if as_json else render(data))
     if report_path is not None:
         _write_report(report_path, _report_html("simulate", data))
-    click.echo(json.dumps(data, indent=2) if as_json else render(data))
     if data["partial"]:
         click.echo("interrupted: the statistics above are of the matches completed", err=True)
         raise SystemExit(INTERRUPTED)
@@ -389,9 +390,9 @@ def compare_command(
         click.echo("interrupted before the second setting was simulated", err=True)
         raise SystemExit(INTERRUPTED)
     comparison = compare_analyses(results[0], results[1])
+    click.echo(json.dumps(comparison, indent=2) if as_json else render_comparison(comparison))
     if report_path is not None:
         _write_report(report_path, _report_html("compare", comparison))
-    click.echo(json.dumps(comparison, indent=2) if as_json else render_comparison(comparison))
     if comparison["partial"]:
         click.echo("interrupted: the statistics above are of the matches completed", err=True)
         raise SystemExit(INTERRUPTED)
