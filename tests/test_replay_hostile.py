@@ -163,3 +163,22 @@ def test_a_file_named_like_a_shipped_ruleset_is_named_as_a_path(tmp_path, monkey
     data = replay.record(state, "pan", tmp_path / "r.json")
     assert data["ruleset"] == "./pan"
     assert replay.verify(data, tmp_path / "r.json").returns() == state.returns()
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("out/", "names a folder, not a file"),
+        ("", "an empty file name"),
+        ("x" * 300 + ".json", "File name too long"),
+        ("g.yaml/x.json", "g.yaml is not a folder"),
+    ],
+)
+def test_a_destination_that_cannot_be_a_file_is_named_precisely(tmp_path, monkeypatch, name, expected):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "g.yaml").write_text(MINIMAL)
+    with pytest.raises(replay.ReplayError, match=expected):
+        replay.check_destination(name)
+    result = CliRunner().invoke(main, ["simulate", "g.yaml", "-n", "1", "--matches", name])
+    assert result.exit_code == 2 and expected in result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g.yaml"]
