@@ -251,3 +251,15 @@ def test_the_largest_seed_plays_and_prints(rules):
     result = cli("simulate", rules, "-n", "2", "-s", str(2**63 - 1))
     assert result.exit_code == 0, result.output
     assert str(2**63 - 1) in result.output
+
+
+def test_a_name_cannot_pass_for_a_line_of_the_statistics(tmp_path):
+    rules = tmp_path / "g.yaml"
+    rules.write_text(GAME.replace("name: ", 'name: "Evil\\e[31m\\nwarning: forged" #', 1))
+    other = tmp_path / "h.yaml"
+    other.write_text(GAME)
+    for arguments in (("simulate", rules, "-n", "2"), ("compare", rules, other, "-n", "2")):
+        result = cli(*arguments)
+        assert result.exit_code == 0, result.output
+        assert "Evil\\x1b[31m\\x0awarning: forged" in result.output
+        assert not any(line.startswith("warning: forged") for line in result.output.splitlines())

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..diagnostics import printable
 from . import stats
 
 ALPHA = 0.05
@@ -116,4 +117,6 @@ def render(c: dict[str, Any]) -> str:
             f"{_fmt(row['difference'], kind):>10} {p:>8}{mark}"
         )
     lines.append(f"* significant at p < {c['alpha']} (two-sided; each row tested on its own)")
-    return "\n".join(lines)
+    # each line printable: a name from the rule file holding a line break or a terminal's
+    # control sequence shows as escapes, and cannot pass for a line of its own
+    return "\n".join(map(printable, lines))

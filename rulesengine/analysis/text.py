@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..diagnostics import printable
+
 
 def _pct(value: float) -> str:
     return f"{value:.1%}"
@@ -82,4 +84,6 @@ def render(a: dict[str, Any]) -> str:
         f"{a['seconds']:.1f} s, {a['matches_per_second']:.1f} matches/s, "
         f"{a['decisions_per_second']:,.0f} decisions/s ({a['backend']}, {a['workers']} worker(s))"
     )
-    return "\n".join(lines)
+    # each line printable: a name from the rule file holding a line break or a terminal's
+    # control sequence shows as escapes, and cannot pass for a line of its own
+    return "\n".join(map(printable, lines))
