@@ -150,7 +150,7 @@ def test_simulate_text_shows_intervals_and_warnings_first():
     first_warning = next(i for i, line in enumerate(lines) if line.startswith("warning:"))
     table = next(i for i, line in enumerate(lines) if "95% interval" in line)
     assert first_warning < table  # problems come before the figures
-    assert "round ends: normal 0, stuck 0, limit 10, engine cap 0" in result.output
+    assert "round ends: normal 0, stuck 0, limit 10, end game 0, engine cap 0" in result.output
 
 
 def test_compare_finds_a_shorter_match_significant():
@@ -293,3 +293,22 @@ def test_the_digest_of_a_variant_covers_its_base(tmp_path):
     second = digests()
     assert first[0] == second[0] and first[1] != second[1]  # the variant's own file did not change
     assert second[1] == rulesengine.api.ruleset_digest(variant)
+
+
+def test_a_round_cut_short_by_end_game_is_counted(tmp_path):
+    from tests.test_pipeline import MINIMAL
+
+    rules = tmp_path / "g.yaml"
+    rules.write_text(
+        MINIMAL.replace(
+            "      - move card to table\n",
+            "      - move card to table\n"
+            "      - if: round == 2 and size(table) == 1\n"
+            '        then: ["score[me] += 5", end game]\n',
+        )
+    )
+    assert "end game" in rules.read_text()
+    data = analyse(rulesengine.make_game(rules), 6, probe=False)
+    assert data["length"]["rounds"]["mean"] == 2 and data["length"]["decisions"]["mean"] == 3
+    assert data["endings"]["rounds"] == {"normal": 6, "stuck": 0, "limit": 0, "end_game": 6, "engine_cap": 0}
+    assert data["length"]["round_decisions"]["mean"] == 1.5  # rounds of 2 and 1 decisions

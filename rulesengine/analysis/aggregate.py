@@ -6,7 +6,7 @@ from collections import Counter
 from typing import Any
 
 from . import stats
-from .playout import ENGINE_CAP, ROUND_END_KINDS
+from .playout import END_GAME, ENGINE_CAP, ROUND_END_KINDS
 
 HISTOGRAM_BINS = 20
 ROUND_LIMIT_WARNING = 0.05  # share of rounds ending at a declared turn limit worth a warning
@@ -106,7 +106,7 @@ def aggregate(records: list[dict[str, Any]], program, plan) -> dict[str, Any]:
         },
         "endings": {
             "matches": {kind: match_ends.get(kind, 0) for kind in ("normal", ENGINE_CAP)},
-            "rounds": {kind: round_ends.get(kind, 0) for kind in (*ROUND_END_KINDS, ENGINE_CAP)},
+            "rounds": {kind: round_ends.get(kind, 0) for kind in (*ROUND_END_KINDS, END_GAME, ENGINE_CAP)},
         },
         "standing": {
             "source": _standing_source(program, plan.standing),

@@ -23,6 +23,7 @@ from ..compile import Program, Segment
 from ..engine import Game, State
 
 ROUND_END_KINDS = ("normal", "stuck", "limit")  # the engine's own order of round end kinds
+END_GAME = "end_game"  # a round cut short by an `end game` effect
 ENGINE_CAP = "engine_cap"
 
 
@@ -182,6 +183,8 @@ class Recording:
         ends = list(recorder.round_ends)
         if state.truncated:
             ends.append((ENGINE_CAP, state.steps, recorder.leader(state)))
+        elif len(ends) < state.round_number:  # `end game` ended the match inside a round: no round end ran
+            ends.append((END_GAME, state.steps, recorder.leader(state)))
         lengths, previous = [], 0
         for _, steps, _ in ends:
             lengths.append(steps - previous)

@@ -75,7 +75,7 @@ def _endings(ax, d: dict[str, Any]) -> None:
     matches = d["endings"]["matches"]
     labels = [f"round: {k}" for k in rounds] + [f"match: {k}" for k in matches]
     values = list(rounds.values()) + list(matches.values())
-    colours = ["#4c72b0" if k.endswith("normal") else "#c44e52" for k in labels]
+    colours = ["#4c72b0" if k.endswith(("normal", "end_game")) else "#c44e52" for k in labels]
     ax.barh(labels, values, color=colours)
     ax.set_xlabel("count")
 
