@@ -27,7 +27,7 @@ FORMAT = "rulesengine-replay"
 # 2: "ruleset" is a shipped name or a path relative to the replay, and "ruleset_sha256";
 # 3: "actions" are the ids players see, a choice of cards made in steps (actions.py) one id a step
 VERSION = 3
-MAX_REPLAY_BYTES = 64_000_000  # a replay of the longest match the engine plays is far smaller
+MAX_REPLAY_BYTES = 64_000_000  # the ids of the longest match the engine plays (by default) take far fewer
 
 
 class ReplayError(RulesEngineError):
@@ -118,9 +118,19 @@ def check_destination(path: str | os.PathLike, *, inputs: Sequence[str | os.Path
 
 
 def write(path: str | os.PathLike, data: dict[str, Any]) -> None:
-    """Write a replay atomically (see `atomic`), with the mode of any new file."""
+    """Write a replay atomically (see `atomic`), with the mode of any new file. A replay that
+    would be larger than a replay may be (`MAX_REPLAY_BYTES`) is written without its action
+    names, which reading does not need; ReplayError if it is too large even so."""
+    text = json.dumps(data, indent=1) + "\n"
+    if len(text.encode("utf-8")) > MAX_REPLAY_BYTES:
+        text = json.dumps({key: value for key, value in data.items() if key != "action_names"}, indent=1) + "\n"
+        if len(text.encode("utf-8")) > MAX_REPLAY_BYTES:
+            raise ReplayError(
+                f"cannot write {path}: its {len(data['actions']):,} actions take more than the "
+                f"{MAX_REPLAY_BYTES:,} bytes a replay may hold"
+            )
     try:
-        atomic.write_text(path, json.dumps(data, indent=1) + "\n")
+        atomic.write_text(path, text)
     except OSError as error:
         raise ReplayError(f"cannot write {path}: {error.strerror or error}") from None
 

@@ -182,3 +182,17 @@ def test_a_destination_that_cannot_be_a_file_is_named_precisely(tmp_path, monkey
     result = CliRunner().invoke(main, ["simulate", "g.yaml", "-n", "1", "--matches", name])
     assert result.exit_code == 2 and expected in result.output
     assert sorted(p.name for p in tmp_path.iterdir()) == ["g.yaml"]
+
+
+def test_a_replay_too_large_with_its_names_is_written_without_them(tmp_path, monkeypatch):
+    data = recorded(5)
+    ids_only = len(json.dumps({k: v for k, v in data.items() if k != "action_names"}, indent=1)) + 1
+    assert len(json.dumps(data, indent=1)) > 2 * ids_only
+    monkeypatch.setattr(replay, "MAX_REPLAY_BYTES", ids_only)  # as a long match with long labels would
+    path = tmp_path / "m.json"
+    replay.write(path, data)
+    assert "action_names" not in replay.read(path) and verify_cli(path).exit_code == 0
+    monkeypatch.setattr(replay, "MAX_REPLAY_BYTES", ids_only - 1)
+    with pytest.raises(replay.ReplayError, match=f"take more than the {ids_only - 1:,} bytes a replay may hold"):
+        replay.write(tmp_path / "n.json", data)
+    assert not (tmp_path / "n.json").exists()
