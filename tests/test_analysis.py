@@ -312,3 +312,30 @@ def test_a_round_cut_short_by_end_game_is_counted(tmp_path):
     assert data["length"]["rounds"]["mean"] == 2 and data["length"]["decisions"]["mean"] == 3
     assert data["endings"]["rounds"] == {"normal": 6, "stuck": 0, "limit": 0, "end_game": 6, "engine_cap": 0}
     assert data["length"]["round_decisions"]["mean"] == 1.5  # rounds of 2 and 1 decisions
+
+
+OVERFLOWING = Path(__file__).parent / "analysis" / "overflowing_rules.yaml"
+
+
+@pytest.mark.parametrize("output_format", ["json", "github"])
+def test_an_error_of_the_rules_in_a_match_is_a_finding_of_check(output_format):
+    result = CliRunner().invoke(main, ["check", str(OVERFLOWING), "padan", "-n", "3", "--format", output_format])
+    assert result.exit_code == 1
+    if output_format == "json":
+        [finding] = [d for d in json.loads(result.output) if d["code"] == "RE406"]
+        assert (finding["line"], finding["column"]) == (27, 21) and "seed 0" in finding["message"]
+    else:
+        assert f"file={OVERFLOWING},line=27,col=21" in result.output and "RE406" in result.output
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_simulate_names_the_seed_of_a_match_that_stopped_on_an_error(workers):
+    result = subprocess.run(
+        [sys.executable, "-m", "rulesengine", "simulate", str(OVERFLOWING), "-n", "3", "-s", "40", "-j", workers],
+        capture_output=True,
+        text=True,
+        env=child_environment(),
+        timeout=120,
+    )
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert f"{OVERFLOWING}:27:21: an integer passes" in result.stderr and "(in the match of seed 40)" in result.stderr

@@ -14,7 +14,16 @@ from .. import atomic, ir
 from ..agent_spec import AGENT_NAMES, AgentSpecError, parse_specs
 from ..api import load_ruleset
 from ..click_types import SEED, FiniteFloatRange, WholeNumber
-from ..diagnostics import ERROR, RuleFileError, RulesEngineError, render_github, render_json, render_text
+from ..diagnostics import (
+    ERROR,
+    Diagnostic,
+    EngineError,
+    RuleFileError,
+    RulesEngineError,
+    render_github,
+    render_json,
+    render_text,
+)
 from ..engine import Game
 from ..resources import same_file
 from . import BackendError, make_plan, provenance, standing_names, summarise
@@ -22,6 +31,7 @@ from .backends import MAX_WORKERS, resolve_workers, run
 from .checks import DEFAULT_LIMIT_SHARE, findings
 from .compare import compare as compare_analyses
 from .compare import render as render_comparison
+from .locate import error_place
 from .probe import options_without_effect
 from .progress import progress_bar
 from .text import render
@@ -278,6 +288,18 @@ def _check_outputs(games: tuple[Game, ...], **outputs: str | None) -> None:
         raise cli.UsageError(f"--matches and --report name the same file {paths[1]}")
 
 
+def _failed_match(game: Game, message: str) -> Diagnostic:
+    span, reason = error_place(message, game.ruleset.file)
+    setting = f"{game.num_players} players" + "".join(f", {k}={v}" for k, v in game.options.items())
+    return Diagnostic(
+        "RE406",
+        f"a match stopped on an error of the rules ({setting}): {reason}",
+        span,
+        ERROR,
+        "`rulesengine run` with the match's seed plays it again, with its log",
+    )
+
+
 def _check_report(path: str | None) -> None:
     """Refuse a report that could not be written before playing, not after."""
     if path is not None and importlib.util.find_spec("matplotlib") is None:
@@ -473,9 +495,14 @@ def check_command(
         for count in dict.fromkeys(player_counts) or (None,):  # each setting once, however often named
             game = cli._load_game(ruleset, count, options)
             settings = _settings(game, workers, "random", (), None)
-            data = _simulate(
-                game, games, seed, settings, "local", None, game.ruleset.name, output_format != "text", probe=False
-            )
+            try:
+                data = _simulate(
+                    game, games, seed, settings, "local", None, game.ruleset.name, output_format != "text", probe=False
+                )
+            except EngineError as error:  # a finding like the others, in the chosen format
+                problems.append(_failed_match(game, str(error)))
+                settings_checked += 1
+                continue
             if data["partial"]:
                 click.echo("interrupted: not every setting was checked", err=True)
                 raise SystemExit(INTERRUPTED)

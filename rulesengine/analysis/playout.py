@@ -20,6 +20,7 @@ from .. import ir
 from ..agent_spec import make_agent
 from ..agents import RandomAgent
 from ..compile import Program, Segment
+from ..diagnostics import EngineError
 from ..engine import Game, State
 
 ROUND_END_KINDS = ("normal", "stuck", "limit")  # the engine's own order of round end kinds
@@ -132,7 +133,14 @@ class Recording:
         self.role_names, self.role_offsets = _roles(program, plan.roles)
 
     def play(self, index: int) -> dict[str, Any]:
-        """Play match `index` (seed plan.seed + index) and return its record."""
+        """Play match `index` (seed plan.seed + index) and return its record. An error of the
+        rules met while playing names the match's seed, so that `run --seed` can replay it."""
+        try:
+            return self._play(index)
+        except EngineError as error:
+            raise EngineError(f"{error} (in the match of seed {self.plan.seed + index})") from None
+
+    def _play(self, index: int) -> dict[str, Any]:
         plan = self.plan
         seed = plan.seed + index
         n = self.game.num_players
