@@ -154,7 +154,7 @@ def test_simulate_text_shows_intervals_and_warnings_first():
 
 
 def test_compare_finds_a_shorter_match_significant():
-    result = CliRunner().invoke(main, ["compare", "padvinderspel", "-p", "3", "-O", "target=40", "-n", "25", "--json"])
+    result = CliRunner().invoke(main, ["compare", "padvinderspel", "-p", "3", "-O", "target=40", "-n", "30", "--json"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     assert data["a"]["options"]["target"] == 150 and data["b"]["options"]["target"] == 40
@@ -162,6 +162,15 @@ def test_compare_finds_a_shorter_match_significant():
     rounds = rows["rounds per match"]
     assert rounds["b"] < rounds["a"] and rounds["significant"] and rounds["p_value"] < 0.05
     assert rows["seat 1 win rate"]["p_value"] is not None
+    assert rows["decisions per round"]["p_value"] is None  # rounds of one match are not independent samples
+
+
+def test_compare_tests_nothing_with_fewer_than_30_matches_a_side():
+    result = CliRunner().invoke(main, ["compare", "padan", "padvinderspel", "-n", "3", "--json"])
+    assert result.exit_code == 0, result.output
+    rows = {row["statistic"]: row for row in json.loads(result.output)["rows"]}
+    assert rows["decisions per match"]["difference"] != 0  # the games differ a lot ...
+    assert all(row["p_value"] is None and not row["significant"] for row in rows.values())  # ... but 3 say little
 
 
 @pytest.mark.parametrize(

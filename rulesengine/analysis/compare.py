@@ -9,6 +9,9 @@ from ..diagnostics import printable
 from . import stats
 
 ALPHA = 0.05
+# Both tests are large-sample (normal) approximations: with fewer matches a side, their
+# p-values are far too small, so such rows show the difference only.
+MIN_SAMPLE = 30
 
 
 def _row(name: str, a: float, b: float, p_value: float | None, kind: str = "number") -> dict[str, Any]:
@@ -23,52 +26,51 @@ def _row(name: str, a: float, b: float, p_value: float | None, kind: str = "numb
     }
 
 
-def _proportion(name: str, x_a: int, n_a: int, x_b: int, n_b: int) -> dict[str, Any]:
-    return _row(
-        name, x_a / n_a if n_a else 0.0, x_b / n_b if n_b else 0.0, stats.two_proportions(x_a, n_a, x_b, n_b), "rate"
-    )
+def _proportion(name: str, x_a: int, n_a: int, x_b: int, n_b: int, matches: tuple[int, int]) -> dict[str, Any]:
+    """A rate's row; `matches` the matches each side played (the samples the test needs)."""
+    tested = min(n_a, n_b, *matches) >= MIN_SAMPLE
+    p_value = stats.two_proportions(x_a, n_a, x_b, n_b) if tested else None
+    return _row(name, x_a / n_a if n_a else 0.0, x_b / n_b if n_b else 0.0, p_value, "rate")
 
 
 def _mean(name: str, a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
-    return _row(
-        name,
-        a["mean"],
-        b["mean"],
-        stats.two_means(a["mean"], a["variance"], a["count"], b["mean"], b["variance"], b["count"]),
-    )
+    """A per-match mean's row (one value per match, so that the samples are independent)."""
+    tested = min(a["count"], b["count"]) >= MIN_SAMPLE
+    p_value = stats.two_means(a["mean"], a["variance"], a["count"], b["mean"], b["variance"], b["count"])
+    return _row(name, a["mean"], b["mean"], p_value if tested else None)
 
 
 def compare(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
     rows = []
     ga, gb = a["games"], b["games"]
+    matches = (ga, gb)
     for sa, sb in zip(a["seats"], b["seats"]):
-        rows.append(_proportion(f"seat {sa['seat']} win rate", sa["wins"], ga, sb["wins"], gb))
+        rows.append(_proportion(f"seat {sa['seat']} win rate", sa["wins"], ga, sb["wins"], gb, matches))
     # a draw is a whole match's result, so seat 1's count is every seat's
     draws_a = a["seats"][0]["draws"] if a["seats"] else 0
     draws_b = b["seats"][0]["draws"] if b["seats"] else 0
-    rows.append(_proportion("draw rate (seat 1)", draws_a, ga, draws_b, gb))
+    rows.append(_proportion("draw rate (seat 1)", draws_a, ga, draws_b, gb, matches))
     length_a, length_b = a["length"], b["length"]
     rows.append(_mean("decisions per match", length_a["decisions"], length_b["decisions"]))
     rows.append(_mean("rounds per match", length_a["rounds"], length_b["rounds"]))
-    rows.append(_mean("decisions per round", length_a["round_decisions"], length_b["round_decisions"]))
+    # The rounds of one match are not independent samples (one long match has long rounds),
+    # so the figures per round show the difference only, like those per decision below.
+    rounds = length_a["round_decisions"]["mean"], length_b["round_decisions"]["mean"]
+    rows.append(_row("decisions per round", *rounds, None))
     ea, eb = a["endings"], b["endings"]
-    rows.append(
-        _proportion(
-            "matches stopped at the engine's limit", ea["matches"]["engine_cap"], ga, eb["matches"]["engine_cap"], gb
-        )
-    )
+    capped = ea["matches"]["engine_cap"], eb["matches"]["engine_cap"]
+    rows.append(_proportion("matches stopped at the engine's limit", capped[0], ga, capped[1], gb, matches))
     rounds_a, rounds_b = sum(ea["rounds"].values()), sum(eb["rounds"].values())
     for kind, words in (("limit", "rounds ending at the turn limit"), ("stuck", "rounds where nobody could move")):
-        rows.append(_proportion(words, ea["rounds"][kind], rounds_a, eb["rounds"][kind], rounds_b))
+        share_a = ea["rounds"][kind] / rounds_a if rounds_a else 0.0
+        share_b = eb["rounds"][kind] / rounds_b if rounds_b else 0.0
+        rows.append(_row(words, share_a, share_b, None, "rate"))
     roles_b = {r["role"]: r for r in b["roles"]}
     for role in a["roles"]:
         other = roles_b.get(role["role"])
         if other is not None:
-            rows.append(
-                _proportion(
-                    f"role {role['role']} win rate", role["wins"], role["trials"], other["wins"], other["trials"]
-                )
-            )
+            name = f"role {role['role']} win rate"
+            rows.append(_proportion(name, role["wins"], role["trials"], other["wins"], other["trials"], matches))
     rows.append(_row("legal actions per decision", a["branching"]["mean"], b["branching"]["mean"], None))
     rows.append(_mean("lead changes per match", a["standing"]["lead_changes"], b["standing"]["lead_changes"]))
     moves_b = {m["move"]: m for m in b["moves"]}
