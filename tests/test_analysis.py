@@ -348,3 +348,19 @@ def test_simulate_names_the_seed_of_a_match_that_stopped_on_an_error(workers):
     )
     assert result.returncode == 1 and "Traceback" not in result.stderr
     assert f"{OVERFLOWING}:27:21: an integer passes" in result.stderr and "(in the match of seed 40)" in result.stderr
+
+
+def test_no_leader_for_good_is_said_in_words_not_as_0_percent():
+    result = CliRunner().invoke(main, ["simulate", str(DEAD), "-n", "3"])
+    assert result.exit_code == 0, result.output
+    assert "no match had a leader who stayed ahead to the end" in result.output and "after 0%" not in result.output
+
+
+def test_check_makes_every_setting_before_playing_and_plays_each_once(tmp_path, monkeypatch):
+    played = []
+    real = Recording.play
+    monkeypatch.setattr(Recording, "play", lambda self, index: played.append(index) or real(self, index))
+    refused = CliRunner().invoke(main, ["check", "pan", "-p", "3", "-p", "9", "-n", "5"])
+    assert refused.exit_code == 2 and "not 9" in refused.output and played == []
+    again = CliRunner().invoke(main, ["check", str(DEAD), str(DEAD.parent / "." / DEAD.name), "-n", "2"])
+    assert "1 setting(s)" in again.output and played == [0, 1]

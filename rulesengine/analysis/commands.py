@@ -483,7 +483,9 @@ def check_command(
     trigger never fires. Findings point at the rule's file:line:col."""
     cli = _cli()
     problems = []
-    settings_checked = 0
+    # Every setting is made before any is played, so that a mistake in the last one does not
+    # wait for the matches of the others; each once, however often it is named.
+    checked: dict[tuple[Path, int], Game] = {}
     for ruleset in rulesets:
         try:
             load_ruleset(ruleset)
@@ -492,22 +494,23 @@ def check_command(
             continue
         except RulesEngineError:
             pass  # an unknown ruleset: a usage error, said when the game is made below
-        for count in dict.fromkeys(player_counts) or (None,):  # each setting once, however often named
+        for count in player_counts or (None,):
             game = cli._load_game(ruleset, count, options)
-            settings = _settings(game, workers, "random", (), None)
-            try:
-                data = _simulate(
-                    game, games, seed, settings, "local", None, game.ruleset.name, output_format != "text", probe=False
-                )
-            except EngineError as error:  # a finding like the others, in the chosen format
-                problems.append(_failed_match(game, str(error)))
-                settings_checked += 1
-                continue
-            if data["partial"]:
-                click.echo("interrupted: not every setting was checked", err=True)
-                raise SystemExit(INTERRUPTED)
-            problems.extend(findings(game, data, limit_share, options_without_effect(game, seed)))
-            settings_checked += 1
+            checked.setdefault((Path(game.ruleset.file).resolve(), game.num_players), game)
+    for game in checked.values():
+        settings = _settings(game, workers, "random", (), None)
+        try:
+            data = _simulate(
+                game, games, seed, settings, "local", None, game.ruleset.name, output_format != "text", probe=False
+            )
+        except EngineError as error:  # a finding like the others, in the chosen format
+            problems.append(_failed_match(game, str(error)))
+            continue
+        if data["partial"]:
+            click.echo("interrupted: not every setting was checked", err=True)
+            raise SystemExit(INTERRUPTED)
+        problems.extend(findings(game, data, limit_share, options_without_effect(game, seed)))
+    settings_checked = len(checked)
     failed = any(p.severity == ERROR or strict for p in problems)
     if output_format == "json":
         click.echo(render_json(problems))

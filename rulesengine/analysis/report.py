@@ -221,11 +221,16 @@ def report(d: dict[str, Any]) -> str:
         )
     )
     standing = d["standing"]
+    decided = standing["matches_with_a_leader_for_good"]
+    led = (
+        f"the winner took the lead for good after {standing['led_for_good']['mean']:.0%} of the match "
+        f"({decided} matches)"
+        if decided
+        else "in no match did a leader stay ahead to the end"
+    )
     body.append(
         f"<p>Standing from {html.escape(standing['source'])}: {standing['lead_changes']['mean']:.2f} lead "
-        f"changes per match on average; the winner took the lead for good after "
-        f"{standing['led_for_good']['mean']:.0%} of the match ({standing['matches_with_a_leader_for_good']} "
-        f"matches).</p>"
+        f"changes per match on average; {led}.</p>"
     )
     body.append("<h2>Moves</h2>")
     body.append(_figure("moves", "Move usage", lambda ax: _moves(ax, d)))

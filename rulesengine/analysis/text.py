@@ -65,11 +65,13 @@ def render(a: dict[str, Any]) -> str:
     lines.append("match ends: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in ends["matches"].items()))
     lines.append("round ends: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in ends["rounds"].items()))
     standing = a["standing"]
-    lines.append(
-        f"standing ({standing['source']}): lead changes mean {standing['lead_changes']['mean']:.2f}; "
-        f"winner led for good after {standing['led_for_good']['mean']:.0%} of the match on average "
-        f"({standing['matches_with_a_leader_for_good']} matches)"
+    decided = standing["matches_with_a_leader_for_good"]
+    led = (
+        f"winner led for good after {standing['led_for_good']['mean']:.0%} of the match on average ({decided} matches)"
+        if decided
+        else "no match had a leader who stayed ahead to the end"
     )
+    lines.append(f"standing ({standing['source']}): lead changes mean {standing['lead_changes']['mean']:.2f}; {led}")
     branching = a["branching"]
     lines.append(
         f"legal actions per decision: mean {branching['mean']:.2f}, max {branching['max']}, "
