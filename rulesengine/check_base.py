@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from typing import Any, NoReturn
 
 from . import ir, syntax
-from .check_fold import TooLarge
+from .check_fold import Folded, TooLarge
 from .diagnostics import WARNING, Diagnostic, Span, did_you_mean
 from .limits import MAX_INTEGER
 from .resources import grammar_text
@@ -92,6 +92,9 @@ class CheckerBase:
         self.used: set[str] = set()
         self.statements_seen: list[ir.Stmt] = []  # every checked effect, nested ones too, for whole-file checks
         self.expansions = 0
+        self.nodes_spelt_out = 0  # expression nodes checked, at each use of a definition, procedure or alias
+        # the values of integer nodes folded so far, without and with the options' defaults
+        self.fold_memo: tuple[Folded, Folded] = ({}, {})
         self._moved_into: set[str] | None = None  # zones some effect moves cards into, once every effect is read
         self.parsed_definitions: dict[str, syntax.Expr] = {}
         self.teams: ir.Teams | None = None  # the `teams` section (check_teams.py)

@@ -5,7 +5,7 @@ spelt out (within the expansion limits), every value given its type.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 import attrs
 
@@ -13,7 +13,13 @@ from . import ir, syntax
 from .check_base import BUILTINS, CheckerBase, Failed, Scope
 from .check_fold import TooLarge, fold, size_and_depth
 from .diagnostics import Span, did_you_mean
-from .limits import MAX_DEFINITION_DEPTH, MAX_EXPANDED_DEPTH, MAX_EXPANDED_SIZE, MAX_EXPANSIONS
+from .limits import (
+    MAX_DEFINITION_DEPTH,
+    MAX_EXPANDED_DEPTH,
+    MAX_EXPANDED_SIZE,
+    MAX_EXPANSIONS,
+    MAX_SPELT_OUT_NODES,
+)
 from .parse import ParseFailed, parse_expression, parse_statements
 from .source import Node, Scalar
 
@@ -251,6 +257,9 @@ class ExpressionChecker(CheckerBase):
 
     def expr(self, e: syntax.Expr, scope: Scope) -> ir.Expr:
         span = e.span
+        self.nodes_spelt_out += 1
+        if self.nodes_spelt_out > MAX_SPELT_OUT_NODES:
+            self.spelt_out_too_large(span)
         if isinstance(e, syntax.IntLit):
             return self.folds_within_bound(ir.Const(ir.INT, span, e.value))
         if isinstance(e, syntax.StrLit):
@@ -397,6 +406,19 @@ class ExpressionChecker(CheckerBase):
                 span,
                 hint=f"flatten the chain {chain}",
             )
+
+    def spelt_out_too_large(self, span: Span) -> NoReturn:
+        """The whole file's expressions, with definitions, procedure calls and YAML aliases
+        written out, are past the bound: every one costs checking and compiling time."""
+        if self.nodes_spelt_out == MAX_SPELT_OUT_NODES + 1:  # once: every later node fails the same way
+            self.error(
+                "RE322",
+                f"the rules spelt out pass {MAX_SPELT_OUT_NODES:,} expression nodes "
+                "(definitions, procedure calls and YAML aliases written out at each use)",
+                span,
+                hint="a whole card game needs a few hundred; a definition or procedure used in many places multiplies",
+            )
+        raise Failed()
 
     def check_expansion_size(self, name: str, expanded: ir.Expr, span: Span) -> None:
         """A definition used many times inside others can grow exponentially: refuse that."""
@@ -578,9 +600,10 @@ class ExpressionChecker(CheckerBase):
         compiler folds them for the default setting), make it an integer beyond
         limits.MAX_INTEGER."""
         defaults = {name: option.default for name, option in self.options.items()}
-        for options in ({}, defaults) if defaults else ({},):
+        settings = [({}, self.fold_memo[0]), (defaults, self.fold_memo[1])]
+        for options, memo in settings if defaults else settings[:1]:
             try:
-                fold(expr, options, None)
+                fold(expr, options, None, memo)
             except TooLarge as large:
                 self.too_large(large, "with the options at their defaults, " if options else "")
                 raise Failed() from None

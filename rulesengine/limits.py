@@ -30,6 +30,9 @@ MAX_EXPANSIONS = 10_000  # uses of definitions in a whole file, counting uses in
 MAX_REPEAT = 1_000  # passes of one repeat-block (its count: a number or an option's bound)
 MAX_PROCEDURE_DEPTH = 8  # procedures called inside procedures inside ...
 MAX_PROCEDURE_STATEMENTS = 20_000  # statements of a whole file once its procedure calls are spelt out
+# Expression nodes of a whole file once definitions, procedure calls and YAML aliases are
+# spelt out: the shipped rulesets have under 500, and checking and compiling cost is linear in it.
+MAX_SPELT_OUT_NODES = 50_000
 
 # ---- the game's size -----------------------------------------------------------------
 MAX_PLAYERS = 16

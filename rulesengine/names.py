@@ -19,16 +19,19 @@ class NameAllocator:
     def __init__(self) -> None:
         self._used: set[str] = set(FIXED) | set(dir(builtins)) | set(keyword.kwlist) | set(keyword.softkwlist)
         self._slots: dict[int, str] = {}
+        self._last: dict[str, int] = {}  # each base's last number given: the next search starts there
 
     def fresh(self, hint: str) -> str:
         """A name never given before, readable after `hint` (only its letters, digits and `_` are kept)."""
         base = "".join(ch for ch in hint if ch.isascii() and (ch.isalnum() or ch == "_")) or "_"
         if base[0].isdigit():
             base = "_" + base
-        candidate, counter = base, 1
+        counter = self._last.get(base, 1)  # every lower number of this base is taken: not searched again
+        candidate = base if counter == 1 else f"{base}_{counter}"
         while candidate in self._used:
             counter += 1
             candidate = f"{base}_{counter}"
+        self._last[base] = counter
         self._used.add(candidate)
         return candidate
 
