@@ -121,6 +121,17 @@ def whole_number(value: Any, what: str, least: int | None = None) -> int:
     return number
 
 
+def seed_of(value: Any, what: str) -> int | None:
+    """A seed for `random.Random`: None or a whole number (see `integer`); OptionError for a
+    float, a bool or a text, which `random` would take as other seeds or refuse obscurely."""
+    if value is None:
+        return None
+    number = integer(value)
+    if number is None:
+        raise OptionError(f"{what} is a whole number or None, not {value!r}")
+    return number
+
+
 # The character pairs that suggestions may still compare in the current check (None: no
 # check is running, so only the bound per call applies).
 _suggestion_work: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar("suggestion_work", default=None)

@@ -318,3 +318,23 @@ def test_the_examples_in_the_documentation_run(capsys):
         exec(compile(block, "docs/adapters.md", "exec"), {})
     printed = capsys.readouterr().out
     assert "player_0" in printed and "zone:hand[P1]" in printed
+
+
+def test_pettingzoo_takes_numpy_seeds_and_asks_for_reset_first(pettingzoo):
+    import numpy as np
+
+    from rulesengine.adapters.pettingzoo import env
+    from rulesengine.diagnostics import EngineError, OptionError
+
+    environment = env("padan", seed=np.int64(3))
+    with pytest.raises(EngineError, match="call it before step"):
+        environment.step(0)
+    with pytest.raises(EngineError, match="call it before observe"):
+        environment.observe("player_0")
+    environment.reset(seed=np.int64(4))
+    first = environment.state.observation(0)
+    environment.reset(seed=4)
+    assert environment.state.observation(0) == first  # the same match as with the plain int
+    for seed in (1.5, "4", True):
+        with pytest.raises(OptionError, match="seed is a whole number or None"):
+            environment.reset(seed=seed)

@@ -176,3 +176,40 @@ def test_play_match_needs_one_agent_a_seat():
     for agents in ([RandomAgent(0)], [RandomAgent(0)] * 3):
         with pytest.raises(rulesengine.OptionError, match=f"one agent for each of the 2 seats, not {len(agents)}"):
             play_match(game.new_initial_state(seed=1), agents)
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda: ISMCTSAgent(float("nan")), "iterations takes a whole number"),
+        (lambda: ISMCTSAgent(-5), "iterations must be at least 1"),
+        (lambda: ISMCTSAgent(2.5), "iterations takes a whole number"),
+        (lambda: ISMCTSAgent(10, seconds=float("nan")), "seconds takes a finite number above 0"),
+        (lambda: ISMCTSAgent(10, seconds="1"), "seconds takes a number"),
+        (lambda: ISMCTSAgent(10, exploration=float("inf")), "exploration takes a finite number"),
+        (lambda: ISMCTSAgent(10, samples=0), "samples must be at least 1"),
+        (lambda: ISMCTSAgent(10, rollout="rund"), "rollout is 'round' or 'match'"),
+        (lambda: MonteCarloAgent(0), "playouts must be at least 1"),
+        (lambda: RandomAgent(1.5), "seed is a whole number or None"),
+        (lambda: GreedyAgent("abc"), "seed is a whole number or None"),
+    ],
+)
+def test_an_agent_refuses_settings_it_would_not_honour(make, message):
+    with pytest.raises(rulesengine.OptionError, match=message):
+        make()
+
+
+def test_agents_take_numpy_seeds_and_refuse_a_view_with_nothing_to_choose():
+    import numpy as np
+
+    game = rulesengine.make_game("padan")
+    state = game.new_initial_state(seed=1)
+    while state.is_chance_node():
+        state.apply_action(state.legal_actions()[0])
+    assert RandomAgent(np.int64(7)).choose(state) == RandomAgent(7).choose(state)
+    waiting = 1 - state.current_player()
+    for agent in (RandomAgent(0), GreedyAgent(0), MonteCarloAgent(2, seed=0), ISMCTSAgent(2, seed=0)):
+        with pytest.raises(rulesengine.EngineError, match=f"P{waiting + 1} has no action to choose here"):
+            agent.choose(PlayerView(state, waiting))
+    with pytest.raises(rulesengine.EngineError, match="give it the state itself"):
+        CheatingMCTSAgent(2, seed=0).choose(PlayerView(state, state.current_player()))

@@ -34,7 +34,7 @@ except ImportError as error:  # the adapter is optional: say how to get it
 
 from .. import ir
 from ..api import make_game
-from ..diagnostics import IllegalActionError
+from ..diagnostics import EngineError, IllegalActionError, seed_of
 from ..engine import DEFAULT_MAX_STEPS, Game, State
 from .observation import ObservationEncoder
 
@@ -81,7 +81,7 @@ class RulesEnv(AECEnv):
             )
             for a in self.possible_agents
         }
-        self._rng = random.Random(seed)
+        self._rng = random.Random(seed_of(seed, "seed"))
         self.state: State | None = None
 
     # ---- spaces ----------------------------------------------------------------------
@@ -96,6 +96,7 @@ class RulesEnv(AECEnv):
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """A new match; its shuffles come from `seed`, or from the environment's own generator."""
+        seed = seed_of(seed, "seed")
         if seed is not None:
             self._rng = random.Random(seed)
         match_seed = seed if seed is not None else self._rng.randrange(2**31)
@@ -109,13 +110,14 @@ class RulesEnv(AECEnv):
         self._after_step()
 
     def step(self, action: Any) -> None:
+        self._started("step")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
         if action is None:
             raise IllegalActionError(f"{agent} must act: None is only for an agent whose match is over")
-        assert self.state is not None  # reset() starts a match before any step
+        assert self.state is not None  # (see _started)
         # an int or NumPy integer; anything else, or an illegal id, raises IllegalActionError
         # (naming the legal actions) and changes nothing
         self.state.apply_action(action)
@@ -140,10 +142,15 @@ class RulesEnv(AECEnv):
             self.terminations = done
         self.agent_selection = self.agents[0]
 
+    def _started(self, asked: str) -> None:
+        if self.state is None:
+            raise EngineError(f"reset() starts a match: call it before {asked}()")
+
     def observe(self, agent: str) -> dict[str, np.ndarray]:
+        self._started("observe")
         player = self.agent_name_mapping[agent]
         state = self.state
-        assert state is not None  # reset() starts a match before any observation
+        assert state is not None  # (see _started)
         observation = np.asarray(self.encoder.encode(state, player), dtype=np.float32)
         mask = np.zeros(self.game.num_distinct_actions, dtype=np.int8)
         if state.current_player() == player:

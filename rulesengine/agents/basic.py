@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 from ..engine import State
+from . import arguments
 from .view import PlayerView, as_view, at_decision, declared, evaluate
 
 
@@ -14,13 +15,13 @@ class RandomAgent:
     needs_samples = False
 
     def __init__(self, seed: int | None = None):
-        self.rng = random.Random(seed)
+        self.rng = arguments.generator(seed)
 
     def choose(self, view: PlayerView | State) -> int:
         if isinstance(view, State):  # the fast path of random playouts: no view needed
             at_decision(view)
             return self.rng.choice(view.legal_actions())
-        return self.rng.choice(view.legal_actions)
+        return self.rng.choice(arguments.choices(view))
 
 
 class GreedyAgent:
@@ -30,11 +31,11 @@ class GreedyAgent:
     declares one (see `declared`), so it sees at most one step of scoring."""
 
     def __init__(self, seed: int | None = None):
-        self.rng = random.Random(seed)
+        self.rng = arguments.generator(seed)
 
     def choose(self, view: PlayerView | State) -> int:
         view = as_view(self, view, self.rng)
-        actions = view.legal_actions
+        actions = arguments.choices(view)
         if len(actions) == 1:
             return actions[0]
         world = view.sample(self.rng)
@@ -55,13 +56,13 @@ class MonteCarloAgent:
     from a fresh resampled state; the action with the best mean evaluation wins."""
 
     def __init__(self, playouts: int = 200, seed: int | None = None, rollout: str = "round"):
-        self.playouts = max(1, playouts)
-        self.rng = random.Random(seed)
-        self.rollout = rollout
+        self.playouts = arguments.count(playouts, "playouts")
+        self.rng = arguments.generator(seed)
+        self.rollout = arguments.rollout(rollout)
 
     def choose(self, view: PlayerView | State) -> int:
         view = as_view(self, view, self.rng)
-        actions = view.legal_actions
+        actions = arguments.choices(view)
         if len(actions) == 1:
             return actions[0]
         totals = dict.fromkeys(actions, 0.0)

@@ -11,10 +11,11 @@ the nodes where that player moved.
 from __future__ import annotations
 
 import math
-import random
 import time
 
+from ..diagnostics import EngineError
 from ..engine import State
+from . import arguments
 from .basic import playout
 from .view import PlayerView, as_view, evaluate_all
 
@@ -46,12 +47,12 @@ class ISMCTSAgent:
         seconds: float | None = None,
         rollout: str = "round",
     ):
-        self.iterations = max(1, iterations)
-        self.rng = random.Random(seed)
-        self.exploration = exploration
-        self.samples = max(1, samples)
-        self.seconds = seconds
-        self.rollout = rollout
+        self.iterations = arguments.count(iterations, "iterations")
+        self.rng = arguments.generator(seed)
+        self.exploration = arguments.finite(exploration, "exploration")
+        self.samples = arguments.count(samples, "samples")
+        self.seconds = None if seconds is None else arguments.finite(seconds, "seconds", positive=True)
+        self.rollout = arguments.rollout(rollout)
         self.last_iterations = 0  # how many iterations the last move ran (for benchmarks)
 
     def worlds(self, view: PlayerView) -> list[State]:
@@ -60,7 +61,7 @@ class ISMCTSAgent:
 
     def choose(self, view: PlayerView | State) -> int:
         view = as_view(self, view, self.rng)
-        actions = view.legal_actions
+        actions = arguments.choices(view)
         self.last_iterations = 0
         if len(actions) == 1:
             return actions[0]
@@ -119,5 +120,6 @@ class CheatingMCTSAgent(ISMCTSAgent):
     needs_samples = False
 
     def worlds(self, view: PlayerView) -> list[State]:
-        assert view.true_state is not None
+        if view.true_state is None:  # a view made for another agent: it holds no true state
+            raise EngineError("mcts-cheat reads the true state: give it the state itself, not a player's view")
         return [view.true_state]
