@@ -150,6 +150,8 @@ def resolve_options(ruleset: ir.Ruleset, given: Mapping[str, object] | None) -> 
     known = {o.name: o for o in ruleset.options}
     values = {o.name: o.default for o in ruleset.options}
     for name, value in (given or {}).items():
+        if not isinstance(name, str):
+            raise OptionError(f"an option is named by a text, not {name!r}")
         option = known.get(name)
         if option is None:
             allowed = ", ".join(known) or "none"

@@ -303,6 +303,7 @@ def test_a_player_that_is_not_a_seat_is_refused_everywhere(game, player):
         ({"players": "3"}, "players takes a whole number"),
         ({"players": True}, "players takes a whole number"),
         ({"options": [("word", "P")]}, "options are a mapping"),
+        ({"options": {1: 2}}, "an option is named by a text, not 1"),
         ({"max_steps": None}, "max_steps takes a whole number"),
         ({"max_steps": 0}, "max_steps must be at least 1, not 0"),
         ({"max_steps": -5}, "max_steps must be at least 1"),
