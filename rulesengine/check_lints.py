@@ -321,6 +321,9 @@ class FileLints(CheckerBase):
         costs.set_sizes = {p.slot: p.size for move in ruleset.moves for p in move.params if p.size is not None}
         by_name = {move.name: move for move in ruleset.moves}
         counts = {move.name: self.action_counts(move, costs, ruleset.max_players) for move in ruleset.moves}
+        for move in ruleset.moves:
+            if mul(*counts[move.name]) <= MAX_ACTIONS:  # else reported as too many actions already
+                self.check_action_ids(move, costs, ruleset)
         # a move with too many actions is reported as such (RE249), not again as too costly
         listing = {
             move.name: costs.enumeration(move, counts[move.name]) if mul(*counts[move.name]) <= MAX_ACTIONS else 0
@@ -418,6 +421,47 @@ class FileLints(CheckerBase):
                 hint="choose fewer cards at once, require 'same', or take the candidates from a smaller zone",
             )
         return counts
+
+    def check_action_ids(self, move: ir.MoveDef, costs: Costs, ruleset: ir.Ruleset) -> None:
+        """Bound the action ids a move's encoding needs (actions.py, compile.id_block), before
+        anything is built: a move taken in one id has one id per combination of its parameters'
+        id blocks, and a card parameter's block is every card of the game, however few its
+        candidates (a move chosen in steps needs only its widest step's block)."""
+        ids = self.action_ids(move, costs, ruleset)
+        if ids <= MAX_ACTIONS:
+            return
+        cards = [p for p in move.params if p.size is None and p.type == ir.CARD]
+        why = f"one per combination of its parameters' id blocks, a card parameter's: every card, {costs.game.cards}"
+        if not cards:
+            why = "one per combination of its parameters' values"
+        self.error(
+            "RE249",
+            f"move '{move.name}' needs {_figure(ids)} action ids ({why}); at most {_figure(MAX_ACTIONS)}",
+            move.span,
+            hint="a move taken in one id numbers every combination of its parameters: "
+            "use fewer card parameters, or choose several cards as one set parameter",
+        )
+
+    def action_ids(self, move: ir.MoveDef, costs: Costs, ruleset: ir.Ruleset) -> int:
+        """The most action ids a move's block can take, in any game setting."""
+        widths = [self.id_width(p, costs, ruleset) for p in move.params]
+        if any(p.size is not None for p in move.params):
+            return max(widths)  # chosen in steps: as wide as its widest step
+        return mul(*widths)
+
+    def id_width(self, param: ir.Param, costs: Costs, ruleset: ir.Ruleset) -> int:
+        """The ids of a parameter's block: every card for a card or a set's next card (and "done"),
+        else its values (a range at its widest over the options)."""
+        if param.size is not None or param.type == ir.CARD:
+            return costs.game.cards + (param.at_least is not None)
+        if param.type == ir.PLAYER:
+            return ruleset.max_players
+        if param.type == ir.SUIT:
+            return max(1, len(self.suits))
+        candidates = param.candidates
+        if isinstance(candidates, ir.Call) and candidates.function == "range":
+            return max(1, self.range_length(candidates, ruleset))
+        return self.domain_size(param, ruleset.max_players)
 
     def range_length(self, call: ir.Call | None, ruleset: ir.Ruleset) -> int:
         """The most elements a range() call can have, over every value of the options and

@@ -453,3 +453,55 @@ def test_the_static_action_count_bounds_what_a_match_offers(path, monkeypatch):
         state.apply_action(chooser.choice(legal))
         decisions += 1
     assert decisions > 0
+
+
+def card_parameters_game(count: int) -> str:
+    params = "".join(f'      p{i}: "[top(stock)]"\n' for i in range(count))
+    return BASE.replace('    params: {card: "hand[me]"}\n', f'    params:\n      card: "hand[me]"\n{params}')
+
+
+@pytest.mark.parametrize("count, bad", [(1, False), (4, False), (5, True), (6, True)])
+def test_a_move_s_action_ids_are_bounded_before_any_is_built(tmp_path, count, bad):
+    """Each card parameter's id block is every card of the game (12 here), however few its
+    candidates: a move taken in one id has the product of its blocks as ids."""
+    start = time.perf_counter()
+    found = diagnose(tmp_path, card_parameters_game(count))
+    assert time.perf_counter() - start < 2.0
+    ids = 12 ** (count + 1)
+    assert ("RE249" in codes(found)) == (ids > limits.MAX_ACTIONS) == bad
+    if bad:
+        assert "action ids" in next(message for code, message in found if code == "RE249")
+
+
+def test_a_move_just_under_the_id_bound_is_played(tmp_path):
+    from rulesengine import make_game
+
+    path = tmp_path / "game.yaml"
+    path.write_text(card_parameters_game(2), encoding="utf-8")
+    ruleset, _ = validate_file(path)
+    assert ruleset is not None
+    game = make_game(ruleset, players=2)
+    assert game.num_distinct_actions == 12**3
+    state = game.new_initial_state(seed=1)
+    while not state.is_terminal():
+        state.apply_action(state.legal_actions()[0])
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: Path(p).name)
+def test_the_static_id_count_bounds_each_move_s_id_block(path, monkeypatch):
+    from rulesengine import check_lints, make_game
+
+    static: dict[str, int] = {}
+    count = check_lints.FileLints.action_ids
+
+    def spy(self, move, costs, ruleset):
+        static[move.name] = found = count(self, move, costs, ruleset)
+        return found
+
+    monkeypatch.setattr(check_lints.FileLints, "action_ids", spy)
+    ruleset, _ = validate_file(Path(path))
+    assert ruleset is not None
+    for players in range(ruleset.min_players, ruleset.max_players + 1):
+        game = make_game(ruleset, players=players)
+        for block in game.encoding.blocks:
+            assert block.width <= static[block.move.name]
