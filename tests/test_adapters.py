@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rulesengine.adapters.observation import ObservationEncoder, encode_observation, observation_layout
@@ -338,3 +338,39 @@ def test_pettingzoo_takes_numpy_seeds_and_asks_for_reset_first(pettingzoo):
     for seed in (1.5, "4", True):
         with pytest.raises(OptionError, match="seed is a whole number or None"):
             environment.reset(seed=seed)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 500))
+def test_the_tensor_tells_the_points_of_a_choice_in_steps_apart(seed):
+    """Two points of one choice made in steps (other cards picked so far) have other legal
+    actions, so the mover's tensor differs; the others' tensors show no pick at all."""
+    game = make_game(str(Path(__file__).parents[1] / "examples" / "ladder.yaml"), players=3, options={"deals": 1})
+    encoder = ObservationEncoder(game)
+    state, rng = game.new_initial_state(seed=seed), random.Random(seed)
+    while not state.is_terminal():
+        points = []
+        for action in state.legal_actions():
+            after = state.clone()
+            after.apply_action(action)
+            if after._pending:
+                points.append(after)
+        if len(points) >= 2:
+            mover = state.current_player()
+            first, second = points[:2]
+            assert encoder.encode(first, mover) != encoder.encode(second, mover)
+            for other in range(3):
+                if other != mover:
+                    assert encoder.encode(first, other) == encoder.encode(second, other)
+            return
+        state.apply_action(rng.choice(state.legal_actions()))
+    pytest.fail("the match met no point of a choice made in steps")
+
+
+def test_an_observation_tensor_is_of_a_seat():
+    from rulesengine.diagnostics import EngineError
+
+    state = make_game("padan").new_initial_state(seed=1)
+    for player in (-1, 2, 1.0, "0"):
+        with pytest.raises(EngineError, match="encode_observation needs a player from 0 to 1"):
+            encode_observation(state, player)

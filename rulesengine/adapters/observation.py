@@ -9,7 +9,7 @@ can leak into the numbers (hidden zones contribute their size only).
 from __future__ import annotations
 
 from .. import ir
-from ..engine import Game, State
+from ..engine import Game, State, seat_of
 from ..teams import may_see
 
 # Variable types encoded as a number; the others (str, card, rank) are left out.
@@ -44,6 +44,11 @@ class ObservationEncoder:
         parts.append(("zone_sizes", len(program.zone_names)))
         parts.append(("shown", self.num_cards))
         parts += [(f"variable:{name}", size) for name, _offset, size in self.variables]
+        # A choice made in steps: the ids the player to move has picked so far, one block per
+        # step (only that player sees them), so that two points of one choice differ.
+        self.actions = game.num_distinct_actions
+        self.picks = game.encoding.most_steps - 1 if game.stepwise else 0
+        parts += [(f"picked:{k + 1}", self.actions) for k in range(self.picks)]
         self.layout = parts
         self.size = sum(size for _, size in parts)
 
@@ -55,6 +60,7 @@ class ObservationEncoder:
 
     def encode(self, state: State, player: int) -> list[float]:
         """The observation of `player` as `self.size` floats, in the order of `self.layout`."""
+        player = seat_of(player, self.num_players, "encode_observation")
         out: list[float] = []
         n = self.num_players
         out += _one_hot(player, n)
@@ -75,6 +81,10 @@ class ObservationEncoder:
         out += shown
         for _name, offset, size in self.variables:
             out += [_number(v) for v in state.vars[offset : offset + size]]
+        if self.picks:
+            picked = state._pending if player == state.current_player() else ()
+            for k in range(self.picks):
+                out += _one_hot(picked[k] if k < len(picked) else -1, self.actions)
         return out
 
     def split(self, values: list[float]) -> dict[str, list[float]]:
