@@ -267,11 +267,10 @@ def run(
     state = game.new_initial_state(seed=seed, record_log=True)
     agents = _make_agents(agents_spec, game.num_players, seed)
     _print_header(game, seed)
-    shown = 0
     while not state.is_terminal():
-        shown = _flush(state, shown)
+        _flush(state)
         state.apply_action(agents[state.current_player()].choose(state))
-    _flush(state, shown)
+    _flush(state)
     _print_result(state)
     if record_path is not None:
         try:
@@ -300,7 +299,7 @@ def replay_command(path: str, verify: bool) -> None:
             return
         _print_header(replay.load_game(data, path), data["seed"])
         state = replay.play_back(data, path)
-        _flush(state, 0)
+        _flush(state)
         _print_result(state)
         replay.check_result(data, state, path)
     except replay.ReplayError as error:
@@ -325,11 +324,11 @@ def _print_header(game: Game, seed: int) -> None:
     _say(f"{game.ruleset.name}: {game.num_players} players, seed {seed}" + (f", {settings}" if settings else ""))
 
 
-def _flush(state, shown: int) -> int:
-    """Print the log lines not printed yet; returns how many are printed now."""
-    for line in state.log[shown:]:
+def _flush(state) -> None:
+    """Print the log's lines and let them go: a long match keeps no log in memory."""
+    for line in state.log:
         _say(line)
-    return len(state.log)
+    state.log.clear()
 
 
 def _print_result(state) -> None:

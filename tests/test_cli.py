@@ -104,3 +104,23 @@ def test_run_and_play_take_numbers_in_ascii_digits_only():
     for arguments in (["run", "pan", "-s", "\u0661"], ["run", "pan", "-p", "\u0663"], ["play", "pan", "--seat", "1_0"]):
         result = CliRunner().invoke(main, arguments)
         assert result.exit_code == 2 and "not a whole number" in result.output, arguments
+
+
+def test_run_keeps_no_log_in_memory(monkeypatch):
+    """The log is printed as the match goes and let go, so a long match cannot fill memory."""
+    from click.testing import CliRunner
+
+    from rulesengine.cli import main
+    from rulesengine.engine import State
+
+    kept = []
+    apply = State.apply_action
+
+    def noting(self, action):
+        kept.append(len(self.log) if self.log is not None else 0)
+        apply(self, action)
+
+    monkeypatch.setattr(State, "apply_action", noting)
+    result = CliRunner().invoke(main, ["run", "padan", "-s", "3"])
+    assert result.exit_code == 0 and result.output.count("\n") > 100
+    assert len(kept) > 100 and max(kept) == 0
