@@ -160,6 +160,7 @@ class SectionReader(CheckerBase):
                 )
 
     def read_decks(self) -> None:
+        self.refused_suit_attributes: set[str] = set()
         section = self.mapping("decks")
         if section is None:
             self.error("RE206", "the rule file has no 'decks' section", self.doc.span)
@@ -212,6 +213,16 @@ class SectionReader(CheckerBase):
         """A suit's attribute table; each value must be a number, a text or true/false."""
         attributes: dict[str, object] = {}
         for key, value in node.items():
+            if key in BUILTIN_CARD_ATTRIBUTES:
+                if key not in self.refused_suit_attributes:  # said once, at its first suit
+                    self.refused_suit_attributes.add(key)
+                    self.error(
+                        "RE220",
+                        f"'{key}' is a built-in card attribute and cannot name a suit attribute",
+                        node.key_spans[key],
+                        hint=f"every card has '{key}' already; choose another name, e.g. '{key}_value'",
+                    )
+                continue
             if isinstance(value, Scalar) and isinstance(value.value, (int, str, bool)):
                 if type(value.value) is int and abs(value.value) > MAX_INTEGER:
                     self.too_large(TooLarge(ir.Const(ir.INT, value.span, 0), value.value))  # kept: typed, never run
@@ -412,7 +423,7 @@ class SectionReader(CheckerBase):
         attrs_node = spec.get("attributes")
         if isinstance(attrs_node, Map):
             for name, node in attrs_node.items():
-                if name in ("suit", "rank", "order", "deck"):
+                if name in BUILTIN_CARD_ATTRIBUTES:
                     self.error("RE220", f"'{name}' is a built-in card attribute", attrs_node.key_spans[name])
                     continue
                 try:
@@ -786,6 +797,9 @@ class SectionReader(CheckerBase):
                 return False
         return True
 
+
+# what every card has already: a computed or suit attribute of one of these names would hide it
+BUILTIN_CARD_ATTRIBUTES = ("suit", "rank", "order", "id", "deck")
 
 _TYPE_OF = {int: ir.INT, bool: ir.BOOL, str: ir.STR}
 _KIND_NAMES = {ir.INT: "a number", ir.BOOL: "true or false", ir.STR: "a text"}

@@ -264,6 +264,15 @@ def test_a_suit_attribute_must_be_given_for_every_suit_with_one_type(tmp_path):
     assert diagnose(tmp_path, BASE, full, use) == []
 
 
+@pytest.mark.parametrize("name", ["suit", "rank", "order", "id", "deck"])
+def test_a_suit_or_computed_attribute_cannot_hide_a_card_s_own(tmp_path, name):
+    suits = ("suits: [hearts, spades]", f"suits:\n      hearts: {{{name}: 1}}\n      spades: {{{name}: 2}}")
+    found = diagnose(tmp_path, BASE, suits)
+    assert [code for code, _ in found] == ["RE220"]  # once, at the first suit
+    computed = ("match:", f"cards:\n  attributes:\n    {name}: order * 2\nmatch:")
+    assert [code for code, _ in diagnose(tmp_path, BASE, computed)] == ["RE220"]
+
+
 # ---- static cost --------------------------------------------------------------------------------
 
 
