@@ -78,7 +78,7 @@ import attrs
 
 from . import inline_moves, ir, pyast, runtime, stays
 from .binds import inline_binds
-from .diagnostics import EngineError, Span
+from .diagnostics import EngineError, Span, printable
 from .known import decide_known_tests
 from .layout import Layout
 from .limits import MAX_CARDS, MAX_INTEGER, MAX_PLAYERS, MAX_RANGE, MAX_TEXT_LENGTH
@@ -204,16 +204,23 @@ class CodeGenerator:
         compile`, the runtime-interface test, and tracebacks, which show its lines). A function
         `of_state` is always given a state (never None, as a static value's is): the state's
         lists it reads again and again are read once into locals."""
-        if of_state:
-            fields = {field: self.names.fresh("_" + field) for field in _STATE_LISTS}
-            fn = pyast.state_lists_as_locals(fn, fields)
-        fn = share_common_subexpressions(inline_binds(fn, self.names.fresh), self.names.fresh, self._reads_once)
-        fn = decide_known_tests(fn)
-        source = pyast.emit_function(fn, heading)
-        filename = f"<{heading} #{next(_COMPILED)}>"
+        try:
+            if of_state:
+                fields = {field: self.names.fresh("_" + field) for field in _STATE_LISTS}
+                fn = pyast.state_lists_as_locals(fn, fields)
+            fn = share_common_subexpressions(inline_binds(fn, self.names.fresh), self.names.fresh, self._reads_once)
+            fn = decide_known_tests(fn)
+            source = pyast.emit_function(fn, heading)
+            code = compile(source, filename := f"<{printable(heading)} #{next(_COMPILED)}>", "exec")
+        except (SyntaxError, RecursionError) as error:  # past what CPython compiles (nesting, mostly)
+            reason = error.msg if isinstance(error, SyntaxError) else "nested too deeply"
+            raise EngineError(
+                f"{printable(heading)}: the code generated for it is more than Python can compile ({reason}); "
+                "nest fewer blocks, procedure calls or parameters there"
+            ) from None
         # Tracebacks read the lines from here, for as long as the function lives.
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-        exec(compile(source, filename, "exec"), self.namespace)  # generated from the IR, never rule text
+        exec(code, self.namespace)  # generated from the IR, never rule text
         self.sources.append(GeneratedSource(fn.name, heading, source))
         function = self.namespace[fn.name]
         weakref.finalize(function, linecache.cache.pop, filename, None)

@@ -680,3 +680,23 @@ def test_compile_without_optimisation_uses_the_reference_mode_or_says_it_is_miss
     else:
         assert result.exit_code == 2 and "no reference mode" in result.output
         assert len(result.output.strip().splitlines()) == 1
+
+
+def test_code_python_cannot_compile_is_an_error_of_the_rules(tmp_path, monkeypatch):
+    """CPython refuses code nested past its limits (20 blocks, 200 parentheses): whatever the
+    checker lets through, compiling says where instead of a SyntaxError traceback."""
+    from rulesengine import codegen
+    from tests.test_pipeline import MINIMAL
+
+    def too_deep(fn: ast.FunctionDef) -> ast.FunctionDef:
+        body: list[ast.stmt] = fn.body
+        for _ in range(25):
+            body = [ast.For(ast.Name("_i", ast.Store()), ast.Tuple([], ast.Load()), body, [])]
+        fn.body = body
+        return fn
+
+    monkeypatch.setattr(codegen, "decide_known_tests", too_deep)
+    rules = tmp_path / "g.yaml"
+    rules.write_text(MINIMAL)
+    with pytest.raises(rulesengine.EngineError, match="more than Python can compile \\(too many statically nested"):
+        api.make_game(rules)
