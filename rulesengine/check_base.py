@@ -56,13 +56,17 @@ class Failed(Exception):
 class Scope:
     """Names bound around an expression: locals (with slots) and definition arguments."""
 
-    def __init__(self, names: dict[str, ir.Expr] | None = None, context: str = "rule"):
+    def __init__(
+        self, names: dict[str, ir.Expr] | None = None, context: str = "rule", kinds: dict[str, str] | None = None
+    ):
         self.names = dict(names or {})
         self.context = context
+        self.kinds = dict(kinds or {})  # what each local is, said when it is assigned ("a parameter of ...")
 
-    def bind(self, name: str, value: ir.Expr) -> Scope:
-        child = Scope(self.names, self.context)
+    def bind(self, name: str, value: ir.Expr, kind: str = "a local value") -> Scope:
+        child = Scope(self.names, self.context, self.kinds)
         child.names[name] = value
+        child.kinds[name] = kind
         return child
 
 
@@ -181,6 +185,12 @@ class CheckerBase:
             self.error("RE204", f"'{key}' must be a mapping", node.span)
             return None
         return node
+
+    def check_local_name(self, name: str, span: Span, what: str) -> None:
+        """A loop, list-function or bind variable named like a built-in (`for: me in players`)
+        would hide the built-in inside its body, as a parameter would (RE241)."""
+        if name in RESERVED:
+            self.fail("RE241", f"'{name}' is a built-in name and cannot name {what}", span, hint=f"e.g. '{name}_'")
 
     def new_slot(self) -> int:
         self.slots += 1

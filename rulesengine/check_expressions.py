@@ -169,12 +169,24 @@ class ExpressionChecker(CheckerBase):
                 self.fail(
                     "RE231", f"'for' goes over a list or zone, not {ir.type_name(collection.type)}", s.collection.span
                 )
+            self.check_local_name(s.variable, s.variable_span, "the variable of a 'for'")
             slot = self.new_slot()
-            inner = scope.bind(s.variable, ir.Local(element, s.variable_span, s.variable, slot))
+            inner = scope.bind(
+                s.variable, ir.Local(element, s.variable_span, s.variable, slot), "the variable of a 'for' loop"
+            )
             return ir.For(s.span, slot, collection, tuple(self.checked_statements(s.body, inner)))
         raise AssertionError(type(s))
 
     def assignment(self, s: syntax.Assign, scope: Scope) -> ir.Stmt:
+        if s.name in scope.names:  # a local hides any variable of that name here
+            hidden = f"; it hides the variable '{s.name}'" if s.name in self.variables else ""
+            self.fail(
+                "RE323",
+                f"'{s.name}' is {scope.kinds.get(s.name, 'a local value')} here and cannot be assigned{hidden}",
+                s.name_span,
+                hint="only variables declared under 'variables' are assigned; rename the local, "
+                "or assign to another variable",
+            )
         variable = self.variables.get(s.name)
         if variable is None:
             hint = did_you_mean(s.name, self.variables)
@@ -557,8 +569,9 @@ class ExpressionChecker(CheckerBase):
         if len(e.args) != 2 or not isinstance(e.args[0], syntax.Name):
             self.fail("RE311", f"'.{e.name}' takes a variable name and an expression: .{e.name}(x, ...)", e.span)
         variable = e.args[0].id
+        self.check_local_name(variable, e.args[0].span, f"the variable of '.{e.name}'")
         slot = self.new_slot()
-        inner = scope.bind(variable, ir.Local(element, e.args[0].span, variable, slot))
+        inner = scope.bind(variable, ir.Local(element, e.args[0].span, variable, slot), f"the variable of '.{e.name}'")
         body = self.expr(e.args[1], inner)
         kind = e.name
         if kind in ("any", "all", "count", "filter"):
@@ -579,8 +592,10 @@ class ExpressionChecker(CheckerBase):
         if len(e.args) != 2 or not isinstance(e.args[0], syntax.Name):
             self.fail("RE311", "'.bind' takes a variable name and an expression: .bind(x, ...)", e.span)
         variable = e.args[0].id
+        self.check_local_name(variable, e.args[0].span, "the variable of '.bind'")
         slot = self.new_slot()
-        body = self.expr(e.args[1], scope.bind(variable, ir.Local(value.type, e.args[0].span, variable, slot)))
+        local = ir.Local(value.type, e.args[0].span, variable, slot)
+        body = self.expr(e.args[1], scope.bind(variable, local, "the variable of '.bind'"))
         return ir.Macro(body.type, e.span, "bind", value, slot, body)
 
     def union(self, e: syntax.Binary, left: ir.Expr, right: ir.Expr) -> ir.Expr:

@@ -94,7 +94,8 @@ class ProcedureChecker(CheckerBase):
                 continue
             scope = Scope()
             for param, type_, where in procedure.params:
-                scope = scope.bind(param, ir.Local(type_, where, param, self.new_slot()))
+                local = ir.Local(type_, where, param, self.new_slot())
+                scope = scope.bind(param, local, f"a parameter of procedure '{procedure.name}'")
             self.calling.append(procedure.name)
             try:
                 self.checked_statements(procedure.body, scope)
@@ -176,7 +177,7 @@ class ProcedureChecker(CheckerBase):
         for (param, type_, _where), arg in zip(procedure.params, args):
             slot = self.new_slot()
             slots.append((slot, arg))
-            inner = inner.bind(param, ir.Local(type_, arg.span, param, slot))
+            inner = inner.bind(param, ir.Local(type_, arg.span, param, slot), f"a parameter of procedure '{s.name}'")
         self.calling.append(s.name)
         try:
             body: list[ir.Stmt] = self.checked_statements(procedure.body, inner)

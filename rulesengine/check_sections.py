@@ -575,7 +575,8 @@ class SectionReader(CheckerBase):
                     param = self.read_param(param_name, param_node, params_node.key_spans[param_name], scope)
                     if param is not None:
                         params.append(param)
-                        scope = scope.bind(param_name, ir.Local(param.type, span, param_name, param.slot))
+                        local = ir.Local(param.type, span, param_name, param.slot)
+                        scope = scope.bind(param_name, local, f"a parameter of move '{name}'")
             legal = self.optional_expr(spec.get("legal"), scope, ir.BOOL)
             effects = self.effects(spec.get("effects"), scope)
             label_node = spec.get("label")
@@ -718,8 +719,10 @@ class SectionReader(CheckerBase):
                     if element is None:
                         self.error("RE231", "a trigger's 'for' must go over a list or zone", collection.span)
                         continue
+                    self.check_local_name(variable, variable_span, "the variable of a trigger's 'for'")
                     slot = self.new_slot()
-                    scope = scope.bind(variable, ir.Local(element, variable_span, variable, slot))
+                    local = ir.Local(element, variable_span, variable, slot)
+                    scope = scope.bind(variable, local, f"the variable of trigger '{name}'")
                 except ParseFailed as failure:
                     self.problems.append(failure.diagnostic)
                     continue

@@ -514,3 +514,51 @@ def test_the_static_id_count_bounds_each_move_s_id_block(path, monkeypatch):
         game = make_game(ruleset, players=players)
         for block in game.encoding.blocks:
             assert block.width <= static[block.move.name]
+
+
+ASSIGNED_LOCALS = [
+    ('params: {card: "hand[me]"}\n    legal: score[me] >= 0\n    effects:\n', "      - card = top(pile)\n"),
+    (
+        'params: {card: "hand[me]"}\n    legal: score[me] >= 0\n    effects:\n',
+        "      - for: score in [1]\n        do: [score = 2]\n",
+    ),
+]
+
+
+@pytest.mark.parametrize("head, effect", ASSIGNED_LOCALS)
+def test_a_local_is_never_assigned(tmp_path, head, effect):
+    found = diagnose(tmp_path, BASE, (head, head + effect))
+    assert [code for code, _ in found] == ["RE323"]
+
+
+def test_a_procedure_parameter_hiding_a_variable_is_not_assigned(tmp_path):
+    procedure = (
+        "round:",
+        'procedures:\n  q:\n    params: {x: int}\n    effects: ["x += 5", \'log "in q: {x}"\']\nround:',
+    )
+    variable = ("variables:\n", "variables:\n  x: {type: int}\n")
+    call = ("    - deal 3 of stock to hand from seat(0)\n", "    - deal 3 of stock to hand from seat(0)\n    - q(1)\n")
+    found = [
+        (code, message) for code, message in diagnose(tmp_path, BASE, variable, procedure, call) if code != "RE240"
+    ]
+    assert [code for code, _ in found] == ["RE323"]  # (the variable is then never used: RE240)
+    assert "parameter of procedure 'q'" in found[0][1] and "hides the variable 'x'" in found[0][1]
+
+
+@pytest.mark.parametrize("name", ["me", "current", "players", "round", "turn"])
+@pytest.mark.parametrize(
+    "place",
+    [
+        (
+            "      - score[me] += 1\n",
+            "      - score[me] += 1\n      - for: {name} in players\n        do:\n          - score[seat(0)] += 1\n",
+        ),
+        ("legal: score[me] >= 0", "legal: players.any({name}, true)"),
+        ("legal: score[me] >= 0", "legal: 3.bind({name}, true)"),
+        ("    for: p in players\n    when: empty(hand[p])", "    for: {name} in players\n    when: num_players > 9"),
+    ],
+)
+def test_a_loop_or_bind_variable_cannot_hide_a_built_in(tmp_path, name, place):
+    old, new = place
+    found = diagnose(tmp_path, BASE, (old, new.format(name=name)))
+    assert [code for code, _ in found] == ["RE241"]
