@@ -393,8 +393,8 @@ class State:
         if game.simultaneous and self.program.phases[self.phase].simultaneous:
             # a complete action kept hidden until every player of the phase has chosen
             resolved = self._commit(key, recorded)
-            if self._track:
-                knowledge.end_step(self, key if resolved else None)
+            if self._track:  # once resolved, the first chooser's action is the last move (see _resolve)
+                knowledge.end_step(self, self.last_action if resolved else None)
             return
         self._act(key, recorded)
         if self._track:
@@ -427,6 +427,9 @@ class State:
             self._legal = None
             if self._legal_ids():
                 self._commits = commits
+                if self.steps >= self.game.max_steps:  # the engine's limit: stopped before the choices resolve
+                    self._commits = ()
+                    self._run()
                 return False
             if self.log is not None:
                 self.log.append(f"P{candidate + 1} cannot move and is skipped")
@@ -444,15 +447,23 @@ class State:
         self.turn_set = False
         self.turns += 1
         self._legal = None
-        self.last_action = commits[-1][1]
+        self.last_action = commits[0][1]  # the last move is the first chooser's, as `mover` is
         decoded = [(player, *self.decode_key(key)) for player, key in commits]
         if all(move.is_pass for _player, move, _values in decoded):
             self.passes += 1
         else:
             self.passes = 0
         if self.log is not None:
-            shown = ", ".join(f"P{p + 1}: {self._label(move, p, values)}" for p, move, values in decoded)
-            self.log.append(f"the choices are revealed: {shown}")
+            # a hidden move is revealed by its name only to the others
+            labels = [(p, move, self._label(move, p, values)) for p, move, values in decoded]
+
+            def line(viewer: int | None) -> str:
+                return "the choices are revealed: " + ", ".join(
+                    f"P{p + 1}: {label if viewer is None or not move.hidden or p == viewer else _spaced(move.name)}"
+                    for p, move, label in labels
+                )
+
+            self.log.append(_RevealLine(line(None), [line(v) for v in range(self.num_players)]))
         agenda: list[tuple] = [(_CHECK,), (_ADVANCE,), (_TRIGGERS, 0)]
         for player, move, values in reversed(decoded):
             env = self._env(player)
@@ -1295,7 +1306,11 @@ class State:
         if self.log is None:
             raise ValueError("this state keeps no log: make it with new_initial_state(..., record_log=True)")
         return [
-            line.public if isinstance(line, _HiddenMoveLine) and line.mover != player else str(line)
+            line.public
+            if isinstance(line, _HiddenMoveLine) and line.mover != player
+            else line.views[player]
+            if isinstance(line, _RevealLine)
+            else str(line)
             for line in self.log[start:]
         ]
 
@@ -1448,7 +1463,26 @@ class _HiddenMoveLine(str):
 
     @property
     def public(self) -> str:
-        return f"P{self.mover + 1}: {self.move_name.replace('_', ' ')}"
+        return f"P{self.mover + 1}: {_spaced(self.move_name)}"
+
+
+class _RevealLine(str):
+    """The log line that reveals a simultaneous phase's choices: the whole line (every choice
+    named), and the line as each player saw it (another player's hidden move by its name)."""
+
+    views: tuple[str, ...]
+
+    def __new__(cls, whole: str, views: Sequence[str]) -> _RevealLine:
+        self = super().__new__(cls, whole)
+        self.views = tuple(views)
+        return self
+
+    def __getnewargs__(self) -> tuple[str, tuple[str, ...]]:  # type: ignore[override]  # so that copies and pickles keep it
+        return str(self), self.views
+
+
+def _spaced(name: str) -> str:
+    return name.replace("_", " ")
 
 
 def action_id(value: Any) -> int:
