@@ -102,19 +102,19 @@ def moved(state: Any, cards: Any, source: int, destination: int) -> None:
             ident[base + card] = stamp
     blind = sight.blind[source][destination]
     if blind:
-        whole = not state.zones[source]
+        left = state.zones[source]
         for p in blind:
             base = p * count
-            lost = False
-            for card in cards:
-                if known[base + card] >= 0:
-                    if whole:
+            if not left:  # the whole zone moved: the cards it knew there are followed
+                for card in cards:
+                    if known[base + card] >= 0:
                         known[base + card] = destination
-                    else:
-                        known[base + card] = -1
-                        lost = True
-            if lost:  # it cannot tell which of the cards it knew there left
-                for card in state.zones[source]:
+                continue
+            # Some cards left: it cannot tell which, so it forgets every card it knew there.
+            for card in cards:
+                known[base + card] = -1
+            if source in known[base : base + count]:  # (a scan in C first: mostly it knew none)
+                for card in left:
                     if known[base + card] == source:
                         known[base + card] = -1
 

@@ -51,15 +51,12 @@ class Resampler:
         records, _end = knowledge._records(state, checkpoint.trail)
         view = list(self.start_view)
         self.targets = [knowledge.project(state, player, view, record) for record in records]
+        self.skip, self.redraw = _hidden_choices(state, checkpoint, records, self.values, player)
         self._now: tuple | None = None
-        # the unseen cards, by the shuffle they come from
-        count = state.program.num_cards
-        base = player * count
-        classes: dict[int, list[int]] = {}
-        for card in range(count):
-            if state.known[base + card] < 0 and state.ident[base + card] < checkpoint.steps:
-                classes.setdefault(state.origin[card], []).append(card)
-        self.classes = [cards for cards in classes.values() if len(cards) > 1]
+        self._loose: list[list[int]] | None = None
+        # the unseen cards, by the shuffle they come from (a card identified since the checkpoint
+        # is not renamed there: the replay would refuse it; the redrawn choices move it instead)
+        self.classes = _classes(state, player, checkpoint.steps)
 
     @property
     def unseen(self) -> list[int]:
@@ -68,7 +65,7 @@ class Resampler:
 
     def sample(self, rng: random.Random) -> Any:
         """A state with the same information state for the player, hidden cards redrawn."""
-        if not self.classes:  # nothing the player has not seen can move: the true places, past forgotten
+        if not self.classes and not self.skip:  # nothing hidden from the player: the true places, past forgotten
             return self._forward(self._draw(rng), rng)
         for _ in range(self.attempts):
             sigma = self._draw(rng)
@@ -77,11 +74,13 @@ class Resampler:
                 return result
             self.rejections += 1
         self.fallbacks += 1
-        return self._forward(self._draw(rng), rng)
+        if self._loose is None:  # as the knowledge model has it: any card the player does not know where it is
+            self._loose = _classes(self.state, self.player, self.state.steps + 1)
+        return self._forward(self._draw(rng, self._loose), rng)
 
-    def _draw(self, rng: random.Random) -> list[int]:
+    def _draw(self, rng: random.Random, classes: list[list[int]] | None = None) -> list[int]:
         sigma = list(range(self.state.program.num_cards))
-        for cards in self.classes:
+        for cards in self.classes if classes is None else classes:
             drawn = cards[:]
             rng.shuffle(drawn)
             for card, image in zip(cards, drawn):
@@ -102,8 +101,13 @@ class Resampler:
         game = state.game
         view = list(self.start_view)
         picks: list[tuple[int, tuple]] = []  # the steps of a choice made in steps, until it is complete
+        skip, redraw = self.skip, self.redraw
         try:
-            for (value, is_chance), target in zip(self.values, self.targets):
+            for index, ((value, is_chance), target) in enumerate(zip(self.values, self.targets)):
+                if index in skip:  # another player's choice the player did not see: drawn again
+                    if index in redraw and not self._redraw(state, redraw[index], rng, view, target):
+                        return None
+                    continue
                 if is_chance:
                     state.apply_action(sigma[value])
                 elif game.stepwise:
@@ -128,6 +132,22 @@ class Resampler:
             return None
         state._checkpoint = base
         return state
+
+    def _redraw(self, state: Any, move: Any, rng: random.Random, view: list, target: Any) -> bool:
+        """Another player's choice the player did not see, made again in the sample: a uniformly
+        random legal action (of `move`, when the player saw the move's name); False when the
+        player would not observe what it observed."""
+        if state.is_chance_node() or state.game_over:
+            return False
+        legal = state._legal_ids()
+        if move is not None:
+            legal = [key for key in legal if move.offset <= key < move.offset + move.width]
+        if not legal:
+            return False
+        key = rng.choice(legal)
+        for step in state._steps_of(key) if state.game.stepwise else (key,):
+            state.apply_action(step)
+        return knowledge.project(state, self.player, view, state.trail[1]) == target
 
     def _picks(self, state: Any, picks: list[tuple[int, tuple]], sigma: list[int], view: list) -> bool:
         """Replay the steps of one choice, relabeled; False when the sample cannot make them."""
@@ -164,9 +184,74 @@ class Resampler:
             # the same without them), and the redrawn cards may not allow them: the choice restarts.
             result._pending = ()
             result._ids = None
+        if any(p != player for p, _key in result._commits):
+            # The others' choices so far in a simultaneous phase are hidden from this one: each is
+            # drawn again among that player's legal actions (all chosen from the same position).
+            current, commits = result.current, []
+            for p, key in result._commits:
+                if p != player:
+                    result.current, result._legal = p, None
+                    legal = result._legal_ids()
+                    key = rng.choice(legal) if legal else key
+                commits.append((p, key))
+            result.current, result._legal, result._commits = current, None, tuple(commits)
         result._checkpoint = result.clone()
         result._checkpoint._checkpoint = None
         return result
+
+
+def _classes(state: Any, player: int, since: int) -> list[list[int]]:
+    """The cards `player` does not know where they are and has not identified since step
+    `since`, by the shuffle they come from (classes of one card left out)."""
+    count = state.program.num_cards
+    base = player * count
+    classes: dict[int, list[int]] = {}
+    for card in range(count):
+        if state.known[base + card] < 0 and state.ident[base + card] < since:
+            classes.setdefault(state.origin[card], []).append(card)
+    return [cards for cards in classes.values() if len(cards) > 1]
+
+
+def _hidden_choices(
+    state: Any, checkpoint: Any, records: list, values: list[tuple[int, bool]], player: int
+) -> tuple[set[int], dict[int, Any]]:
+    """The other players' choices since the checkpoint that `player` did not see, which a
+    sample makes again rather than replay (the true ones would give the player's samples away):
+    the places of their values in `values`, and for the last value of each complete one the
+    move it must be (None: any). Such a choice is another player's hidden move (the player saw
+    its name), its choice in a simultaneous phase not yet resolved (the player saw nothing of
+    it) and its picks of a choice in steps not yet complete (dropped: the choice restarts)."""
+    game = state.game
+    # the values from `tail` on are picks and choices of a simultaneous phase not yet resolved
+    tail = len(records)
+    while tail > 0 and records[tail - 1][0] in ("pick", "commit"):
+        tail -= 1
+    skip: set[int] = set()
+    redraw: dict[int, Any] = {}
+    group: list[int] = []
+    mover = checkpoint.current
+    for index, (value, is_chance) in enumerate(values):
+        if not is_chance:
+            group.append(index)
+            first = values[group[0]][0]
+            if not game.stepwise or _complete(game, tuple(values[i][0] for i in group)):
+                move = game.encoding.block_of(first).move if game.stepwise else game.move_of(value)
+                if mover != player and (index >= tail or move.hidden):
+                    skip.update(group)
+                    redraw[index] = None if index >= tail else move
+                group = []
+        if not group:  # the player to move after this step
+            mover = _public(records[index])[2]
+    if group and mover != player:
+        skip.update(group)
+    return skip, redraw
+
+
+def _public(record: tuple) -> tuple:
+    """The public part of a step's record (round, phase, player to move, ...)."""
+    while record[0] in ("pick", "commit"):
+        record = record[4] if record[0] == "pick" else record[3]
+    return record[2]
 
 
 def relabel(state: Any, sigma: list[int], player: int) -> Any:
