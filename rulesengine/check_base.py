@@ -8,6 +8,7 @@ effects, check_lints.py runs whole-file checks; check.py joins them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any, NoReturn
 
@@ -47,6 +48,16 @@ def _grammar_words() -> frozenset[str]:
 # The words of the effect grammar that are not built-in names already: a variable, zone,
 # move, phase, definition or parameter named so would make a statement ambiguous.
 STATEMENT_KEYWORDS = _grammar_words() - RESERVED
+
+
+# What the grammar reads as a NAME (grammar/rules.lark): a name the file declares must be one, or
+# no expression could name it, and a control character in it would reach the generated code.
+NAME_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def shown_name(name: str) -> str:
+    """A name as a message shows it: quoted, control and other non-ASCII characters escaped, cut short."""
+    return ascii(name if len(name) <= 40 else name[:40] + "...")
 
 
 class Failed(Exception):
@@ -185,6 +196,18 @@ class CheckerBase:
             self.error("RE204", f"'{key}' must be a mapping", node.span)
             return None
         return node
+
+    def check_name_syntax(self, name: str, span: Span, what: str) -> bool:
+        """Whether `name`, declared by the file as `what`, is a name of the language (RE271)."""
+        if NAME_PATTERN.fullmatch(name):
+            return True
+        self.error(
+            "RE271",
+            f"{shown_name(name)} cannot be {what}: a name is ASCII letters, digits and '_', not starting with a digit",
+            span,
+            hint="expressions and effects can only name what is spelt so, e.g. 'my_name2'",
+        )
+        return False
 
     def check_local_name(self, name: str, span: Span, what: str) -> None:
         """A loop, list-function or bind variable named like a built-in (`for: me in players`)

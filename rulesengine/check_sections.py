@@ -31,7 +31,7 @@ class SectionReader(CheckerBase):
         not again at every use)."""
         for name, node in section.items():
             span = section.key_spans[name]
-            if new_names and not self.check_new_name(name, span):
+            if new_names and not self.check_new_name(name, span, what=f"the name of {_article(kind)} {kind}"):
                 continue
             spec = self.keys(node, SECTION_KEYS[kind], f"{kind} '{name}'")
             if spec is not None:
@@ -213,6 +213,8 @@ class SectionReader(CheckerBase):
         """A suit's attribute table; each value must be a number, a text or true/false."""
         attributes: dict[str, object] = {}
         for key, value in node.items():
+            if not self.check_name_syntax(key, node.key_spans[key], "the name of a suit attribute"):
+                continue
             if key in BUILTIN_CARD_ATTRIBUTES:
                 if key not in self.refused_suit_attributes:  # said once, at its first suit
                     self.refused_suit_attributes.add(key)
@@ -423,6 +425,8 @@ class SectionReader(CheckerBase):
         attrs_node = spec.get("attributes")
         if isinstance(attrs_node, Map):
             for name, node in attrs_node.items():
+                if not self.check_name_syntax(name, attrs_node.key_spans[name], "the name of a card attribute"):
+                    continue
                 if name in BUILTIN_CARD_ATTRIBUTES:
                     self.error("RE220", f"'{name}' is a built-in card attribute", attrs_node.key_spans[name])
                     continue
@@ -636,7 +640,7 @@ class SectionReader(CheckerBase):
         return low, high
 
     def read_param(self, name: str, node: Node, span: Span, scope: Scope) -> ir.Param | None:
-        self.check_new_name(name, span, local=True)
+        self.check_new_name(name, span, local=True, what="the name of a parameter")
         size = same = at_least = None
         source = node
         if isinstance(node, Map):
@@ -708,7 +712,8 @@ class SectionReader(CheckerBase):
         if section is None:
             return ()
         triggers = []
-        for name, _span, spec in self.entries(section, "trigger"):
+        for name, span, spec in self.entries(section, "trigger"):
+            self.check_name_syntax(name, span, "the name of a trigger")
             scope = Scope()
             slot = each = None
             if spec.get("for") is not None:
@@ -762,7 +767,10 @@ class SectionReader(CheckerBase):
 
     def check_not_keyword(self, name: str, span: Span, what: str) -> bool:
         """A word of the effect language ('out', 'log', 'move', ...) names nothing: `out = 1`
-        or `move x to to` would read as a different statement or not at all."""
+        or `move x to to` would read as a different statement or not at all. A name that is
+        not one of the language (`a b`, `1`, a control character) is RE271."""
+        if not self.check_name_syntax(name, span, what):
+            return False
         if name in STATEMENT_KEYWORDS:
             self.error(
                 "RE243",
@@ -781,12 +789,12 @@ class SectionReader(CheckerBase):
             return False
         return self.check_not_keyword(param, span, "a parameter")
 
-    def check_new_name(self, name: str, span: Span, local: bool = False) -> bool:
+    def check_new_name(self, name: str, span: Span, local: bool = False, what: str = "a name") -> bool:
         """Whether `name` may be defined here; reports the clash if not."""
         if name in RESERVED:
             self.error("RE241", f"'{name}' is a built-in name and cannot be redefined", span)
             return False
-        self.check_not_keyword(name, span, "a name")  # reported; still declared, so its uses say nothing more
+        self.check_not_keyword(name, span, what)  # reported; still declared, so its uses say nothing more
         if local:
             return True
         for kind, table in (
@@ -806,6 +814,10 @@ BUILTIN_CARD_ATTRIBUTES = ("suit", "rank", "order", "id", "deck")
 
 _TYPE_OF = {int: ir.INT, bool: ir.BOOL, str: ir.STR}
 _KIND_NAMES = {ir.INT: "a number", ir.BOOL: "true or false", ir.STR: "a text"}
+
+
+def _article(word: str) -> str:
+    return "an" if word[:1] in "aeiou" else "a"
 
 
 def _listed(names: list[str]) -> str:

@@ -562,3 +562,30 @@ def test_a_loop_or_bind_variable_cannot_hide_a_built_in(tmp_path, name, place):
     old, new = place
     found = diagnose(tmp_path, BASE, (old, new.format(name=name)))
     assert [code for code, _ in found] == ["RE241"]
+
+
+NOT_NAMES = ["1", "~", "a b", "x\x00", "t\x1b[2J", "caf\u00e9"]
+DECLARED = {
+    "variable": ("variables:\n", 'variables:\n  "{name}": {{type: int}}\n'),
+    "zone": ("  pile: {visibility: all}\n", '  pile: {{visibility: all}}\n  "{name}": {{}}\n'),
+    "move": ("moves:\n  lay:", 'moves:\n  "{name}":\n    effects: []\n  lay:'),
+    "phase": ("phases:\n", 'phases:\n  "{name}":\n    moves: [lay]\n'),
+    "trigger": ("triggers:\n", 'triggers:\n  "{name}":\n    when: "false"\n'),
+    "option": ("variables:\n", 'options:\n  "{name}": {{default: 1}}\nvariables:\n'),
+    "parameter": ('params: {card: "hand[me]"}', 'params: {{card: "hand[me]", "{name}": "[1]"}}'),
+    "card attribute": ("match:", 'cards:\n  attributes:\n    "{name}": "1"\nmatch:'),
+    "suit attribute": (
+        "suits: [hearts, spades]",
+        'suits:\n      hearts: {{"{name}": 1}}\n      spades: {{"{name}": 2}}',
+    ),
+}
+
+
+@pytest.mark.parametrize("name", NOT_NAMES)
+@pytest.mark.parametrize("kind", DECLARED)
+def test_a_declared_name_must_be_a_name_of_the_language(tmp_path, kind, name):
+    old, new = DECLARED[kind]
+    escaped = name.replace("\x00", "\\0").replace("\x1b", "\\e")
+    found = diagnose(tmp_path, BASE, (old, new.format(name=escaped)))
+    assert "RE271" in codes(found), found
+    assert codes(found) <= {"RE271", "RE240", "RE224", "RE227"}, found
