@@ -15,7 +15,7 @@ from .check_base import RESERVED, STATEMENT_KEYWORDS, CheckerBase, Failed, Scope
 from .check_expressions import FUNCTIONS
 from .check_fold import TooLarge
 from .diagnostics import Span, did_you_mean
-from .limits import MAX_INTEGER, MAX_PLAYERS, MAX_SET_SIZE, MAX_ZONE_DIMENSION
+from .limits import MAX_INTEGER, MAX_MOVE_PARAMETERS, MAX_PLAYERS, MAX_SET_SIZE, MAX_ZONE_DIMENSION
 from .parse import ParseFailed, parse_head, parse_loop
 from .shape import OPTION_TYPES, SECTION_KEYS, VARIABLE_TYPES, VISIBILITIES
 from .source import Map, Node, Scalar, Seq
@@ -575,6 +575,13 @@ class SectionReader(CheckerBase):
             if params_node is not None and not isinstance(params_node, Map):
                 self.error("RE204", "params must be a mapping of name: candidates", params_node.span)
             elif params_node is not None:
+                if len(params_node.entries) > MAX_MOVE_PARAMETERS:
+                    self.error(
+                        "RE272",
+                        f"move '{name}' has {len(params_node.entries)} parameters; at most {MAX_MOVE_PARAMETERS}",
+                        list(params_node.key_spans.values())[MAX_MOVE_PARAMETERS],
+                        hint="choose several cards as one set parameter, or split the move",
+                    )
                 for param_name, param_node in params_node.items():
                     param = self.read_param(param_name, param_node, params_node.key_spans[param_name], scope)
                     if param is not None:

@@ -25,7 +25,7 @@ MAX_NESTING = 40  # levels of operators, calls and macros in one expression
 MAX_STATEMENT_DEPTH = 8  # nested if/for blocks
 MAX_DEFINITION_DEPTH = 8  # definitions used inside definitions inside ...
 MAX_EXPANDED_SIZE = 20_000  # nodes of one expression once its definitions are spelt out
-MAX_EXPANDED_DEPTH = 80  # nesting of one expression once its definitions are spelt out
+MAX_EXPANDED_DEPTH = 50  # nesting of one expression once its definitions are spelt out (CPython allows 200 parentheses)
 MAX_EXPANSIONS = 10_000  # uses of definitions in a whole file, counting uses inside definitions
 MAX_REPEAT = 1_000  # passes of one repeat-block (its count: a number or an option's bound)
 MAX_PROCEDURE_DEPTH = 8  # procedures called inside procedures inside ...
@@ -44,6 +44,7 @@ MAX_ACTIONS = 1_000_000  # actions one move can have, sets counted as C(cards, s
 MAX_DECISION_COST = 100_000_000  # static cost bound of one decision's work (check_cost.py)
 MAX_ZONE_DIMENSION = 64  # piles of one counted 'per' dimension of a zone
 MAX_SET_SIZE = 8  # cards a set parameter chooses at once
+MAX_MOVE_PARAMETERS = 8  # parameters of one move (the compiled listing nests one loop per parameter)
 
 # ---- running -------------------------------------------------------------------------
 DEFAULT_MAX_STEPS = 500_000  # decisions per match before the engine stops it (a draw)

@@ -589,3 +589,11 @@ def test_a_declared_name_must_be_a_name_of_the_language(tmp_path, kind, name):
     found = diagnose(tmp_path, BASE, (old, new.format(name=escaped)))
     assert "RE271" in codes(found), found
     assert codes(found) <= {"RE271", "RE240", "RE224", "RE227"}, found
+
+
+@pytest.mark.parametrize("count, bad", [(limits.MAX_MOVE_PARAMETERS - 1, False), (limits.MAX_MOVE_PARAMETERS, True)])
+def test_a_move_has_at_most_eight_parameters(tmp_path, count, bad):
+    """The card itself and `count` more: the compiled listing nests a loop per parameter."""
+    params = "".join(f'      p{i}: "[1]"\n' for i in range(count))
+    text = BASE.replace('    params: {card: "hand[me]"}\n', f'    params:\n      card: "hand[me]"\n{params}')
+    assert ("RE272" in codes(diagnose(tmp_path, text))) == bad
