@@ -270,12 +270,13 @@ def test_progress_bar_only_on_a_terminal(monkeypatch):
 
 
 def test_a_run_stopped_before_any_match_ended_reports_nothing_missing():
-    from rulesengine.analysis import summarise
+    from rulesengine.analysis import Tally, summarise
     from rulesengine.analysis.backends import Outcome
     from rulesengine.analysis.text import render
 
     game = rulesengine.make_game("padvinderspel", players=3)
-    data = summarise(game, make_plan(game, 10), Outcome([], True, 0.1, 1, "local"))
+    plan = make_plan(game, 10)
+    data = summarise(game, plan, Outcome(0, True, 0.1, 1, "local"), Tally(game.program, plan))
     assert data["partial"] and data["games"] == 0 and data["warnings"] == []
     assert "0 of 10 matches" in render(data) and "PARTIAL" in render(data)
 
@@ -364,3 +365,24 @@ def test_check_makes_every_setting_before_playing_and_plays_each_once(tmp_path, 
     assert refused.exit_code == 2 and "not 9" in refused.output and played == []
     again = CliRunner().invoke(main, ["check", str(DEAD), str(DEAD.parent / "." / DEAD.name), "-n", "2"])
     assert "1 setting(s)" in again.output and played == [0, 1]
+
+
+def test_a_long_run_keeps_a_few_numbers_a_match_not_its_record():
+    import tracemalloc
+
+    from rulesengine.analysis import Tally
+
+    game = rulesengine.make_game("padan")
+    plan = make_plan(game, 1)
+    record = Recording(game, plan).play(0)
+    tally = Tally(game.program, plan)
+    tally.add(record)
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    for _ in range(2_000):
+        tally.add(record)
+    per_match = (tracemalloc.get_traced_memory()[0] - before) / 2_000
+    tracemalloc.stop()
+    # its decisions, rounds, lead changes, share led for good, and one number a round
+    assert per_match <= 8 * (5 + len(record["round_lengths"])) * 1.2
+    assert tally.result()["games"] == 2_001

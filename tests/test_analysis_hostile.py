@@ -146,15 +146,15 @@ def test_no_more_workers_than_matches():
 def test_the_workers_end_when_the_caller_of_a_batch_fails():
     plan = make_plan(rulesengine.make_game("pan", players=2), 40)
 
-    def refuse(batch: list) -> None:
+    def refuse(record: dict) -> None:
         raise OSError("no space left")
 
     try:
-        run(plan, None, workers=2, on_records=refuse)
+        run(plan, None, workers=2, on_record=refuse)
     except OSError:
         left = multiprocessing.active_children()  # while the error (and its frames) still lives
     else:
-        raise AssertionError("the error of on_records was lost")
+        raise AssertionError("the error of on_record was lost")
     assert left == []
 
 

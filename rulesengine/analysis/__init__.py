@@ -9,12 +9,12 @@ from typing import Any
 
 from .. import __version__
 from ..engine import Game
-from .aggregate import aggregate, warnings
+from .aggregate import Tally, warnings
 from .backends import BackendError, Outcome, run
 from .playout import Plan, Recording, standing_names
 from .probe import PROBE_MATCHES, options_without_effect
 
-__all__ = ["BackendError", "Plan", "analyse", "make_plan", "provenance", "standing_names", "summarise"]
+__all__ = ["BackendError", "Plan", "Tally", "analyse", "make_plan", "provenance", "standing_names", "summarise"]
 
 
 def make_plan(
@@ -57,18 +57,24 @@ def provenance(game: Game) -> dict[str, str | None]:
 
 
 def summarise(
-    game: Game, plan: Plan, outcome: Outcome, probe: bool = True, rules: dict[str, str | None] | None = None
+    game: Game,
+    plan: Plan,
+    outcome: Outcome,
+    tally: Tally,
+    probe: bool = True,
+    rules: dict[str, str | None] | None = None,
 ) -> dict[str, Any]:
-    """The analysis as one JSON-ready object: what was simulated, then every statistic.
-    `rules` is the `provenance` of the game taken before the matches (now if not given)."""
-    stats = aggregate(outcome.records, game.program, plan)
+    """The analysis as one JSON-ready object: what was simulated, then every statistic (of
+    the matches `tally` was given). `rules` is the `provenance` of the game taken before the
+    matches (now if not given)."""
+    stats = tally.result()
     # a few matches per other option value: worth it in a run of many matches, not in a short one
-    probe_matches = min(PROBE_MATCHES, len(outcome.records) // 10)
+    probe_matches = min(PROBE_MATCHES, outcome.games // 10)
     unused = options_without_effect(game, plan.seed, probe_matches) if probe and probe_matches else []
     stats["coverage"]["options_without_effect"] = [{k: v for k, v in u.items() if k != "span"} for u in unused]
     all_rounds = sum(stats["endings"]["rounds"].values())
     stats["warnings"] = warnings(stats, all_rounds)
-    done = len(outcome.records)
+    done, seconds = outcome.games, outcome.seconds
     return {
         "engine_version": __version__,
         "ruleset": game.ruleset.name,
@@ -82,11 +88,9 @@ def summarise(
         "agents": list(plan.agents),
         "backend": outcome.backend,
         "workers": outcome.workers,
-        "seconds": outcome.seconds,
-        "matches_per_second": done / outcome.seconds if outcome.seconds > 0 else 0.0,
-        "decisions_per_second": sum(r["decisions"] for r in outcome.records) / outcome.seconds
-        if outcome.seconds > 0
-        else 0.0,
+        "seconds": seconds,
+        "matches_per_second": done / seconds if seconds > 0 else 0.0,
+        "decisions_per_second": sum(tally.decisions) / seconds if seconds > 0 else 0.0,
         **stats,
     }
 
@@ -105,5 +109,6 @@ def analyse(
     """Simulate `games` matches of `game` and return the analysis (see `summarise`)."""
     plan = make_plan(game, games, seed, **plan_settings)
     rules = provenance(game)
-    outcome = run(plan, Recording(game, plan), workers, backend, address, progress)
-    return summarise(game, plan, outcome, probe and not outcome.interrupted, rules)
+    tally = Tally(game.program, plan)
+    outcome = run(plan, Recording(game, plan), workers, backend, address, progress, tally.add)
+    return summarise(game, plan, outcome, tally, probe and not outcome.interrupted, rules)

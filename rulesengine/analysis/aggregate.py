@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from array import array
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 from . import stats
@@ -17,7 +19,7 @@ def _rate(wins: int, trials: int) -> dict[str, Any]:
     return {"wins": wins, "trials": trials, "rate": wins / trials if trials else 0.0, "ci95": [low, high]}
 
 
-def histogram(values: list[int], bins: int = HISTOGRAM_BINS) -> dict[str, list]:
+def histogram(values: Sequence[int], bins: int = HISTOGRAM_BINS) -> dict[str, list]:
     """Equal-width bins over [min, max]: edges (bins + 1 of them) and counts."""
     if not values:
         return {"edges": [], "counts": []}
@@ -30,47 +32,96 @@ def histogram(values: list[int], bins: int = HISTOGRAM_BINS) -> dict[str, list]:
     return {"edges": [low + i * width for i in range(count + 1)], "counts": counts}
 
 
-def aggregate(records: list[dict[str, Any]], program, plan) -> dict[str, Any]:
-    """Every statistic of the analysis over `records` (matches in order)."""
-    n = program.num_players
-    games = len(records)
-    seats = []
-    for seat in range(n):
-        values = [r["returns"][seat] for r in records]
-        wins = sum(v > 0 for v in values)
-        losses = sum(v < 0 for v in values)
-        low, high = stats.wilson(wins, games)
-        spread = Counter(values)
-        seats.append(
-            {
-                "seat": seat + 1,
-                "wins": wins,
-                "losses": losses,
-                "draws": games - wins - losses,
-                "win_rate": wins / games if games else 0.0,
-                "ci95": [low, high],
-                "mean_return": sum(values) / games if games else 0.0,
-                "returns": {_key(v): spread[v] for v in sorted(spread)},
-            }
-        )
-    fairness = stats.chi_square_even([s["wins"] for s in seats])
-    total_wins = sum(s["wins"] for s in seats)
-    baseline = total_wins / (games * n) if games else 0.0
+class Tally:
+    """Every statistic of the analysis, gathered from match records handed over one at a
+    time in match order. Only what exact quantiles need is kept per match (its decisions,
+    rounds, lead changes and share led for good, and each round's length): a hundred bytes
+    or so, where a whole record is a few kilobytes, so that a long run stays small."""
 
-    decisions = [r["decisions"] for r in records]
-    rounds = [r["rounds"] for r in records]
-    round_lengths = [length for r in records for length in r["round_lengths"]]
-    match_ends = Counter(r["match_end"] for r in records)
-    round_ends = Counter(kind for r in records for kind in r["round_ends"])
-    all_rounds = sum(round_ends.values())
+    def __init__(self, program, plan) -> None:
+        self.program, self.plan = program, plan
+        n = program.num_players
+        self.games = 0
+        self.wins, self.losses = [0] * n, [0] * n
+        self.return_sums = [0.0] * n  # summed in match order, as a list's sum would be
+        self.spreads: list[Counter] = [Counter() for _ in range(n)]
+        self.decisions, self.rounds, self.round_lengths = array("q"), array("q"), array("q")
+        self.lead_changes, self.led_for_good = array("q"), array("d")
+        self.match_ends: Counter = Counter()
+        self.round_ends: Counter = Counter()
+        self.legal_sum = self.legal_max = self.forced = 0
+        self.move_legal, self.move_chosen = [0] * len(program.moves), [0] * len(program.moves)
+        self.traced = 0
+        self.fired = [0] * len(program.triggers)
+        self.entered: set[int] = set()
+        self.holders: dict[str, list[int]] = {"first mover": [0, 0]}  # role -> [matches held, wins]
+        self.agent_seats: dict[str, list[int]] = {}  # agent -> [seats played, wins]
 
-    legal_sum = sum(r["legal_sum"] for r in records)
-    all_decisions = sum(decisions)
-    moves = []
-    for i, move in enumerate(program.moves):
-        legal = sum(r["move_legal"][i] for r in records)
-        chosen = sum(r["move_chosen"][i] for r in records)
-        moves.append(
+    def add(self, r: dict[str, Any]) -> None:
+        """One more match's record (the next in match order)."""
+        self.games += 1
+        returns = r["returns"]
+        for seat, value in enumerate(returns):
+            self.wins[seat] += value > 0
+            self.losses[seat] += value < 0
+            self.return_sums[seat] += value
+            self.spreads[seat][value] += 1
+        self.decisions.append(r["decisions"])
+        self.rounds.append(r["rounds"])
+        self.round_lengths.extend(r["round_lengths"])
+        self.match_ends[r["match_end"]] += 1
+        self.round_ends.update(r["round_ends"])
+        self.legal_sum += r["legal_sum"]
+        self.legal_max = max(self.legal_max, r["legal_max"])
+        self.forced += r["forced"]
+        for i, (legal, chosen) in enumerate(zip(r["move_legal"], r["move_chosen"])):
+            self.move_legal[i] += legal
+            self.move_chosen[i] += chosen
+        if r["triggers"] is not None:
+            self.traced += 1
+            for i, count in enumerate(r["triggers"]):
+                self.fired[i] += count
+        self.entered.update(r["phases"])
+        self.lead_changes.append(_changes(r["leaders"]))
+        if r["led_for_good"] is not None:
+            self.led_for_good.append(r["led_for_good"])
+        n = self.program.num_players
+        held = [("first mover", r["first_movers"][0])] if r["first_movers"] else []
+        held += [(name, players[0]) for name, players in r["roles"].items() if players and 0 <= players[0] < n]
+        for name, player in held:
+            counts = self.holders.setdefault(name, [0, 0])
+            counts[0] += 1
+            counts[1] += returns[player] > 0
+        for seat, agent in enumerate(r["agents"]):
+            counts = self.agent_seats.setdefault(agent, [0, 0])
+            counts[0] += 1
+            counts[1] += returns[seat] > 0
+
+    def result(self) -> dict[str, Any]:
+        """Every statistic of the matches added so far."""
+        program, games = self.program, self.games
+        n = program.num_players
+        seats = []
+        for seat in range(n):
+            wins, losses, spread = self.wins[seat], self.losses[seat], self.spreads[seat]
+            low, high = stats.wilson(wins, games)
+            seats.append(
+                {
+                    "seat": seat + 1,
+                    "wins": wins,
+                    "losses": losses,
+                    "draws": games - wins - losses,
+                    "win_rate": wins / games if games else 0.0,
+                    "ci95": [low, high],
+                    "mean_return": self.return_sums[seat] / games if games else 0.0,
+                    "returns": {_key(v): spread[v] for v in sorted(spread)},
+                }
+            )
+        fairness = stats.chi_square_even(self.wins)
+        baseline = sum(self.wins) / (games * n) if games else 0.0
+        all_decisions = sum(self.decisions)
+        all_rounds = sum(self.round_ends.values())
+        moves = [
             {
                 "move": move.name,
                 "legal": legal,
@@ -78,64 +129,67 @@ def aggregate(records: list[dict[str, Any]], program, plan) -> dict[str, Any]:
                 "legal_share": legal / all_decisions if all_decisions else 0.0,
                 "chosen_share": chosen / all_decisions if all_decisions else 0.0,
             }
-        )
+            for move, legal, chosen in zip(program.moves, self.move_legal, self.move_chosen)
+        ]
+        fired = self.fired
+        result: dict[str, Any] = {
+            "games": games,
+            "seats": seats,
+            "seat_fairness": None
+            if fairness is None
+            else {
+                "test": "chi-square, wins per seat against an even split",
+                "statistic": fairness[0],
+                "df": fairness[1],
+                "p_value": fairness[2],
+            },
+            "roles": _roles(self.holders, baseline),
+            "length": {
+                "decisions": stats.describe(self.decisions),
+                "rounds": stats.describe(self.rounds),
+                "round_decisions": stats.describe(self.round_lengths),
+                "histogram": histogram(self.decisions),
+            },
+            "endings": {
+                "matches": {kind: self.match_ends.get(kind, 0) for kind in ("normal", ENGINE_CAP)},
+                "rounds": {kind: self.round_ends.get(kind, 0) for kind in (*ROUND_END_KINDS, END_GAME, ENGINE_CAP)},
+            },
+            "standing": {
+                "source": _standing_source(program, self.plan.standing),
+                "lead_changes": stats.describe(self.lead_changes),
+                "led_for_good": stats.describe(self.led_for_good),
+                "matches_with_a_leader_for_good": len(self.led_for_good),
+            },
+            "branching": {
+                "mean": self.legal_sum / all_decisions if all_decisions else 0.0,
+                "max": self.legal_max,
+                "forced_share": self.forced / all_decisions if all_decisions else 0.0,
+            },
+            "moves": moves,
+            "coverage": {
+                "moves_never_legal": [m["move"] for m in moves if m["legal"] == 0],
+                "moves_never_chosen": [m["move"] for m in moves if m["legal"] > 0 and m["chosen"] == 0],
+                "triggers_never_fired": [t.name for t, count in zip(program.triggers, fired) if count == 0]
+                if self.traced
+                else [],
+                "trigger_firings": {t.name: count for t, count in zip(program.triggers, fired)},
+                "trigger_sample": self.traced,
+                "phases_never_entered": [p.name for i, p in enumerate(program.phases) if i not in self.entered],
+            },
+            "skill": _agents(self.agent_seats),
+            "mean_decisions": all_decisions / games if games else 0.0,
+            "truncated": self.match_ends.get(ENGINE_CAP, 0),
+        }
+        result["warnings"] = warnings(result, all_rounds)
+        return result
 
-    traced = [r for r in records if r["triggers"] is not None]
-    fired = [sum(r["triggers"][i] for r in traced) for i in range(len(program.triggers))]
-    entered = set().union(*(r["phases"] for r in records)) if records else set()
 
-    lead_changes = [_changes(r["leaders"]) for r in records]
-    decided = [r["led_for_good"] for r in records if r["led_for_good"] is not None]
-    result: dict[str, Any] = {
-        "games": games,
-        "seats": seats,
-        "seat_fairness": None
-        if fairness is None
-        else {
-            "test": "chi-square, wins per seat against an even split",
-            "statistic": fairness[0],
-            "df": fairness[1],
-            "p_value": fairness[2],
-        },
-        "roles": _roles(records, n, baseline),
-        "length": {
-            "decisions": stats.describe(decisions),
-            "rounds": stats.describe(rounds),
-            "round_decisions": stats.describe(round_lengths),
-            "histogram": histogram(decisions),
-        },
-        "endings": {
-            "matches": {kind: match_ends.get(kind, 0) for kind in ("normal", ENGINE_CAP)},
-            "rounds": {kind: round_ends.get(kind, 0) for kind in (*ROUND_END_KINDS, END_GAME, ENGINE_CAP)},
-        },
-        "standing": {
-            "source": _standing_source(program, plan.standing),
-            "lead_changes": stats.describe(lead_changes),
-            "led_for_good": stats.describe(decided),
-            "matches_with_a_leader_for_good": len(decided),
-        },
-        "branching": {
-            "mean": legal_sum / all_decisions if all_decisions else 0.0,
-            "max": max((r["legal_max"] for r in records), default=0),
-            "forced_share": sum(r["forced"] for r in records) / all_decisions if all_decisions else 0.0,
-        },
-        "moves": moves,
-        "coverage": {
-            "moves_never_legal": [m["move"] for m in moves if m["legal"] == 0],
-            "moves_never_chosen": [m["move"] for m in moves if m["legal"] > 0 and m["chosen"] == 0],
-            "triggers_never_fired": [t.name for t, count in zip(program.triggers, fired) if count == 0]
-            if traced
-            else [],
-            "trigger_firings": {t.name: count for t, count in zip(program.triggers, fired)},
-            "trigger_sample": len(traced),
-            "phases_never_entered": [p.name for i, p in enumerate(program.phases) if i not in entered],
-        },
-        "skill": _agents(records, n),
-        "mean_decisions": all_decisions / games if games else 0.0,
-        "truncated": match_ends.get(ENGINE_CAP, 0),
-    }
-    result["warnings"] = warnings(result, all_rounds)
-    return result
+def aggregate(records: list[dict[str, Any]], program, plan) -> dict[str, Any]:
+    """Every statistic of the analysis over `records` (matches in order)."""
+    tally = Tally(program, plan)
+    for record in records:
+        tally.add(record)
+    return tally.result()
 
 
 def _key(value: float) -> str:
@@ -164,36 +218,21 @@ def _standing_source(program, standing: str | None) -> str:
     return "none"
 
 
-def _roles(records: list[dict[str, Any]], n: int, baseline: float) -> list[dict[str, Any]]:
+def _roles(holders: dict[str, list[int]], baseline: float) -> list[dict[str, Any]]:
     """Win rate of the player holding each role in the match's first round."""
-    holders: dict[str, list[tuple[int, bool]]] = {"first mover": []}
-    for r in records:
-        if r["first_movers"]:
-            player = r["first_movers"][0]
-            holders["first mover"].append((player, r["returns"][player] > 0))
-        for name, held in r["roles"].items():
-            if held and 0 <= held[0] < n:
-                holders.setdefault(name, []).append((held[0], r["returns"][held[0]] > 0))
     out = []
-    for name, pairs in holders.items():
-        wins = sum(won for _, won in pairs)
-        entry = _rate(wins, len(pairs))
-        sd = (baseline * (1 - baseline) / len(pairs)) ** 0.5 if pairs else 0.0
+    for name, (held, wins) in holders.items():
+        entry = _rate(wins, held)
+        sd = (baseline * (1 - baseline) / held) ** 0.5 if held else 0.0
         p_value = stats.normal_two_sided((entry["rate"] - baseline) / sd) if sd > 0 else 1.0
         out.append({"role": name, **entry, "baseline": baseline, "p_value": p_value})
     return out
 
 
-def _agents(records: list[dict[str, Any]], n: int) -> list[dict[str, Any]] | None:
-    kinds = sorted({name for r in records for name in r["agents"]})
-    if len(kinds) < 2:
+def _agents(seats: dict[str, list[int]]) -> list[dict[str, Any]] | None:
+    if len(seats) < 2:
         return None
-    out = []
-    for kind in kinds:
-        seats = [(r, s) for r in records for s in range(n) if r["agents"][s] == kind]
-        wins = sum(r["returns"][s] > 0 for r, s in seats)
-        out.append({"agent": kind, **_rate(wins, len(seats))})
-    return out
+    return [{"agent": kind, **_rate(seats[kind][1], seats[kind][0])} for kind in sorted(seats)]
 
 
 def warnings(result: dict[str, Any], all_rounds: int) -> list[str]:

@@ -31,7 +31,7 @@ MAX_WORKERS = 1024  # -j above this is a typo, not a machine: each worker is a p
 
 @attrs.define
 class Outcome:
-    records: list[dict[str, Any]]
+    games: int  # matches done (their records were handed over)
     interrupted: bool
     seconds: float
     workers: int
@@ -101,28 +101,39 @@ def run(
     backend: str = "local",
     address: str | None = None,
     progress: Progress | None = None,
-    on_records: Callable[[list[dict[str, Any]]], None] | None = None,
+    on_record: Callable[[dict[str, Any]], None] | None = None,
 ) -> Outcome:
-    """Play the plan's matches; after each batch `on_records(batch)` and `progress(done)`.
-    `recording` plays the matches of one local worker (made here if None)."""
+    """Play the plan's matches and hand each record to `on_record` in match order (a record
+    waits for those before it; after Ctrl-C the ones still waiting follow in order), with
+    `progress(done)` after each batch. `recording` plays the matches of one local worker
+    (made here if None). No record is kept here: a long run takes what `on_record` keeps."""
     start = time.perf_counter()
-    records: list[dict[str, Any]] = []
+    waiting: dict[int, dict[str, Any]] = {}
+    handed = done = 0
     interrupted = False
     workers = max(1, min(workers, plan.games))  # a worker without a match to play is a process for nothing
     batches = _batches(plan, recording, workers, backend, address)
     try:
         for batch in batches:
-            records.extend(batch)
-            if on_records is not None:
-                on_records(batch)
+            for record in batch:
+                waiting[record["index"]] = record
+            done += len(batch)
+            while handed in waiting:
+                if on_record is not None:
+                    on_record(waiting.pop(handed))
+                else:
+                    del waiting[handed]
+                handed += 1
             if progress is not None:
-                progress(len(records))
+                progress(done)
     except KeyboardInterrupt:
         interrupted = True
     finally:
-        batches.close()  # ends the workers at once, also when `on_records` fails
-    records.sort(key=lambda r: r["index"])
-    return Outcome(records, interrupted, time.perf_counter() - start, workers, backend)
+        batches.close()  # ends the workers at once, also when `on_record` fails
+    for index in sorted(waiting):  # done after a match that was not (stopped by Ctrl-C)
+        if on_record is not None:
+            on_record(waiting[index])
+    return Outcome(done, interrupted, time.perf_counter() - start, workers, backend)
 
 
 def _batches(

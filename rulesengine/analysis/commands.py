@@ -26,7 +26,7 @@ from ..diagnostics import (
 )
 from ..engine import Game
 from ..resources import same_file
-from . import BackendError, make_plan, provenance, standing_names, summarise
+from . import BackendError, Tally, make_plan, provenance, standing_names, summarise
 from .backends import MAX_WORKERS, resolve_workers, run
 from .checks import DEFAULT_LIMIT_SHARE, findings
 from .compare import compare as compare_analyses
@@ -173,25 +173,30 @@ def _simulate(
     plan = make_plan(game, games, seed, settings["agents"], settings["roles"], settings["standing"])
     writer = MatchWriter(matches_path) if matches_path is not None else None
     rules = provenance(game)
+    tally = Tally(game.program, plan)
+
+    def take(record: dict[str, Any]) -> None:
+        tally.add(record)
+        if writer is not None:
+            writer.write(record)
+
     try:
         with progress_bar(games, label, enabled=not quiet) as update:
-            outcome = run(
-                plan, None, settings["workers"], backend, address, update, writer.add if writer is not None else None
-            )
+            outcome = run(plan, None, settings["workers"], backend, address, update, take)
     except BackendError as error:
         if writer is not None:
             writer.close()  # nothing was played: an existing file stays as it was
         raise _cli().ChoiceError(str(error)) from None
     if writer is not None:
-        writer.finish(outcome.records)
-    return summarise(game, plan, outcome, probe=probe and not outcome.interrupted, rules=rules)
+        writer.finish()
+    return summarise(game, plan, outcome, tally, probe=probe and not outcome.interrupted, rules=rules)
 
 
 class MatchWriter:
-    """Writes one JSON line per match as matches finish, in match order (a record waits for
-    the ones before it), so the file holds the matches done even if the run is stopped.
+    """Writes one JSON line per match as records are handed over (in match order), so the
+    file holds the matches done even if the run is stopped.
 
-    The file is opened when the first matches are done, not before: a run that fails to
+    The file is opened when the first match is done, not before: a run that fails to
     start leaves an existing file as it was. A failed write is the one-line "cannot write".
     """
 
@@ -212,40 +217,27 @@ class MatchWriter:
     def __init__(self, path: str):
         self.path = path
         self.handle: IO[str] | None = None
-        self.waiting: dict[int, dict[str, Any]] = {}
-        self.next = 0
 
-    def _write(self, record: dict[str, Any]) -> None:
-        if self.handle is None:
-            self.handle = open(self.path, "w", encoding="utf-8")  # closed by finish() or close()
-        self.handle.write(json.dumps({k: record[k] for k in self.KEYS}) + "\n")
-
-    def add(self, records: list[dict[str, Any]]) -> None:
-        for record in records:
-            self.waiting[record["index"]] = record
+    def write(self, record: dict[str, Any]) -> None:
         try:
-            while self.next in self.waiting:
-                self._write(self.waiting.pop(self.next))
-                self.next += 1
-            if self.handle is not None:
-                self.handle.flush()
+            if self.handle is None:
+                self.handle = open(self.path, "w", encoding="utf-8")  # closed by finish() or close()
+            self.handle.write(json.dumps({k: record[k] for k in self.KEYS}) + "\n")
+            self.handle.flush()
         except OSError as error:
             self.close()
             raise _cannot_write(self.path, error) from None
 
-    def finish(self, records: list[dict[str, Any]]) -> None:
-        """Write what is still missing of `records` (all the matches done), then close: the
-        file exists afterwards, empty if no match was done."""
+    def finish(self) -> None:
+        """Close the file: it exists afterwards, empty if no match was done."""
         try:
             if self.handle is None:
                 self.handle = open(self.path, "w", encoding="utf-8")
-            for record in records:
-                if record["index"] >= self.next:  # waiting after a gap, or not handed over before Ctrl-C
-                    self._write(record)
-            self.handle.close()  # flushes: a full disk may show only here
+            self.handle.close()  # a full disk may show only here
         except OSError as error:
             self.close()
             raise _cannot_write(self.path, error) from None
+        self.handle = None
 
     def close(self) -> None:
         """Close the file without writing more (after an error); never raises."""
