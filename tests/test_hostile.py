@@ -448,7 +448,7 @@ rulesengine: 1
 name: "Innocent\\nimport os; os.system('echo INJECTED') #"
 players: {min: 2, max: 2}
 options:
-  "o\\nprint('also injected') #": {default: 1}
+  o: {default: "v\\nprint('also injected') #"}
 decks:
   d: {suits: [h], ranks: ["1", "2"], zone: stock}
 zones:
@@ -479,7 +479,7 @@ def test_a_name_with_a_line_break_prints_on_one_line(tmp_path):
     result = run("run", str(game), "--seed", "1")
     assert result.exit_code == 0, result.output
     first, second = result.output.splitlines()[:2]
-    assert first.startswith("Innocent\\x0aimport os") and "o\\x0aprint" in first
+    assert first.startswith("Innocent\\x0aimport os") and "o=v\\x0aprint" in first
     assert second == "P1: go"
 
 
