@@ -18,6 +18,7 @@ from .limits import (
     MAX_EXPANDED_DEPTH,
     MAX_EXPANDED_SIZE,
     MAX_EXPANSIONS,
+    MAX_SPELT_OUT_BLOCK_DEPTH,
     MAX_SPELT_OUT_NODES,
 )
 from .parse import ParseFailed, parse_expression, parse_statements
@@ -88,10 +89,20 @@ class ExpressionChecker(CheckerBase):
             return ()
         statements, problems = parse_statements(node)
         self.problems.extend(problems)
-        return tuple(self.checked_statements(statements, scope))
+        checked = tuple(self.checked_statements(statements, scope))
+        depth = block_depth(checked)
+        if depth > MAX_SPELT_OUT_BLOCK_DEPTH:  # each level within the limit, procedure calls add theirs
+            self.error(
+                "RE252",
+                f"blocks (if, for, repeat) nest {depth} deep here once procedure calls are spelt out, "
+                f"more than {MAX_SPELT_OUT_BLOCK_DEPTH}",
+                node.span,
+                hint="call procedures from fewer nested blocks, or nest fewer blocks inside them",
+            )
+        return checked
 
     def checked_statements(self, statements: Iterable[syntax.Stmt], scope: Scope) -> list[ir.Stmt]:
-        out = []
+        out: list[ir.Stmt] = []
         for statement in statements:
             try:
                 checked = self.statement(statement, scope)
@@ -685,3 +696,14 @@ def attrs_evolve_span(expr: ir.Expr, span: Span) -> ir.Expr:
     if isinstance(expr, ir.Local):
         return attrs.evolve(expr, span=span)
     return expr
+
+
+def block_depth(statements: Iterable[ir.Stmt]) -> int:
+    """How deep blocks nest in `statements` (each `if`, `for` and `repeat` one level)."""
+    deepest = 0
+    for s in statements:
+        if isinstance(s, ir.If):
+            deepest = max(deepest, 1 + block_depth(s.then), 1 + block_depth(s.otherwise))
+        elif isinstance(s, (ir.For, ir.Repeat)):
+            deepest = max(deepest, 1 + block_depth(s.body))
+    return deepest

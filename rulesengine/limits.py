@@ -23,6 +23,9 @@ MAX_SUGGESTION_WORK = 1_000_000  # characters compared for all the suggestions o
 MAX_EXPRESSION_LENGTH = 2_000  # characters of one expression or effect text
 MAX_NESTING = 40  # levels of operators, calls and macros in one expression
 MAX_STATEMENT_DEPTH = 8  # nested if/for blocks
+# nested blocks once procedure calls are spelt out: the generated code adds a few levels of its
+# own, and CPython compiles at most 20
+MAX_SPELT_OUT_BLOCK_DEPTH = 14
 MAX_DEFINITION_DEPTH = 8  # definitions used inside definitions inside ...
 MAX_EXPANDED_SIZE = 20_000  # nodes of one expression once its definitions are spelt out
 MAX_EXPANDED_DEPTH = 50  # nesting of one expression once its definitions are spelt out (CPython allows 200 parentheses)
