@@ -1037,8 +1037,9 @@ class State:
 
     def _endless(self) -> EngineError:
         return EngineError(
-            f"{self.program.ruleset.file}: the rules keep running without reaching a decision "
-            "(a phase whose end never comes, or phases that lead to each other at once)"
+            f"{self.program.ruleset.file}: the rules ran {MAX_TASKS_PER_STEP:,} steps of their flow without "
+            "reaching a decision (a phase whose end never comes, phases that lead to each other at once, "
+            "or repeat blocks inside repeat or for blocks passing that many times in all)"
         )
 
     def _check_queued(self) -> None:

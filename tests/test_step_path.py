@@ -246,7 +246,7 @@ def test_the_direct_paths_are_taken() -> None:
 def test_phases_that_lead_to_each_other_stop_with_a_diagnostic(direct: bool) -> None:
     game = rulesengine.make_game(ENDLESS)
     start = game.new_initial_state if direct else lambda seed: general(game.new_initial_state, seed)
-    with pytest.raises(EngineError, match="keep running without reaching a decision") as raised:
+    with pytest.raises(EngineError, match="steps of their flow without reaching a decision") as raised:
         start(1)
     assert str(raised.value).startswith(ENDLESS)
 
@@ -274,3 +274,15 @@ def test_the_written_out_shuffle_deals_as_random_shuffle(seed: int, size: int) -
     random.Random(seed).shuffle(expected)
     engine.seeded_shuffle(cards, seed)
     assert cards == expected
+
+
+def test_repeat_blocks_passing_too_often_are_named_in_the_message(tmp_path) -> None:
+    from tests.test_pipeline import MINIMAL
+
+    rules = tmp_path / "g.yaml"
+    deal = "    - deal 1 of stock to hand from seat(0)\n"
+    assert deal in MINIMAL
+    nested = "    - repeat: 1000\n      do:\n        - repeat: 200\n          do: [best = me]\n"
+    rules.write_text(MINIMAL.replace(deal, deal + nested))
+    with pytest.raises(EngineError, match="or repeat blocks inside repeat or for blocks passing that many times"):
+        rulesengine.make_game(rules).new_initial_state(seed=1)
