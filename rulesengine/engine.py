@@ -231,13 +231,20 @@ class State:
 
     def legal_actions(self, player: int | None = None) -> list[int]:
         """The ids that may be applied now, in increasing order, as a new list: the player to
-        move's at a decision (asked for another player: []), a chance node's outcomes, or []."""
+        move's at a decision, a chance node's outcomes, or []. Asked for a player (a seat of
+        the match, else EngineError): that player's, [] unless it is that player's decision."""
+        if player is not None and (
+            seat_of(player, self.num_players, "legal_actions") != self.current
+            or self.chance is not None
+            or self.game_over
+        ):
+            return []
         legal = self._legal
         game = self.game
         if game.stepwise:
             # at a decision node (a list not empty is kept only there, or in a match ended from
             # outside) with no pick made
-            if legal and (player is None or player == self.current) and not self._pending and not self.game_over:
+            if legal and not self._pending and not self.game_over:
                 encoding = game.encoding
                 own = encoding.own_ids
                 last = legal[-1]
@@ -263,19 +270,15 @@ class State:
                     pass
                 return self._ids_of(legal)
             if self.chance is None and not self.game_over:
-                if player is not None and player != self.current:
-                    return []
                 if self._pending:
                     return self._step_ids()
                 return self._ids_of(self._legal_ids())
-        if legal is not None and (player is None or player == self.current) and not self.game_over:
+        if legal is not None and not self.game_over:
             return legal.copy()  # kept only at decision nodes
         if self.game_over:
             return []
         if self.chance is not None:
             return [c for c, _ in self.chance_outcomes()]
-        if player is not None and player != self.current:
-            return []
         return self._legal_ids().copy()
 
     def action_to_string(self, action: int) -> str:

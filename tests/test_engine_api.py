@@ -321,3 +321,16 @@ def test_a_seed_is_a_whole_number(game):
             game.new_initial_state(seed=seed)
     assert game.new_initial_state(seed=Index(9)).history_list() == game.new_initial_state(seed=9).history_list()
     assert rulesengine.make_game("pan", players=Index(3)) is game
+
+
+def test_the_legal_actions_of_a_player_are_of_a_seat_and_never_chance_outcomes():
+    state = rulesengine.make_game("padan").new_initial_state()  # no seed: shuffles are chance nodes
+    assert state.is_chance_node() and state.legal_actions()  # the outcomes, asked for no player
+    assert state.legal_actions(0) == state.legal_actions(1) == []
+    for player in (2, -1, 1.5, "0", True):
+        with pytest.raises(rulesengine.EngineError, match="legal_actions needs a player from 0 to 1"):
+            state.legal_actions(player)
+    while state.is_chance_node():
+        state.apply_action(state.legal_actions()[0])
+    mover = state.current_player()
+    assert state.legal_actions(mover) == state.legal_actions() and state.legal_actions(1 - mover) == []

@@ -184,7 +184,8 @@ def _classes() -> tuple:
             return self.holder.state.current_player()  # -1 chance and -4 terminal, as pyspiel.PlayerId
 
         def _legal_actions(self, player: int) -> list[int]:
-            return self.holder.state.legal_actions(player)
+            state = self.holder.state  # asked for the player to move, chance (-1) included
+            return state.legal_actions() if player == state.current_player() else state.legal_actions(player)
 
         # Answered in Python for Python callers, without the round trip through C++ and back
         # (OpenSpiel's own C++ code still reaches the methods above); the same answers as
