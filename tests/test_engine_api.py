@@ -334,3 +334,11 @@ def test_the_legal_actions_of_a_player_are_of_a_seat_and_never_chance_outcomes()
         state.apply_action(state.legal_actions()[0])
     mover = state.current_player()
     assert state.legal_actions(mover) == state.legal_actions() and state.legal_actions(1 - mover) == []
+
+
+def test_resample_names_a_generator_it_cannot_draw_with():
+    state = rulesengine.make_game("padan").new_initial_state(seed=2)
+    for rng in (None, 0, object()):
+        with pytest.raises(rulesengine.EngineError, match="resample draws with a random.Random"):
+            state.resample(0, rng)
+    assert state.resample(0, random.Random(1)).observation(0) == state.observation(0)
