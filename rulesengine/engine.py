@@ -12,6 +12,7 @@ import functools
 import random
 from bisect import bisect_left, insort
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from . import flow, ir, knowledge, results
@@ -1443,7 +1444,7 @@ class State:
                 "a resampled state, or one put into a position, keeps no history from the start and cannot be pickled"
             )
         values = [value for value, _is_chance in self.history_list()]
-        return _restore_state, (self.game, self.seed, values, self._track)
+        return _restore_state, (self.game, self.seed, values, self._track, self.log is not None)
 
     def __str__(self) -> str:
         lines = [f"round {self.round_number}, phase {self.observation(0)['phase']}, P{self.current + 1} to move"]
@@ -1554,17 +1555,24 @@ def _effect_lists(program: Program) -> list[tuple[Segment, ...]]:
     return lists
 
 
-def _restore_state(game: Game, seed: int | None, values: list[int], track: bool) -> State:
-    state = game.new_initial_state(seed, track=track)
+def _restore_state(game: Game, seed: int | None, values: list[int], track: bool, record_log: bool = False) -> State:
+    state = game.new_initial_state(seed, track=track, record_log=record_log)
     for value in values:
         state.apply_action(value)
     return state
 
 
-def _remake_game(file: str, players: int, options: dict, max_steps: int) -> Game:
-    from .api import make_game  # the api builds games; imported here, as it imports this module
+def _remake_game(
+    file: str, players: int, options: dict, max_steps: int, optimize: bool = True, digest: str | None = None
+) -> Game:
+    """The game a pickle names: its rules must be the ones it was made from (`digest`), or
+    the history pickled with a state would be replayed on other rules."""
+    from .api import composed_digest, make_game  # the api builds games; imported here, as it imports this module
 
-    return make_game(file, players, options, max_steps=max_steps)
+    game = make_game(file, players, options, max_steps=max_steps, optimize=optimize)
+    if digest is not None and composed_digest(game.ruleset) != digest:
+        raise EngineError(f"{file}: the rules have changed since the game was pickled")
+    return game
 
 
 def _shared_copier():
@@ -1632,8 +1640,15 @@ class Game:
         return state
 
     def __reduce__(self) -> tuple:
-        """Pickled as what makes it: the rule file, the players, the options and the step limit."""
-        return _remake_game, (self.ruleset.file, self.num_players, dict(self.options), self.max_steps)
+        """Pickled as what makes it: the rule file (by its absolute path, so that it is found
+        from another folder) and the digest of its rules, the players, the options, the step
+        limit and the mode of compiling."""
+        from .api import composed_digest
+
+        file = str(Path(self.ruleset.file).resolve())
+        optimized = bool(self.program.source)  # the reference mode generates no source
+        digest = composed_digest(self.ruleset)
+        return _remake_game, (file, self.num_players, dict(self.options), self.max_steps, optimized, digest)
 
     @property
     def num_distinct_actions(self) -> int:

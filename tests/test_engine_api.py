@@ -342,3 +342,24 @@ def test_resample_names_a_generator_it_cannot_draw_with():
         with pytest.raises(rulesengine.EngineError, match="resample draws with a random.Random"):
             state.resample(0, rng)
     assert state.resample(0, random.Random(1)).observation(0) == state.observation(0)
+
+
+def test_a_pickle_keeps_the_log_the_mode_and_the_rules_it_was_made_with(tmp_path, monkeypatch):
+    import copy
+    import pickle
+
+    from tests.test_pipeline import MINIMAL
+
+    reference = rulesengine.make_game("padan", optimize=False)
+    assert not pickle.loads(pickle.dumps(reference)).program.source  # still the reference mode
+    state = rulesengine.make_game("padan").new_initial_state(seed=1, record_log=True)
+    state.apply_action(state.legal_actions()[0])
+    assert pickle.loads(pickle.dumps(state)).log == state.log == copy.deepcopy(state).log
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "g.yaml").write_text(MINIMAL)
+    data = pickle.dumps(rulesengine.make_game("g.yaml").new_initial_state(seed=1))
+    monkeypatch.chdir("/")
+    assert pickle.loads(data).seed == 1  # found by its absolute path from another folder
+    (tmp_path / "g.yaml").write_text(MINIMAL.replace("round == 3", "round == 4"))
+    with pytest.raises(rulesengine.EngineError, match="the rules have changed since the game was pickled"):
+        pickle.loads(data)
