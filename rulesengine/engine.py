@@ -286,7 +286,11 @@ class State:
         action = action_id(action)
         if self.chance is not None and self.chance[0] == -1:
             values = self.chance[3]
-            return f"chance: {self._show_drawn(values[action])}" if 0 <= action < len(values) else str(action)
+            if not 0 <= action < len(values):
+                return str(action)
+            shown = f"chance: {self._show_drawn(values[action])}"
+            # a value the list holds more than once is told apart by its place (names are unique)
+            return f"{shown} (#{action + 1})" if values.count(values[action]) > 1 else shown
         if self.chance is not None:
             return f"chance: {self.program.card_names[action]}" if 0 <= action < self.program.num_cards else str(action)
         if self.game.stepwise:

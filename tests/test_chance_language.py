@@ -357,3 +357,41 @@ def test_an_unused_procedure_is_a_warning(tmp_path: Path) -> None:
     assert [d.message for d in found if d.code == "RE240" and "procedure" in d.message] == [
         "procedure 'idle' is defined but never used"
     ]
+
+
+DICE = """\
+rulesengine: 1
+name: Dice
+players: {min: 2, max: 2}
+decks:
+  d: {suits: [hearts], ranks: ["1", "2"], zone: stock}
+zones:
+  stock: {visibility: nobody}
+variables:
+  who: {type: player}
+round:
+  setup:
+    - who = random players + players + [seat(0)]
+phases:
+  play:
+    first: seat(0)
+    moves: [go]
+    until: turn >= 1
+moves:
+  go: {effects: [end round]}
+match:
+  until: round == 1
+  winners: "[who]"
+"""
+
+
+@pytest.mark.parametrize("optimize", [True, False])
+def test_the_outcomes_of_a_random_choice_have_distinct_names(tmp_path: Path, optimize: bool) -> None:
+    """A list may hold a value more than once: each place is an outcome, named apart (OpenSpiel
+    asks that no two actions of a state share a name)."""
+    rules = tmp_path / "dice.yaml"
+    rules.write_text(DICE)
+    state = rulesengine.make_game(rules, optimize=optimize).new_initial_state()
+    assert state.is_chance_node()
+    names = [state.action_to_string(outcome) for outcome in state.legal_actions()]
+    assert names == ["chance: P1 (#1)", "chance: P2 (#2)", "chance: P1 (#3)", "chance: P2 (#4)", "chance: P1 (#5)"]
