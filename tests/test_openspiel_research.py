@@ -141,3 +141,21 @@ def test_openspiel_ismcts_bot_plays_through_resampling():
 def test_the_generic_game_needs_a_ruleset():
     with pytest.raises(Exception, match="needs ruleset=NAME"):
         pyspiel.load_game("rulesengine(players=2)")
+
+
+def test_an_observer_of_another_kind_than_a_players_own_view_is_refused():
+    from open_spiel.python.observation import make_observation
+
+    from rulesengine.adapters.openspiel import register
+
+    game = pyspiel.load_game(register("padan"))
+    for kind in (
+        pyspiel.IIGObservationType(perfect_recall=False, public_info=True, private_info=pyspiel.PrivateInfoType.NONE),
+        pyspiel.IIGObservationType(
+            perfect_recall=False, public_info=True, private_info=pyspiel.PrivateInfoType.ALL_PLAYERS
+        ),
+        pyspiel.IIGObservationType(perfect_recall=True, public_info=False),
+    ):
+        with pytest.raises(ValueError, match="only a player's own view is provided"):
+            make_observation(game, kind)
+    assert make_observation(game).tensor is not None  # the default: the player's own view

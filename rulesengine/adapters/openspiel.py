@@ -257,6 +257,13 @@ def _classes() -> tuple:
         ) -> Observer | InformationStateObserver:
             if params:
                 raise ValueError(f"observation parameters are not supported; got {dict(params)}")
+            single = pyspiel.PrivateInfoType.SINGLE_PLAYER
+            if iig_obs_type is not None and (not iig_obs_type.public_info or iig_obs_type.private_info != single):
+                # (a public-only view would need the observation without the player's own cards)
+                raise ValueError(
+                    "only a player's own view is provided: public_info=True, private_info=SINGLE_PLAYER; "
+                    f"got public_info={iig_obs_type.public_info}, private_info={iig_obs_type.private_info}"
+                )
             if iig_obs_type is not None and iig_obs_type.perfect_recall:
                 return InformationStateObserver()
             return Observer(self.encoder)
