@@ -159,3 +159,15 @@ def test_an_observer_of_another_kind_than_a_players_own_view_is_refused():
         with pytest.raises(ValueError, match="only a player's own view is provided"):
             make_observation(game, kind)
     assert make_observation(game).tensor is not None  # the default: the player's own view
+
+
+def test_the_generic_game_refuses_what_its_game_string_could_not_hold():
+    import rulesengine.adapters.openspiel  # noqa: F401  (registers the generic game)
+
+    for params in ({"options": "word:P,A"}, {"options": "word:P=A"}, {"options": "word:(P)"}):
+        with pytest.raises(ValueError, match="options cannot hold"):
+            pyspiel.load_game("rulesengine", {"ruleset": "pan", "players": 2, **params})
+    game = pyspiel.load_game("rulesengine", {"ruleset": "pan", "players": 2, "options": "word:PA"})
+    state = game.new_initial_state()
+    again, _ = pyspiel.deserialize_game_and_state(pyspiel.serialize_game_and_state(game, state))
+    assert str(again) == str(game)

@@ -240,6 +240,12 @@ def _classes() -> tuple:
                 self.engine = make_game(file, players, options, max_steps=max_steps)
             else:
                 players = int(params.get("players", 0)) or None
+                for key in ("ruleset", "options"):  # as str(game) shows them, to be read back
+                    if any(c in str(params.get(key, "")) for c in ",=()"):
+                        raise ValueError(
+                            f"{key} cannot hold ',', '=', '(' or ')': OpenSpiel's game string, "
+                            f"which names the game, could not be read back; got {params[key]!r}"
+                        )
                 options = parse_options_text(str(params.get("options", "")))
                 max_steps = int(params.get("max_steps", DEFAULT_MAX_STEPS))
                 ruleset = str(params.get("ruleset", ""))
