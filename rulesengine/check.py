@@ -99,6 +99,7 @@ class Checker(SectionReader, ExpressionChecker, ChanceChecker, ProcedureChecker,
         self.check_reachable(phases)  # after moves and triggers: their 'goto's count too
         self.check_deals((setup, round_setup), min_p, max_p)
         self.check_never_legal(moves)
+        self.check_hidden_announced(moves)
         self.check_circular_legality(moves)
         self.check_value_choices(moves, max_p)
         self.report_unused(moves)

@@ -214,6 +214,34 @@ class FileLints(CheckerBase):
                     hint="an option takes the values of its choices, true and false, or min..max",
                 )
 
+    def check_hidden_announced(self, moves: tuple[ir.MoveDef, ...]) -> None:
+        """Warn of a hidden move whose `log` names its parameters: a log line is an announcement
+        every player reads, so the values the move hides would be shown to all."""
+        for move in moves:
+            if not move.hidden:
+                continue
+            params = {p.slot: p.name for p in move.params}
+            for statement in ir.nested(move.effects):
+                if not isinstance(statement, ir.Log):
+                    continue
+                named = sorted(
+                    {
+                        params[e.slot]
+                        for part in statement.parts
+                        if not isinstance(part, str)
+                        for e in walk(part)
+                        if isinstance(e, ir.Local) and e.slot in params
+                    }
+                )
+                if named:
+                    self.warn(
+                        "RE273",
+                        f"hidden move '{move.name}' logs its {', '.join(named)}: a log line is read by every "
+                        "player, so what the move hides is shown to all",
+                        statement.span,
+                        hint="log the move without them, or make it not hidden if they are meant to be seen",
+                    )
+
     def check_circular_legality(self, moves: tuple[ir.MoveDef, ...]) -> None:
         """'can_move' lists every legal move, so inside a move's own test it would ask itself forever."""
         for move in moves:
