@@ -119,11 +119,10 @@ def run(
                 waiting[record["index"]] = record
             done += len(batch)
             while handed in waiting:
-                if on_record is not None:
-                    on_record(waiting.pop(handed))
-                else:
-                    del waiting[handed]
+                record = waiting.pop(handed)
                 handed += 1
+                if on_record is not None:
+                    on_record(record)
             if progress is not None:
                 progress(done)
     except KeyboardInterrupt:
