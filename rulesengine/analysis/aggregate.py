@@ -184,14 +184,6 @@ class Tally:
         return result
 
 
-def aggregate(records: list[dict[str, Any]], program, plan) -> dict[str, Any]:
-    """Every statistic of the analysis over `records` (matches in order)."""
-    tally = Tally(program, plan)
-    for record in records:
-        tally.add(record)
-    return tally.result()
-
-
 def _key(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else str(value)
 

@@ -12,6 +12,11 @@ from .locate import key_span
 DEFAULT_LIMIT_SHARE = 0.05
 
 
+def setting_text(game: Game) -> str:
+    """A game setting as a finding names it: `3 players, target=40`."""
+    return f"{game.num_players} players" + "".join(f", {k}={v}" for k, v in game.options.items())
+
+
 def findings(
     game: Game,
     analysis: dict[str, Any],
@@ -21,7 +26,7 @@ def findings(
     """The problems `analysis` (of `game`) shows, as diagnostics."""
     r = game.ruleset
     file = r.file
-    setting = f"{game.num_players} players" + "".join(f", {k}={v}" for k, v in game.options.items())
+    setting = setting_text(game)
     games = analysis["games"]
     out: list[Diagnostic] = []
     capped = analysis["endings"]["matches"]["engine_cap"]

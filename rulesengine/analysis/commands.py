@@ -28,7 +28,7 @@ from ..engine import Game
 from ..resources import same_file
 from . import BackendError, Tally, make_plan, provenance, standing_names, summarise
 from .backends import MAX_WORKERS, resolve_workers, run
-from .checks import DEFAULT_LIMIT_SHARE, findings
+from .checks import DEFAULT_LIMIT_SHARE, findings, setting_text
 from .compare import compare as compare_analyses
 from .compare import render as render_comparison
 from .locate import error_place
@@ -282,10 +282,9 @@ def _check_outputs(games: tuple[Game, ...], **outputs: str | None) -> None:
 
 def _failed_match(game: Game, message: str) -> Diagnostic:
     span, reason = error_place(message, game.ruleset.file)
-    setting = f"{game.num_players} players" + "".join(f", {k}={v}" for k, v in game.options.items())
     return Diagnostic(
         "RE406",
-        f"a match stopped on an error of the rules ({setting}): {reason}",
+        f"a match stopped on an error of the rules ({setting_text(game)}): {reason}",
         span,
         ERROR,
         "`rulesengine run` with the match's seed plays it again, with its log",
