@@ -25,7 +25,7 @@ from .position import Position
 from .resources import tidy
 from .scenario_checks import Check, ExpectReader
 from .scenario_names import PositionReader
-from .scenario_shapes import Shapes, Skip
+from .scenario_shapes import Shapes, Skip, declared_text
 from .source import Map, Node, Scalar, load_file, load_yaml
 
 FILE_KEYS = {
@@ -198,20 +198,23 @@ class _Reader(Shapes):
                 items = ()
             names: dict[str, Span] = {}
             for item in items:
+                # A test's name is taken before the rest is read: a test with problems of its
+                # own still takes it, so that a second test of that name is refused too.
+                test_name = declared_text(item, "name")
+                first = names.setdefault(test_name, item.span) if test_name is not None else item.span
+                if first is not item.span:
+                    self.error(
+                        "RE503",
+                        f"two tests are named '{test_name}' (the first at line {first.line})",
+                        item.span,
+                        "give every test its own name",
+                    )
                 try:
                     scenario = self.scenario(item, ruleset, defaults)
                 except Skip:
                     continue
-                if scenario.name in names:
-                    self.error(
-                        "RE503",
-                        f"two tests are named '{scenario.name}' (the first at line {names[scenario.name].line})",
-                        scenario.span,
-                        "give every test its own name",
-                    )
-                    continue  # a test with a problem does not run
-                names[scenario.name] = scenario.span
-                scenarios.append(scenario)
+                if first is item.span:  # a test with a problem does not run
+                    scenarios.append(scenario)
         miscited = self.citations(rules, top, not_testable, scenarios)
         scenarios = [s for s in scenarios if s not in miscited]  # a test with a problem does not run
         return TestFile(self.path, str(found), rules, not_testable, tuple(scenarios))
@@ -412,3 +415,4 @@ class _Reader(Shapes):
                 pass
             broken = broken or len(self.problems) > before
         return None if broken else Step(tuple(play), tuple(checks))
+

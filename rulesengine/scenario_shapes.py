@@ -11,6 +11,18 @@ class Skip(Exception):
     """A part of the file is broken; its diagnostic is recorded and the rest goes on."""
 
 
+def is_text(node: Node | None) -> bool:
+    """Whether `node` reads as a text (a number is taken as written; true/false and null are not)."""
+    return isinstance(node, Scalar) and node.value is not None and not isinstance(node.value, bool)
+
+
+def declared_text(node: Node, key: str) -> str | None:
+    """The text under `key` of a mapping, or None when there is none that reads as a text
+    (read without a diagnostic: the reader of the whole mapping reports what is wrong)."""
+    found = node.get(key) if isinstance(node, Map) else None
+    return str(found.value) if is_text(found) else None  # type: ignore[union-attr]
+
+
 def is_int(node: Node) -> bool:
     return isinstance(node, Scalar) and isinstance(node.value, int) and not isinstance(node.value, bool)
 
@@ -49,9 +61,9 @@ class Shapes:
         raise self.fail("RE500", f"{what} must be a list", self.span(node))
 
     def text(self, node: Node, what: str) -> str:
-        if not isinstance(node, Scalar) or node.value is None or isinstance(node.value, bool):
+        if not is_text(node):
             raise self.fail("RE500", f"{what} must be a text", self.span(node))
-        return str(node.value)
+        return str(node.value)  # type: ignore[union-attr]
 
     def words(self, node: Node, what: str) -> str:
         """A text as written, never a number or true/false taken for one: an action's name."""

@@ -269,6 +269,26 @@ def test_file_level_problems(tmp_path):
     assert [(d.code, d.severity) for d in problems] == [("RE512", "warning")]
 
 
+def test_a_name_is_taken_by_a_test_with_problems_too(tmp_path):
+    # The first 'a' is broken (an unknown player): the second must not run under its name.
+    path = write(
+        tmp_path,
+        "tests:\n  - name: a\n    expect: {current: P9}\n  - name: a\n    expect: {current: P1}\n",
+    )
+    found, problems = load(path)
+    assert [(d.code, d.span.line) for d in problems] == [("RE509", 3), ("RE503", 4)]
+    assert "two tests are named 'a' (the first at line 2)" in problems[1].message
+    assert found is None or not found.scenarios
+    # A duplicate that is broken itself is reported for both reasons.
+    path.write_text(
+        "tests:\n  - name: a\n    expect: {current: P1}\n  - name: a\n    expect: {current: P9}\n",
+        encoding="utf-8",
+    )
+    found, problems = load(path)
+    assert sorted((d.code, d.span.line) for d in problems) == [("RE503", 4), ("RE509", 5)]
+    assert found is None or [s.name for s in found.scenarios] == ["a"]
+
+
 def test_a_cited_clause_must_exist_in_the_rules_document(tmp_path):
     (tmp_path / "rules.md").write_text("- **1.1** One.\n- **1.2** Two.\n- **C1 Choice.** Why.\n", encoding="utf-8")
     path = write(
