@@ -415,4 +415,3 @@ class _Reader(Shapes):
                 pass
             broken = broken or len(self.problems) > before
         return None if broken else Step(tuple(play), tuple(checks))
-
