@@ -1390,7 +1390,7 @@ def value_bound(e: ir.Expr, layout: Layout) -> int | None:
         return {"num_players": MAX_PLAYERS, "direction": 1}.get(e.name, _COUNTERS)
     if isinstance(e, ir.Call):
         if e.function in ("size", "len"):
-            return max(MAX_CARDS, MAX_TEXT_LENGTH)
+            return length_bound(e.args[0], layout)
         if e.function in ("abs", "min", "max"):
             bounds = [value_bound(a, layout) for a in e.args]
             return None if None in bounds else max(bounds)  # type: ignore[type-var]
@@ -1411,12 +1411,44 @@ def value_bound(e: ir.Expr, layout: Layout) -> int | None:
         return None if a is None or b is None else max(a, b)
     if isinstance(e, ir.Macro):
         if e.kind == "count":
-            return max(MAX_CARDS, MAX_RANGE)
+            return length_bound(e.collection, layout)
         if e.kind in ("max", "min", "bind"):
             return value_bound(e.body, layout) if e.body is not None else None
         if e.kind == "sum":
             body = value_bound(e.body, layout) if e.body is not None else None
-            return None if body is None else body * max(MAX_CARDS, MAX_RANGE)
+            length = length_bound(e.collection, layout)
+            return None if body is None or length is None else body * length
+    return None
+
+
+def length_bound(e: ir.Expr, layout: Layout) -> int | None:
+    """A bound on the items of a list, the cards of a zone or the characters of a text known
+    when the game is compiled (None: no bound is known). Lists joined with `+` add up: a list
+    is not held within any limit while a match runs, only texts are."""
+    if e.type == ir.STR:
+        return MAX_TEXT_LENGTH
+    if isinstance(e, ir.ZoneRef):
+        return MAX_CARDS
+    if isinstance(e, ir.Builtin):
+        return {"players": MAX_PLAYERS, "active": MAX_PLAYERS, "suits": len(layout.suit_names)}.get(e.name)
+    if isinstance(e, ir.Call):
+        if e.function == "range":
+            return MAX_RANGE
+        if e.function in ("others", "teammates"):
+            return MAX_PLAYERS
+        if e.function in ("top", "bottom"):
+            return length_bound(e.args[0], layout)
+        return None
+    if isinstance(e, ir.ListExpr):
+        return len(e.items)
+    if isinstance(e, ir.Binary) and e.op == "+":
+        a, b = length_bound(e.left, layout), length_bound(e.right, layout)
+        return None if a is None or b is None else a + b
+    if isinstance(e, ir.Conditional):
+        a, b = length_bound(e.then, layout), length_bound(e.otherwise, layout)
+        return None if a is None or b is None else max(a, b)
+    if isinstance(e, ir.Macro) and e.kind == "filter":
+        return length_bound(e.collection, layout)
     return None
 
 

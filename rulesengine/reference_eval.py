@@ -508,9 +508,9 @@ def checked(value: Any, at: str) -> Any:
     """An integer or text result within the language's limits, else an error naming the place."""
     if isinstance(value, str):
         if len(value) > MAX_TEXT_LENGTH:
-            raise EngineError(f"{at}: a text longer than {MAX_TEXT_LENGTH} characters")
+            raise EngineError(f"{at}: a text longer than {MAX_TEXT_LENGTH} characters, the language's limit")
     elif abs(value) > MAX_INTEGER:
-        raise EngineError(f"{at}: a number beyond ±{MAX_INTEGER}")
+        raise EngineError(f"{at}: a number beyond ±{MAX_INTEGER}, the language's limit")
     return value
 
 

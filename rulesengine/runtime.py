@@ -94,14 +94,14 @@ def check_int(value: int, where: str) -> int:
     """An integer result of + - * or unary minus, within the language's limit."""
     if -MAX_INTEGER <= value <= MAX_INTEGER:
         return value
-    raise EngineError(f"{where}: an integer passes the language's limit of {MAX_INTEGER} in size")
+    raise EngineError(f"{where}: a number beyond ±{MAX_INTEGER}, the language's limit")
 
 
 def check_text(value: str, where: str) -> str:
     """A text joined by +, within the language's limit."""
     if len(value) <= MAX_TEXT_LENGTH:
         return value
-    raise EngineError(f"{where}: a text passes the language's limit of {MAX_TEXT_LENGTH} characters")
+    raise EngineError(f"{where}: a text longer than {MAX_TEXT_LENGTH} characters, the language's limit")
 
 
 # ---- players, and nobody -------------------------------------------------------------------

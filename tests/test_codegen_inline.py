@@ -26,9 +26,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rulesengine
-from rulesengine import EngineError, codegen_moves, flow, pyast, runtime
+from rulesengine import EngineError, codegen, codegen_moves, flow, ir, pyast, runtime
 from rulesengine.codegen import MAX_TOURNAMENT, _tournament
+from rulesengine.diagnostics import Span
 from rulesengine.known import decide_known_tests
+from rulesengine.limits import MAX_INTEGER, MAX_RANGE
 from rulesengine.names import NameAllocator
 from tests.game_checks import dealt_round
 from tests.oracle import play_both
@@ -279,9 +281,45 @@ def test_an_overflow_by_an_update_raises_naming_its_rule_position(tmp_path: Path
     with pytest.raises(EngineError) as raised:
         while not state.is_terminal():
             state.apply_action(state.legal_actions()[0])
-    assert str(raised.value).startswith(f"{path}:{line}:{column}: an integer passes the language's limit")
+    assert str(raised.value).startswith(f"{path}:{line}:{column}: a number beyond ±{MAX_INTEGER}, the language's limit")
     assert state.steps == steps  # the steps before were within the limit
     play_both(fast, reference, 2, choice_seed=2, max_steps=40)
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "big = (range(0, 10000) + range(0, 10000)).sum(i, 900000000000000)",  # 20,000 items, not 10,000
+        "big = size(range(0, 10000) + range(0, 10000)) * 900000000000000",
+        "big = (range(0, 10000) + range(0, 10000) + [1]).count(i, true) * 900000000000000",
+    ],
+)
+def test_a_sum_or_count_over_joined_lists_is_range_tested(tmp_path: Path, statement: str) -> None:
+    # A bound on a list's length that ignored `+` left out the test, and the optimised mode
+    # stored a number past the limit where the reference mode stopped with an error.
+    text = _OVERFLOW.replace("STATEMENT", statement)
+    fast, reference, path = _games(tmp_path, text, 2)
+    line = next(n for n, row in enumerate(text.splitlines(), 1) if statement in row)
+    state = fast.new_initial_state(seed=2)
+    with pytest.raises(EngineError, match="a number beyond") as raised:
+        state.apply_action(state.legal_actions()[0])
+    assert str(raised.value).startswith(f"{path}:{line}:")
+    play_both(fast, reference, 2, choice_seed=2, max_steps=5)
+
+
+def test_the_length_of_a_list_is_bounded_through_joins_and_filters() -> None:
+    layout = rulesengine.make_game("pan", players=3).program.layout
+    span = Span.point("f", 1, 1)
+    ten = ir.Call(ir.list_of(ir.INT), span, "range", (ir.Const(ir.INT, span, 10),))
+    two = ir.ListExpr(ir.list_of(ir.INT), span, (ten.args[0], ten.args[0]))
+    joined = ir.Binary(ir.list_of(ir.INT), span, "+", ten, two)
+    assert codegen.length_bound(joined, layout) == MAX_RANGE + 2
+    kept = ir.Macro(ir.list_of(ir.INT), span, "filter", joined, 0, ir.Const(ir.BOOL, span, True))
+    assert codegen.length_bound(kept, layout) == MAX_RANGE + 2
+    unknown = ir.Local(ir.list_of(ir.INT), span, "xs", 0)
+    assert codegen.length_bound(ir.Binary(ir.list_of(ir.INT), span, "+", ten, unknown), layout) is None
+    counted = ir.Macro(ir.INT, span, "sum", joined, 0, ir.Const(ir.INT, span, 3))
+    assert codegen.value_bound(counted, layout) == 3 * (MAX_RANGE + 2)
 
 
 # ---- pass `count test` -----------------------------------------------------------------

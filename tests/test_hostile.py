@@ -490,7 +490,7 @@ def test_an_error_of_the_rules_found_when_a_setting_is_compiled_exits_1(tmp_path
     for command in (["compile", str(game), *largest], ["run", str(game), "--seed", "1", *largest]):
         result = run(*command)
         assert result.exit_code == 1, result.output
-        assert f"{game}:17:13:" in result.output and "limit of 9223372036854775807" in result.output
+        assert f"{game}:17:13:" in result.output and "a number beyond ±9223372036854775807" in result.output
 
 
 def test_validate_folds_with_the_options_at_their_defaults(tmp_path):
