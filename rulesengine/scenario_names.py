@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from . import ir
-from .diagnostics import Span, did_you_mean
+from .diagnostics import RulesEngineError, Span, did_you_mean
 from .engine import Game
 from .position import Position
 from .scenario_shapes import Shapes, Skip
@@ -214,7 +214,11 @@ class PositionReader:
         reader, names = self.reader, self.names
         program = self.game.program
         position = reader.mapping(node, "'position'", POSITION_KEYS)
-        start = self.game.new_initial_state(seed=seed)
+        try:  # what the position leaves out is taken from the start of a match
+            start = self.game.new_initial_state(seed=seed)
+        except RulesEngineError as error:
+            message = f"the match cannot start, so no position can be set up: {error}"
+            raise reader.fail("RE532", message, node.span) from None
         zones: list[list[int] | None] = [None] * len(program.zone_names)
         used: dict[int, Span] = {}
         broken = False

@@ -4,6 +4,7 @@ traceback."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from xml.etree import ElementTree
 
@@ -30,6 +31,42 @@ def test_an_empty_rules_path_is_refused(tmp_path):
     path = write(tmp_path, "rules: ''\ntests:\n  - {name: a, expect: {current: P1}}\n")
     assert codes(path) == [("RE500", 1, 8)]
     assert "Clauses of  and" not in run("test", "--trace", str(path)).stdout
+
+
+BOOM = """\
+name: Boom
+players: {min: 2, max: 2}
+decks:
+  standard: {suits: [hearts], ranks: ["7", "8"], zone: stock}
+zones:
+  stock: {visibility: nobody}
+  hand: {per: player, visibility: owner}
+round:
+  setup: ["move top(stock) to hand[holder(top(stock))]"]
+phases:
+  play: {moves: [pass]}
+moves:
+  pass: {label: passes, effects: ["end game"]}
+match:
+  until: "true"
+"""
+
+
+def test_a_position_of_rules_whose_setup_fails_is_a_problem_of_that_test(tmp_path):
+    # The rules are valid, but their setup indexes a zone by nobody: a test with a position
+    # (which starts from a new match) is refused at its place, and other files still run.
+    (tmp_path / "boom.yaml").write_text(BOOM, encoding="utf-8")
+    boom = tmp_path / "boom.tests.yaml"
+    boom.write_text("tests:\n  - name: a\n    position: {phase: play}\n    expect: {current: P1}\n", encoding="utf-8")
+    _, problems = load(boom)
+    assert [(d.code, d.span.line) for d in problems] == [("RE532", 3)]
+    assert "cannot start" in problems[0].message and "boom.yaml:9:" in problems[0].message
+    other = write(tmp_path, "tests:\n  - {name: b, expect: {current: P1}}\n")
+    result = run("test", "--format", "json", str(other), str(boom))
+    assert result.returncode == 1 and "Traceback" not in result.stdout + result.stderr
+    report = json.loads(result.stdout)
+    assert [t["outcome"] for t in report["tests"]] == ["passed"]
+    assert [p["code"] for p in report["problems"]] == ["RE532"]
 
 
 TWO_LABELS = """\
