@@ -26,7 +26,7 @@ from .resources import tidy
 from .scenario_checks import Check, ExpectReader
 from .scenario_names import PositionReader
 from .scenario_shapes import Shapes, Skip, declared_text
-from .source import Map, Node, Scalar, load_file, load_yaml
+from .source import Map, Node, Scalar, load_file, load_yaml, read_bytes
 
 FILE_KEYS = {
     "ruleset": "the rule file under test: a path relative to this file, or a shipped name",
@@ -78,25 +78,28 @@ class TestFile:
     scenarios: tuple[Scenario, ...]
 
 
-def clauses_of(document: Path) -> list[str]:
-    """The clause numbers of a rules document, in order: the first word of the bold text that starts a
-    list item (`- **1.2** ...`, `- **C3 Three cards.** ...`)."""
+def clauses_in(text: str) -> list[str]:
+    """The clause numbers of a rules document's text, in order: the first word of the bold text
+    that starts a list item (`- **1.2** ...`, `- **C3 Three cards.** ...`)."""
     found = []
-    for line in document.read_text(encoding="utf-8").splitlines():
-        text = line.strip()
-        if text.startswith("- **"):
-            words = text[4:].split("**", 1)[0].split()
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith("- **"):
+            words = line[4:].split("**", 1)[0].split()
             if words and words[0][0].isalnum():
                 found.append(words[0])
     return found
 
 
-def readable_clauses(document: Path) -> list[str] | None:
-    """The clause numbers of a rules document, or None when it is no readable UTF-8 text."""
+def readable_clauses(document: Path) -> list[str] | str:
+    """The clause numbers of a rules document, or why they cannot be read: a folder, a pipe or
+    a file larger than a rule file may be is refused before it is read; text that is not UTF-8."""
     try:
-        return clauses_of(document)
-    except (OSError, UnicodeDecodeError):
-        return None
+        return clauses_in(read_bytes(str(document)).decode("utf-8"))
+    except RuleFileError as error:
+        return error.diagnostics[0].message
+    except UnicodeDecodeError:
+        return "cannot be read as UTF-8 text"
 
 
 def ruleset_named(name: str, here: Path) -> Path | None:
@@ -250,12 +253,11 @@ class _Reader(Shapes):
             )
             return []
         known = readable_clauses(rules)
-        if known is None:
+        if isinstance(known, str):
             self.problems.append(
                 Diagnostic(
                     "RE512",
-                    f"the rules document '{rules.name}' cannot be read as UTF-8 text,"
-                    " so the clauses cited are not checked",
+                    f"the rules document '{rules.name}': {known}, so the clauses cited are not checked",
                     top.entries["rules"].span,
                     severity=WARNING,
                 )

@@ -185,7 +185,8 @@ def _table(group: list[FileResult]) -> tuple[str, list[str]]:
                 place = f"{printable(Path(result.path).name)}:{test.span.line}"
                 citing.setdefault(clause, []).append(f"{place} {printable(test.name)}")
     rules = group[0].tests.rules if group[0].tests is not None else None
-    known = (readable_clauses(rules) if rules is not None and rules.is_file() else None) or sorted(citing)
+    listed = readable_clauses(rules) if rules is not None and rules.is_file() else None
+    known = listed if isinstance(listed, list) and listed else sorted(citing)
     title = rules.name if rules is not None else group[0].path
     lines = [f"Clauses of {title} and the scenario tests citing them", "", "| clause | tests |", "| --- | --- |"]
     missing = []

@@ -27,6 +27,18 @@ def test_a_rules_document_that_is_not_utf8_is_a_warning_at_its_name(tmp_path):
         assert "Traceback" not in result.stdout + result.stderr
 
 
+def test_a_rules_document_larger_than_a_rule_file_is_refused_unread(tmp_path):
+    with open(tmp_path / "rules.md", "wb") as document:
+        document.truncate(3 * 1024**3)  # sparse: takes no room on disk, but reading it would
+    path = write(tmp_path, "rules: rules.md\ntests:\n  - {name: a, clause: '1.1', expect: {current: P1}}\n")
+    _, problems = load(path)
+    assert [(d.code, d.severity) for d in problems] == [("RE512", "warning")]
+    assert "larger than 1000000 bytes" in problems[0].message
+    for args in (("test",), ("test", "--trace"), ("validate",)):
+        result = run(*args, str(path))
+        assert "Traceback" not in result.stdout + result.stderr and "MemoryError" not in result.stderr
+
+
 def test_an_empty_rules_path_is_refused(tmp_path):
     path = write(tmp_path, "rules: ''\ntests:\n  - {name: a, expect: {current: P1}}\n")
     assert codes(path) == [("RE500", 1, 8)]
