@@ -20,7 +20,7 @@ def declared_text(node: Node, key: str) -> str | None:
     """The text under `key` of a mapping, or None when there is none that reads as a text
     (read without a diagnostic: the reader of the whole mapping reports what is wrong)."""
     found = node.get(key) if isinstance(node, Map) else None
-    return str(found.value) if is_text(found) else None  # type: ignore[union-attr]
+    return found.written if isinstance(found, Scalar) and is_text(found) else None
 
 
 def is_int(node: Node) -> bool:
@@ -61,9 +61,9 @@ class Shapes:
         raise self.fail("RE500", f"{what} must be a list", self.span(node))
 
     def text(self, node: Node, what: str) -> str:
-        if not is_text(node):
+        if not isinstance(node, Scalar) or not is_text(node):
             raise self.fail("RE500", f"{what} must be a text", self.span(node))
-        return str(node.value)  # type: ignore[union-attr]
+        return node.written  # a clause `1.10` or a name `0x10` as written
 
     def words(self, node: Node, what: str) -> str:
         """A text as written, never a number or true/false taken for one: an action's name."""

@@ -104,6 +104,16 @@ class Scalar:
     style: str | None = None
     positions: _Positions | None = None  # None for scalars made by the checker
 
+    @property
+    def written(self) -> str:
+        """The scalar's text as the file spells it: a number as written (`1.10`, `0x10`), not
+        as the number it reads as (`1.1`, `16`)."""
+        if isinstance(self.value, str):
+            return self.value
+        if self.positions is not None:
+            return self.positions.source.text[self.positions.start : self.positions.end]
+        return _scalar_text(self.value)
+
     def locate(self, offset: int, width: int = 1) -> Span:
         """The span of `width` characters at `offset` inside this scalar's text."""
         text = self.value if isinstance(self.value, str) else _scalar_text(self.value)

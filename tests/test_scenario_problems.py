@@ -39,6 +39,21 @@ def test_a_rules_document_larger_than_a_rule_file_is_refused_unread(tmp_path):
         assert "Traceback" not in result.stdout + result.stderr and "MemoryError" not in result.stderr
 
 
+def test_a_clause_or_a_name_written_as_a_number_is_taken_as_written(tmp_path):
+    (tmp_path / "rules.md").write_text("- **1.1** One.\n- **1.10** Ten.\n", encoding="utf-8")
+    path = write(
+        tmp_path,
+        "rules: rules.md\nnot_testable: {'1.1': a reason}\ntests:\n"
+        "  - {name: 0x10, clause: 1.10, expect: {current: P1}}\n",
+    )
+    found, problems = load(path)
+    assert problems == []
+    assert [(s.name, [c for c, _ in s.clauses]) for s in found.scenarios] == [("0x10", ["1.10"])]
+    trace = run("test", "--trace", str(path))
+    assert trace.returncode == 0, trace.stdout
+    assert "| 1.10 | tiny.tests.yaml:4 0x10 |" in trace.stdout
+
+
 def test_an_empty_rules_path_is_refused(tmp_path):
     path = write(tmp_path, "rules: ''\ntests:\n  - {name: a, expect: {current: P1}}\n")
     assert codes(path) == [("RE500", 1, 8)]
