@@ -4,6 +4,7 @@ JUnit XML; and the traceability table of a rules document's clauses and the test
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from xml.etree import ElementTree
@@ -25,6 +26,8 @@ def collect(paths: Sequence[str]) -> list[Path]:
     (NAME.tests.yaml beside NAME.yaml, or in a `tests` folder beside it)."""
     files: list[Path] = []
     for raw in paths:
+        if not raw:  # Path("") would be the working folder: a script's empty variable tests nothing
+            raise NoTests("an empty path names no file or folder")
         path = Path(raw)
         if path.is_dir():
             found: Iterable[Path] = (p for p in path.rglob("*") if is_test_file(p) and p.is_file())
@@ -43,6 +46,8 @@ def collect(paths: Sequence[str]) -> list[Path]:
             if not found:
                 raise NoTests(f"no scenario tests for {raw} (looked for {stem}.tests.yaml beside it and in tests/)")
             files.extend(found)
+        elif os.path.lexists(path):  # a pipe, a device, a link that leads nowhere or in a loop
+            raise NoTests(f"not a regular file or a folder: {raw}")
         else:
             raise NoTests(f"no such file or folder: {raw}")
     unique = list(dict.fromkeys(files))

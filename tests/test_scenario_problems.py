@@ -5,6 +5,7 @@ traceback."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from xml.etree import ElementTree
 
@@ -52,6 +53,20 @@ def test_a_clause_or_a_name_written_as_a_number_is_taken_as_written(tmp_path):
     trace = run("test", "--trace", str(path))
     assert trace.returncode == 0, trace.stdout
     assert "| 1.10 | tiny.tests.yaml:4 0x10 |" in trace.stdout
+
+
+def test_paths_that_name_no_test_file_are_refused_for_what_they_are(tmp_path):
+    os.mkfifo(tmp_path / "pipe")
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")
+    expected = {
+        "": "an empty path names no file or folder",  # not the working folder
+        str(tmp_path / "pipe"): "not a regular file or a folder",
+        str(tmp_path / "loop"): "not a regular file or a folder",
+        str(tmp_path / "nothing"): "no such file or folder",
+    }
+    for path, message in expected.items():
+        result = run("test", path)
+        assert result.returncode == 2 and message in result.stderr, (path, result.stderr)
 
 
 def test_an_empty_rules_path_is_refused(tmp_path):
