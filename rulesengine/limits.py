@@ -14,6 +14,7 @@ MAX_DEPTH = 64  # nested lists and mappings; a rule file needs about a dozen
 MAX_CHAIN = 16  # files in one extends/include chain
 MAX_COMPOSED_FILES = 32  # different files one composition extends or includes (each is read once)
 MAX_COMPOSED_BYTES = 2_000_000  # bytes of all the files of one composition together
+MAX_TEST_SETTINGS = 64  # settings (players, options) the tests of one scenario file play: each is compiled
 MAX_INTEGER_DIGITS = 40  # characters of a YAML integer, checked before it is converted
 MAX_SUGGESTION_NAME = 64  # a name longer than this gets no "did you mean"
 MAX_SUGGESTION_CANDIDATES = 200  # names compared with an unknown one (the closest in length)

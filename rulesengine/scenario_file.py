@@ -21,6 +21,7 @@ from .compose import find_reference
 from .diagnostics import WARNING, Diagnostic, RuleFileError, RulesEngineError, Span, did_you_mean
 from .engine import Game
 from .fileformat import TEST_FILE_SUFFIXES
+from .limits import MAX_TEST_SETTINGS
 from .position import Position
 from .resources import tidy
 from .scenario_checks import Check, ExpectReader
@@ -129,8 +130,7 @@ def load(
         root = load_file(path)[0] if text is None else load_yaml(text, path)
     except RuleFileError as error:
         return None, error.diagnostics
-    reader = _Reader(path)
-    reader.optimize = optimize
+    reader = _Reader(path, optimize)
     result = reader.file(root)
     unique = list(dict.fromkeys(reader.problems))  # a default shared by every test is reported once
     return result, sorted(unique, key=lambda d: (d.span.file, d.span.line, d.span.column))
@@ -140,7 +140,11 @@ def load(
 
 
 class _Reader(Shapes):
-    optimize = True  # the games the tests are resolved against: optimised unless only checked
+    def __init__(self, path: str, optimize: bool = True):
+        super().__init__(path)
+        self.optimize = optimize  # the games the tests are resolved against: optimised unless only checked
+        self.settings: set[tuple] = set()  # (players, options) of the games made so far
+
     # -- the file --
 
     def file(self, root: Node) -> TestFile | None:
@@ -332,6 +336,15 @@ class _Reader(Shapes):
                     broken = True
         if broken:
             raise Skip()
+        count = ruleset.default_players if players is None else players
+        setting = (count, tuple(sorted((k, repr(v)) for k, v in options.items())))
+        if setting not in self.settings and len(self.settings) >= MAX_TEST_SETTINGS:
+            message = (
+                f"the tests of this file play more than {MAX_TEST_SETTINGS} settings (players and options),"
+                " each compiled on its own"
+            )
+            raise self.fail("RE504", message, test.span, "split the tests among several files")
+        self.settings.add(setting)
         try:
             return api.make_game(ruleset, players=players, options=options, optimize=self.optimize)
         except RulesEngineError as error:  # the options together: each was accepted alone

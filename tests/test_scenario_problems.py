@@ -69,6 +69,25 @@ def test_paths_that_name_no_test_file_are_refused_for_what_they_are(tmp_path):
         assert result.returncode == 2 and message in result.stderr, (path, result.stderr)
 
 
+def test_the_settings_one_test_file_plays_are_bounded(tmp_path):
+    # Each setting is compiled: a file of thousands of option values would run for an hour.
+    path = write(tmp_path, "")
+    (tmp_path / "tiny.yaml").write_text(GAME.replace("decks:", "options:\n  word: {default: W}\ndecks:", 1))
+
+    def tests(word) -> str:
+        return "tests:\n" + "".join(
+            f"  - {{name: t{k}, options: {{word: {word(k)}}}, expect: {{current: P1}}}}\n" for k in range(70)
+        )
+
+    path.write_text(tests(lambda k: f"W{k}"), encoding="utf-8")
+    found, problems = load(path)
+    assert [(d.code, d.span.line) for d in problems] == [("RE504", 2 + k) for k in range(64, 70)]
+    assert "more than 64 settings" in problems[0].message
+    assert len(found.scenarios) == 64
+    path.write_text(tests(lambda k: f"W{k % 64}"), encoding="utf-8")  # a setting met before is no new one
+    assert load(path)[1] == []
+
+
 def test_an_empty_rules_path_is_refused(tmp_path):
     path = write(tmp_path, "rules: ''\ntests:\n  - {name: a, expect: {current: P1}}\n")
     assert codes(path) == [("RE500", 1, 8)]
