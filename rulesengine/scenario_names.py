@@ -183,25 +183,32 @@ class Names:
         for key, value in entries.items():
             try:
                 per_player, type_ = self.variable(key, entries.key_spans[key])
-                offset = program.variable_offsets[key]
-                if not per_player:
-                    yield key, offset, self.value(value, type_, f"the value of '{key}'"), value
-                elif isinstance(value, Map):
-                    for seat, inner in value.items():
-                        player = self.player(Scalar(seat, value.key_spans[seat]))
-                        yield f"{key}[P{player + 1}]", offset + player, self.value(inner, type_, key), inner
-                elif isinstance(value, Seq) and len(value.items) == program.num_players:
-                    for player, inner in enumerate(value.items):
-                        yield f"{key}[P{player + 1}]", offset + player, self.value(inner, type_, key), inner
-                else:
-                    self.reader.error(
-                        "RE507",
-                        f"'{key}' has one value per player: write {{P1: ..., P2: ...}}"
-                        f" or a list of {program.num_players}",
-                        value.span,
-                    )
             except Skip:
                 continue
+            offset = program.variable_offsets[key]
+            # (the seat as written, or None for a variable of the whole game; the value)
+            if not per_player:
+                values: list[tuple[Scalar | None, Node]] = [(None, value)]
+            elif isinstance(value, Map):
+                values = [(Scalar(seat, value.key_spans[seat]), inner) for seat, inner in value.items()]
+            elif isinstance(value, Seq) and len(value.items) == program.num_players:
+                values = [(Scalar(f"P{k + 1}", inner.span), inner) for k, inner in enumerate(value.items)]
+            else:
+                self.reader.error(
+                    "RE507",
+                    f"'{key}' has one value per player: write {{P1: ..., P2: ...}} or a list of {program.num_players}",
+                    value.span,
+                )
+                continue
+            for seat, inner in values:  # each value on its own: one mistake hides none of the others
+                try:
+                    if seat is None:
+                        yield key, offset, self.value(inner, type_, f"the value of '{key}'"), inner
+                    else:
+                        player = self.player(seat)
+                        yield f"{key}[P{player + 1}]", offset + player, self.value(inner, type_, key), inner
+                except Skip:
+                    continue
 
 
 class PositionReader:
@@ -226,28 +233,36 @@ class PositionReader:
             for flat, slot, value in names.zones(position.entries["zones"]):
                 cards: list[int] = []
                 try:
-                    for item in reader.items(value, f"the cards of '{flat}'"):
-                        copies = names.card(item)
-                        free = [c for c in copies if c not in used]
-                        if not free:
-                            first = used[copies[-1]]
-                            held = "one" if len(copies) == 1 else f"{len(copies)} copies"
-                            name = item.value if isinstance(item, Scalar) else ""
-                            message = f"card '{name}' is placed again, but the decks hold only {held}"
-                            before = f"placed before at line {first.line}, column {first.column}"
-                            reader.error("RE510", message, item.span, before)
-                            broken = True
-                            continue
-                        used[free[0]] = item.span
-                        cards.append(free[0])
+                    items = reader.items(value, f"the cards of '{flat}'")
                 except Skip:
                     broken = True
                     continue
+                for item in items:
+                    try:
+                        copies = names.card(item)
+                    except Skip:  # the cards after it are still read, for their diagnostics
+                        broken = True
+                        continue
+                    free = [c for c in copies if c not in used]
+                    if not free:
+                        first = used[copies[-1]]
+                        held = "one" if len(copies) == 1 else f"{len(copies)} copies"
+                        name = item.value if isinstance(item, Scalar) else ""
+                        message = f"card '{name}' is placed again, but the decks hold only {held}"
+                        before = f"placed before at line {first.line}, column {first.column}"
+                        reader.error("RE510", message, item.span, before)
+                        broken = True
+                        continue
+                    used[free[0]] = item.span
+                    cards.append(free[0])
                 table = program.families[flat.split("[")[0]].sorted_by
                 if table is not None:  # a sorted zone is kept in its order whatever the order written
                     cards.sort(key=program.attributes[table].__getitem__)
                 zones[slot] = cards
-        rest = self.rest(position)
+        try:
+            rest = self.rest(position)
+        except Skip:
+            rest, broken = None, True
         unplaced: dict[int, list[int]] = {}
         for card in range(program.num_cards):
             if card not in used:
@@ -256,17 +271,29 @@ class PositionReader:
             zones[slot] = cards + (zones[slot] or [])
         variables = list(start.vars)
         if "variables" in position:
-            for _name, offset, value, _node in names.variable_values(position.entries["variables"]):
-                variables[offset] = value
+            problems_before = len(reader.problems)
+            try:
+                for _name, offset, value, _node in names.variable_values(position.entries["variables"]):
+                    variables[offset] = value
+            except Skip:
+                broken = True
+            broken = broken or len(reader.problems) > problems_before  # a value refused is left out
         phase = -1  # a position names its phase: the first one is rarely the one meant
         current = 0  # P1, unless the position says
         out: frozenset[int] = frozenset()
         fields: dict[str, Any] = {}
+        # Each part is read on its own, so that one mistake hides none of the others.
         try:
             if "phase" in position:
                 phase = names.phase(position.entries["phase"])
+        except Skip:
+            broken = True
+        try:
             if "current" in position:
                 current = names.player(position.entries["current"])
+        except Skip:
+            broken = True
+        try:
             if "out" in position:
                 leaving = names.players(position.entries["out"])
                 # the compiled game takes every seat to be in the round (the pass `everyone stays`)
@@ -277,12 +304,15 @@ class PositionReader:
                     broken = True
                 else:
                     out = leaving
-            for key in ("round", "turns", "passes"):
-                if key in position:
-                    try:
-                        fields[key] = self.count(position.entries[key], key)
-                    except Skip:
-                        broken = True  # the others are still read, for their diagnostics
+        except Skip:
+            broken = True
+        for key in ("round", "turns", "passes"):
+            if key in position:
+                try:
+                    fields[key] = self.count(position.entries[key], key)
+                except Skip:
+                    broken = True
+        try:
             if "direction" in position:
                 direction = reader.integer(position.entries["direction"], "'direction'")
                 if direction not in (1, -1):

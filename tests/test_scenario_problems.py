@@ -88,6 +88,27 @@ def test_the_settings_one_test_file_plays_are_bounded(tmp_path):
     assert load(path)[1] == []
 
 
+def test_every_mistake_of_a_position_is_reported(tmp_path):
+    path = write(
+        tmp_path,
+        "tests:\n  - name: a\n    position:\n      phase: nosuch\n      current: P9\n"
+        "      rest: nowhere\n      zones: {pile: [X1, 1♥, X2]}\n"
+        "      variables: {score: {P1: true, P2: 1, P9: 1}, best: P7}\n    expect: {current: P1}\n",
+    )
+    found, problems = load(path)
+    assert sorted((d.code, d.span.line, d.span.column) for d in problems) == [
+        ("RE500", 8, 31),  # P1's score
+        ("RE505", 6, 13),  # rest
+        ("RE506", 7, 22),  # X1
+        ("RE506", 7, 30),  # X2, after a card that is fine
+        ("RE508", 4, 14),  # phase
+        ("RE509", 5, 16),  # current
+        ("RE509", 8, 44),  # P9's score
+        ("RE509", 8, 58),  # best
+    ]
+    assert found is None or not found.scenarios  # a test with a problem does not run
+
+
 def test_an_empty_rules_path_is_refused(tmp_path):
     path = write(tmp_path, "rules: ''\ntests:\n  - {name: a, expect: {current: P1}}\n")
     assert codes(path) == [("RE500", 1, 8)]
