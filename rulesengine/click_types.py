@@ -32,6 +32,10 @@ class WholeNumber(click.IntRange):
 
     name = "integer"
 
+    def _describe_range(self) -> str:
+        # click describes a range without bounds as "x<=None" in the help
+        return super()._describe_range() if self.min is not None or self.max is not None else ""
+
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         if isinstance(value, str) and not (is_whole_number_text(value) and len(value) <= 40):
             self.fail(f"{printable(value)!r} is not a whole number (digits 0-9, an optional sign).", param, ctx)

@@ -124,3 +124,14 @@ def test_run_keeps_no_log_in_memory(monkeypatch):
     result = CliRunner().invoke(main, ["run", "padan", "-s", "3"])
     assert result.exit_code == 0 and result.output.count("\n") > 100
     assert len(kept) > 100 and max(kept) == 0
+
+
+def test_no_command_help_shows_a_missing_bound():
+    from click.testing import CliRunner
+
+    from rulesengine.cli import main
+
+    # click describes a number range without bounds as "x<=None"
+    for name in main.commands:
+        shown = CliRunner().invoke(main, [name, "--help"]).output
+        assert "None" not in shown, (name, shown)
