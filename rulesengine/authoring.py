@@ -10,6 +10,7 @@ import json
 import math
 import os
 import re
+from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 
@@ -128,8 +129,48 @@ def variant(base: ir.Ruleset, reference: str, file_name: str = "THIS_FILE") -> s
 
 
 def write_new(path: Path, text: str, force: bool = False) -> None:
-    """Write `text` to `path` atomically; FileExistsError if it exists and not `force`."""
-    if path.exists() and not force:
-        raise FileExistsError(str(path))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic.write_text(path, text)
+    """Write `text` to `path` atomically; FileExistsError if anything is there and not `force`."""
+    write_all([(path, text, force)])
+
+
+def write_all(files: Sequence[tuple[Path, str, bool]]) -> None:
+    """Write each (path, text, replace) atomically, in order, all or none.
+
+    Missing folders are made. When one file cannot be written, the files this call made
+    before it, and the folders it made, are removed again, and the OSError raised has that
+    file's path as its `filename`. A file that replaces another cannot be put back: give it
+    last. Only regular files are replaced (see `atomic`).
+    """
+    made: list[Path] = []
+    try:
+        for path, text, replace in files:
+            try:
+                atomic.target(path, replace=replace)  # a file where a folder is named: before any is made
+                _make_folders(path.parent, made)
+                new = not os.path.lexists(path)
+                atomic.write_text(path, text, replace=replace)
+            except OSError as error:
+                error.filename = str(path)
+                raise
+            if new:
+                made.append(path)
+    except BaseException:
+        for place in reversed(made):  # files, then the folders that held them
+            try:
+                if place.is_dir() and not place.is_symlink():
+                    place.rmdir()
+                else:
+                    place.unlink()
+            except OSError:
+                pass  # the error that brought us here is the one to report
+        raise
+
+
+def _make_folders(folder: Path, made: list[Path]) -> None:
+    missing = []
+    while not os.path.lexists(folder) and folder != folder.parent:
+        missing.append(folder)
+        folder = folder.parent
+    for place in reversed(missing):
+        place.mkdir()
+        made.append(place)

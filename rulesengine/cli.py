@@ -558,46 +558,73 @@ def _reference(base: str, folder: Path) -> str:
 
 
 @main.command()
-@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("file", type=click.Path(dir_okay=False))
 @click.option(
     "--extends",
     "base",
     metavar="RULESET",
     help="Write a variant of RULESET (a shipped name or a path) listing its options instead.",
 )
-@click.option("--force", is_flag=True, help="Overwrite FILE if it already exists.")
-def new(file: Path, base: str | None, force: bool) -> None:
+@click.option("--force", is_flag=True, help="Overwrite FILE if it already exists (a regular file, or a link to one).")
+def new(file: str, base: str | None, force: bool) -> None:
     """Write a new rule file: a small complete game to start from, or a variant of RULESET."""
-    from . import authoring
+    from . import atomic, authoring
 
-    if not file.name:  # "" is the working folder
+    path, shown = Path(file), printable(file)
+    if not path.name:  # "" is the working folder
         raise UsageError("new needs the name of the file to write, e.g. game.yaml")
-    exists = ChoiceError(f"{file} already exists; choose another name, or add --force to overwrite it")
-    if file.exists() and not force:
-        raise exists
-    header = authoring.schema_comment(file.parent.resolve())
-    schema_file = file.parent / authoring.SCHEMA_FILE if authoring.needs_schema(file.parent.resolve()) else None
+    if file.endswith(("/", os.sep)):  # Path() drops the slash: it would write a file of the folder's name
+        raise UsageError(f"{shown} names a folder, not a file: name the file to write in it, e.g. {shown}game.yaml")
+    exists = ChoiceError(f"{shown} already exists; choose another name, or add --force to overwrite it")
+    try:  # everything is checked before anything is written
+        real = atomic.target(path, replace=force)
+    except FileExistsError:
+        raise exists from None
+    except OSError as error:
+        raise ChoiceError(f"cannot write {shown}: {error.strerror or error}") from None
+    folder = path.parent.resolve()
+    header = authoring.schema_comment(folder)
+    schema_file = path.parent / authoring.SCHEMA_FILE if authoring.needs_schema(folder) else None
+    if schema_file is not None:  # none near: new writes one, never over an entry of another kind
+        try:
+            atomic.target(schema_file, replace=False)
+        except OSError as error:
+            raise ChoiceError(
+                f"cannot write {printable(str(schema_file))}, the schema {shown} would point at: "
+                f"{error.strerror or error}; move it away, or write the new file in another folder"
+            ) from None
     if base is None:
-        text = header + authoring.starter_game(file.name)
+        text = header + authoring.starter_game(path.name)
     else:
         ruleset = _load_ruleset(base)
-        if any(same_file(file, source) for source in api.composed_files(ruleset)):
-            raise ChoiceError(f"{file} is {base} or a file it is built from: a variant cannot replace its base")
-        text = header + authoring.variant(ruleset, _reference(base, file.parent), file.name)
+        if any(same_file(path, source) for source in api.composed_files(ruleset)):
+            raise ChoiceError(
+                f"{shown} is {printable(base)} or a file it is built from: a variant cannot replace its base"
+            )
+        text = header + authoring.variant(ruleset, _reference(base, path.parent), path.name)
+    files = [(path, text, force)]
+    if schema_file is not None:  # written first: the rule file's first line points at it
+        files.insert(0, (schema_file, authoring.schema_text(), False))
     try:
-        authoring.write_new(file, text, force=force)
-        if schema_file is not None:  # the file's first line points at it
-            authoring.write_new(schema_file, authoring.schema_text(), force=True)
+        authoring.write_all(files)
     except OSError as error:
-        if isinstance(error, FileExistsError) and file.exists():  # made meanwhile by someone else
+        if isinstance(error, FileExistsError) and error.filename == str(path):  # made meanwhile by someone else
             raise exists from None
-        raise ChoiceError(f"cannot write {file}: {error.strerror or error}") from None
+        raise ChoiceError(f"cannot write {printable(str(error.filename))}: {error.strerror or error}") from None
     if schema_file is not None:
-        click.echo(f"wrote {schema_file}, the schema your editor checks rule files with")
-    stale = authoring.stale_schema(file.parent.resolve())
+        click.echo(f"wrote {printable(str(schema_file))}, the schema your editor checks rule files with")
+    stale = authoring.stale_schema(folder)
     if stale is not None:
-        click.echo(f"note: {stale} is not this rulesengine's schema; renew it: rulesengine schema > {stale}", err=True)
-    click.echo(f"wrote {file}; check it with: rulesengine validate {file}")
+        shown_stale = printable(str(stale))
+        click.echo(
+            f"note: {shown_stale} is not this rulesengine's schema; renew it: rulesengine schema > {shown_stale}",
+            err=True,
+        )
+    if path.is_symlink():
+        where = printable(os.path.relpath(real))
+        click.echo(f"wrote {where}, which {shown} links to; check it with: rulesengine validate {shown}")
+    else:
+        click.echo(f"wrote {shown}; check it with: rulesengine validate {shown}")
 
 
 @main.command(name="compile")

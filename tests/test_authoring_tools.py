@@ -417,3 +417,98 @@ def test_new_will_not_let_a_variant_replace_its_own_base(tmp_path, monkeypatch):
         assert result.exit_code == 2 and "a variant cannot replace its base" in result.output
     assert Path("base.yaml").read_text() == before
     assert runner.invoke(main, ["validate", "base.yaml", "child.yaml"]).exit_code == 0
+
+
+# ---- what new will not replace -----------------------------------------------------------
+
+
+def test_new_refuses_a_symbolic_link_that_leads_to_no_file(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    Path(authoring.SCHEMA_FILE).write_text(authoring.schema_text())
+    Path("dangling.yaml").symlink_to("missing-target.yaml")
+    for force in ([], ["--force"]):  # it is an entry that exists, and it leads nowhere
+        result = run("new", "dangling.yaml", *force)
+        assert result.exit_code == 2
+        assert "cannot write dangling.yaml: it is a symbolic link to missing-target.yaml" in result.output
+    assert Path("dangling.yaml").is_symlink() and not Path("missing-target.yaml").exists()
+
+
+def test_new_refuses_a_pipe_even_with_force(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    os.mkfifo("pipe.yaml")
+    for force in ([], ["--force"]):
+        result = run("new", "pipe.yaml", *force)
+        assert result.exit_code == 2 and "cannot write pipe.yaml: it is a pipe (FIFO)" in result.output
+    assert stat.S_ISFIFO(os.lstat("pipe.yaml").st_mode)
+    assert sorted(os.listdir()) == ["pipe.yaml"]  # not even the schema
+
+
+def test_new_force_writes_through_a_symbolic_link(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    Path("real.yaml").write_text("precious\n")
+    Path("link.yaml").symlink_to("real.yaml")
+    refused = run("new", "link.yaml")
+    assert refused.exit_code == 2 and "link.yaml already exists" in refused.output
+    assert Path("real.yaml").read_text() == "precious\n"
+
+    result = run("new", "link.yaml", "--force")
+    assert result.exit_code == 0, result.output
+    assert "wrote real.yaml, which link.yaml links to" in result.output
+    assert Path("link.yaml").is_symlink() and os.readlink("link.yaml") == "real.yaml"
+    assert "rulesengine: 1" in Path("real.yaml").read_text()
+    assert run("validate", "--strict", "link.yaml").exit_code == 0
+
+
+def test_new_checks_the_schema_beside_it_before_writing_anything(tmp_path):
+    makers = {
+        "folder": lambda p: p.mkdir(),
+        "pipe (FIFO)": os.mkfifo,
+        "symbolic link to elsewhere.json, which does not exist": lambda p: p.symlink_to("elsewhere.json"),
+    }
+    for kind, make in makers.items():
+        folder = tmp_path / kind.split()[0]
+        folder.mkdir()
+        schema_entry = folder / authoring.SCHEMA_FILE
+        make(schema_entry)
+        before = schema_entry.lstat()
+        for _ in range(2):  # the same answer again: nothing was written the first time
+            result = run("new", str(folder / "game.yaml"))
+            assert result.exit_code == 2
+            assert f"cannot write {schema_entry}" in result.output and f"it is a {kind}" in result.output
+            assert not (folder / "game.yaml").exists()
+        after = schema_entry.lstat()
+        assert (after.st_ino, after.st_mode) == (before.st_ino, before.st_mode)  # the very same entry
+
+
+def test_new_writes_both_files_or_neither(tmp_path, monkeypatch):
+    real_write = authoring.atomic.write_text
+    written: list[Path] = []
+
+    def second_fails(path, text, **kwargs):
+        if written:
+            raise OSError(28, "No space left on device")
+        real_write(path, text, **kwargs)
+        written.append(Path(path))
+
+    monkeypatch.setattr(authoring.atomic, "write_text", second_fails)
+    result = run("new", str(tmp_path / "made" / "here" / "game.yaml"))
+    assert result.exit_code == 2 and written == [tmp_path / "made" / "here" / authoring.SCHEMA_FILE]
+    assert f"cannot write {tmp_path / 'made' / 'here' / 'game.yaml'}: No space left on device" in result.output
+    assert list(tmp_path.iterdir()) == []  # the schema written first, and the folders made, are removed
+
+
+def test_new_names_the_file_that_is_no_folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    Path("notes.txt").write_text("mine\n")
+    result = run("new", "notes.txt/game.yaml")
+    assert result.exit_code == 2
+    assert result.output.strip() == "Error: cannot write notes.txt/game.yaml: notes.txt is not a folder"
+
+
+def test_new_refuses_a_name_ending_in_a_slash(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for name in ("newdir/", "deeper/newdir/"):
+        result = run("new", name)
+        assert result.exit_code == 2
+        assert f"{name} names a folder, not a file: name the file to write in it, e.g. {name}game.yaml" in result.output
+    assert list(tmp_path.iterdir()) == []
