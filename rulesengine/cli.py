@@ -540,21 +540,36 @@ def describe_command(ruleset: str) -> None:
     _say(*describe(_load_ruleset(ruleset)).split("\n"))
 
 
-def _reference(base: str, folder: Path) -> str:
+def _reference(base: str, folder: Path, loaded: str) -> str:
     """How the new file names its base: a shipped name as it is, a file by a path relative to it.
 
     A rule file may extend only files in its own folder or below (see docs/tooling.md), so
-    a base elsewhere is refused here rather than written into a file that cannot load.
+    a base elsewhere is refused here rather than written into a file that cannot load. So is
+    a shipped name that, read from the new file's folder, would name a file there (`pan`
+    with a pan.yaml beside the new file): the file would not extend the base it describes.
     """
     if not Path(base).is_file():
-        return base
-    target, here = Path(base).resolve(), folder.resolve()
-    if not target.is_relative_to(here):
+        reference = base
+    else:
+        target, here = Path(base).resolve(), folder.resolve()
+        if not target.is_relative_to(here):
+            raise ChoiceError(
+                f"{printable(base)} is not in the new file's folder or below it, so the new file could not extend "
+                "it; put the new file next to its base (or in a folder below it)"
+            )
+        reference = target.relative_to(here).as_posix()
+    from .compose import find_reference
+
+    named = find_reference(reference, folder.resolve())
+    if named is not None and not os.path.samefile(named, loaded):
+        local = Path(os.path.relpath(named)).as_posix()
+        local = local if "/" in local else f"./{local}"
         raise ChoiceError(
-            f"{base} is not in the new file's folder or below it, so the new file could not extend it; "
-            "put the new file next to its base (or in a folder below it)"
+            f"in the new file's folder, `extends: {printable(reference)}` would name the file {printable(local)}, "
+            f"not the shipped ruleset {printable(base)}; to extend that file, give --extends {printable(local)}; "
+            f"to extend the shipped {printable(base)}, write the new file in a folder without a {printable(named.name)}"
         )
-    return target.relative_to(here).as_posix()
+    return reference
 
 
 @main.command()
@@ -601,7 +616,7 @@ def new(file: str, base: str | None, force: bool) -> None:
             raise ChoiceError(
                 f"{shown} is {printable(base)} or a file it is built from: a variant cannot replace its base"
             )
-        text = header + authoring.variant(ruleset, _reference(base, path.parent), path.name)
+        text = header + authoring.variant(ruleset, _reference(base, path.parent, ruleset.file), path.name)
     files = [(path, text, force)]
     if schema_file is not None:  # written first: the rule file's first line points at it
         files.insert(0, (schema_file, authoring.schema_text(), False))

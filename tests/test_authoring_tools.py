@@ -497,6 +497,27 @@ def test_new_writes_both_files_or_neither(tmp_path, monkeypatch):
     assert list(tmp_path.iterdir()) == []  # the schema written first, and the folders made, are removed
 
 
+def test_new_extends_a_shipped_name_only_where_the_name_means_it(tmp_path, monkeypatch):
+    """In a folder with its own pan.yaml, `extends: pan` names that file: new would describe the
+    shipped Pan but write a file built on another game, so it says so and writes nothing."""
+    monkeypatch.chdir(tmp_path)
+    Path("pan.yaml").write_text((ROOT / "examples" / "tutorial-game.yaml").read_text())
+    result = run("new", "variant.yaml", "--extends", "pan")
+    assert result.exit_code == 2 and not Path("variant.yaml").exists()
+    assert "pan.yaml" in result.output and "--extends ./pan.yaml" in result.output
+
+    elsewhere = tmp_path / "elsewhere"  # no pan.yaml there: pan is the shipped one
+    assert run("new", str(elsewhere / "variant.yaml"), "--extends", "pan").exit_code == 0
+    assert run("validate", "--strict", str(elsewhere / "variant.yaml")).exit_code == 0
+
+    local = run("new", "variant.yaml", "--extends", "./pan.yaml")
+    assert local.exit_code == 0, local.output
+    own = load_ruleset(Path("pan.yaml"))
+    assert f"# A variant of {own.name}." in Path("variant.yaml").read_text()
+    assert load_ruleset(Path("variant.yaml")).name == f"{own.name} (variant)"
+    assert run("validate", "--strict", "variant.yaml").exit_code == 0
+
+
 def test_new_names_the_file_that_is_no_folder(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     Path("notes.txt").write_text("mine\n")
