@@ -348,7 +348,7 @@ def test_simulate_names_the_seed_of_a_match_that_stopped_on_an_error(workers):
         timeout=120,
     )
     assert result.returncode == 1 and "Traceback" not in result.stderr
-    assert f"{OVERFLOWING}:27:21: an integer passes" in result.stderr and "(in the match of seed 40)" in result.stderr
+    assert f"{OVERFLOWING}:27:21: a number beyond" in result.stderr and "(in the match of seed 40)" in result.stderr
 
 
 def test_no_leader_for_good_is_said_in_words_not_as_0_percent():

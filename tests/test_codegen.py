@@ -549,7 +549,7 @@ match:
 def test_integers_passing_the_limit_stop_with_the_rule_position(tmp_path: Path, effect: str) -> None:
     game = _growing(tmp_path, "x: {type: int, default: 2}", effect)
     state = game.new_initial_state(seed=1)
-    with pytest.raises(EngineError, match=r"game\.yaml:\d+:\d+: an integer passes"):
+    with pytest.raises(EngineError, match=r"game\.yaml:\d+:\d+: a number beyond"):
         for _ in range(200):
             state.apply_action(state.legal_actions()[0])
     assert abs(state.vars[0]) <= rulesengine.limits.MAX_INTEGER
