@@ -558,7 +558,7 @@ def test_integers_passing_the_limit_stop_with_the_rule_position(tmp_path: Path, 
 def test_texts_passing_the_limit_stop_with_the_rule_position(tmp_path: Path) -> None:
     game = _growing(tmp_path, "t: {type: str, default: \"'ab'\"}", "t = t + t")
     state = game.new_initial_state(seed=1)
-    with pytest.raises(EngineError, match=r"game\.yaml:\d+:\d+: a text passes"):
+    with pytest.raises(EngineError, match=r"game\.yaml:\d+:\d+: a text longer than"):
         for _ in range(40):
             state.apply_action(state.legal_actions()[0])
     assert len(state.vars[0]) <= rulesengine.limits.MAX_TEXT_LENGTH
