@@ -702,11 +702,17 @@ def test_command(paths: tuple[str, ...], output_format: str, strict: bool, verbo
     except scenario_report.NoTests as error:
         raise UsageError(str(error)) from None
     if trace:  # the table needs the tests' citations, not their outcomes
+        if output_format not in ("text", "json"):
+            raise UsageError(f"--trace prints its table as text or json, not {output_format}")
         loaded = [(str(file), *load_tests(file)) for file in files]
-        table, missing = scenario_report.trace([(path, tests) for path, tests, _problems in loaded])
-        click.echo(table)
-        if missing:
-            click.echo(f"not covered: {', '.join(missing)}")
+        coverages, broken = scenario_report.coverages([(path, tests) for path, tests, _problems in loaded])
+        missing = [clause for coverage in coverages for clause in coverage.missing]
+        if output_format == "json":
+            click.echo(scenario_report.trace_json(coverages, broken))
+        else:
+            click.echo(scenario_report.trace_markdown(coverages, broken))
+            if missing:
+                click.echo(f"not covered: {', '.join(missing)}")
         problems = [d for _path, _tests, found in loaded for d in found]
         if problems:  # as validate shows them: a file with problems fails the trace too
             click.echo(render_text(problems, {}, colour=_colour(sys.stderr)), err=True)

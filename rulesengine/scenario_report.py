@@ -151,25 +151,89 @@ def junit(results: Sequence[FileResult]) -> str:
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ElementTree.tostring(suites, encoding="unicode")
 
 
-def trace(results: Sequence[FileResult | tuple[str, TestFile | None]]) -> tuple[str, list[str]]:
-    """The table clause -> tests of each rules document cited by the test files (Markdown), and
-    the clauses neither covered nor declared not testable. Test files of one rules document
-    (a ruleset and its variants) make one table; without a document only cited clauses appear."""
+@attrs.frozen
+class Clause:
+    """One clause of a rules document and what shows it: the tests citing it, or why none can."""
+
+    clause: str
+    tests: tuple[str, ...]  # "FILE:LINE NAME" of each test citing it
+    not_testable: str | None  # the reason given, when declared not testable
+
+    @property
+    def uncovered(self) -> bool:
+        """A numbered rule neither shown nor declared not testable (the recorded choices, C1...,
+        need no test of their own)."""
+        return not self.tests and self.not_testable is None and "." in self.clause
+
+
+@attrs.frozen
+class Coverage:
+    """The clauses of one rules document (or, for test files naming none, the clauses they
+    cite) and the tests citing each."""
+
+    title: str  # the document's file name, else the test file's path
+    document: str | None  # the rules document's path, None when the tests name none
+    clauses: tuple[Clause, ...]
+
+    @property
+    def missing(self) -> list[str]:
+        return [f"{self.title} {c.clause}" for c in self.clauses if c.uncovered]
+
+
+def coverages(results: Sequence[FileResult | tuple[str, TestFile | None]]) -> tuple[list[Coverage], list[str]]:
+    """The coverage of each rules document cited by the test files, and the test files that have
+    problems (no coverage of theirs is known). Test files of one rules document (a ruleset and
+    its variants) make one coverage; without a document only cited clauses appear."""
     groups: dict[str, list[FileResult]] = {}
-    out: list[str] = []
+    broken: list[str] = []
     for item in results:
         result = item if isinstance(item, FileResult) else _unrun(*item)
         if result.tests is None:
-            out.append(f"{result.path}: the test file has problems; no table\n")
+            broken.append(result.path)
             continue
         rules = result.tests.rules
         groups.setdefault(str(rules.resolve()) if rules is not None else result.path, []).append(result)
-    missing: list[str] = []
-    for group in groups.values():
-        table, uncovered = _table(group)
-        out.append(table)
-        missing += uncovered
-    return "\n".join(out), missing
+    return [_coverage(group) for group in groups.values()], broken
+
+
+def trace_markdown(found: Sequence[Coverage], broken: Sequence[str]) -> str:
+    """One Markdown table clause -> tests per rules document."""
+    out = [f"{printable(path)}: the test file has problems; no table\n" for path in broken]
+    for coverage in found:
+        lines = [f"Clauses of {coverage.title} and the scenario tests citing them", "", "| clause | tests |"]
+        lines.append("| --- | --- |")
+        if coverage.document is None:
+            lines[0] += " (the tests name no rules document: only the clauses cited are listed)"
+        for clause in coverage.clauses:
+            if clause.tests:
+                shown = "; ".join(clause.tests)
+            elif clause.not_testable is not None:
+                shown = f"not testable: {clause.not_testable}"
+            else:
+                shown = "**not covered**" if clause.uncovered else "-"
+            lines.append(f"| {clause.clause} | {shown.replace('|', '/')} |")
+        out.append("\n".join(lines) + "\n")
+    return "\n".join(out)
+
+
+def trace_json(found: Sequence[Coverage], broken: Sequence[str]) -> str:
+    """The coverage as one JSON object: `documents` (each with its clauses), `missing`, and the
+    test files with problems."""
+    documents = [
+        {
+            "title": c.title,
+            "document": c.document,
+            "clauses": [
+                {"clause": k.clause, "tests": list(k.tests), "not_testable": k.not_testable, "covered": not k.uncovered}
+                for k in c.clauses
+            ],
+        }
+        for c in found
+    ]
+    missing = [m for c in found for m in c.missing]
+    return json.dumps(
+        {"documents": documents, "missing": missing, "files_with_problems": list(broken)}, indent=2, ensure_ascii=False
+    )
 
 
 def _unrun(path: str, tests: TestFile | None) -> FileResult:
@@ -179,7 +243,7 @@ def _unrun(path: str, tests: TestFile | None) -> FileResult:
     return FileResult(path, tests, (), results)
 
 
-def _table(group: list[FileResult]) -> tuple[str, list[str]]:
+def _coverage(group: list[FileResult]) -> Coverage:
     citing: dict[str, list[str]] = {}
     not_testable: dict[str, str] = {}
     for result in group:
@@ -192,18 +256,6 @@ def _table(group: list[FileResult]) -> tuple[str, list[str]]:
     rules = group[0].tests.rules if group[0].tests is not None else None
     listed = readable_clauses(rules) if rules is not None and rules.is_file() else None
     known = listed if isinstance(listed, list) and listed else sorted(citing)
+    clauses = tuple(Clause(k, tuple(citing.get(k, ())), not_testable.get(k)) for k in known)
     title = rules.name if rules is not None else group[0].path
-    lines = [f"Clauses of {title} and the scenario tests citing them", "", "| clause | tests |", "| --- | --- |"]
-    missing = []
-    for clause in known:
-        if clause in citing:
-            shown = "; ".join(citing[clause])
-        elif clause in not_testable:
-            shown = f"not testable: {not_testable[clause]}"
-        elif "." in clause:  # a numbered rule; the recorded choices (C1...) need no test of their own
-            shown = "**not covered**"
-            missing.append(f"{title} {clause}")
-        else:
-            shown = "-"
-        lines.append(f"| {clause} | {shown.replace('|', '/')} |")
-    return "\n".join(lines) + "\n", missing
+    return Coverage(title, str(rules) if rules is not None else None, clauses)

@@ -103,6 +103,29 @@ def test_a_clause_without_a_test_is_reported_and_fails_the_trace(tmp_path):
     assert result.returncode == 1
     assert "| 5.5 | **not covered** |" in result.stdout
     assert "not covered: pan.md 5.5" in result.stdout
+    as_json = run("test", "--trace", "--format", "json", str(tmp_path / "pan.tests.yaml"))
+    assert as_json.returncode == 1
+    data = json.loads(as_json.stdout)
+    assert data["missing"] == ["pan.md 5.5"] and data["files_with_problems"] == []
+    [document] = data["documents"]
+    clauses = {c["clause"]: c for c in document["clauses"]}
+    assert document["title"] == "pan.md" and clauses["5.5"] == {
+        "clause": "5.5",
+        "tests": [],
+        "not_testable": None,
+        "covered": False,
+    }
+    assert all(c["covered"] for k, c in clauses.items() if k != "5.5")
+    refused = run("test", "--trace", "--format", "junit", str(tmp_path / "pan.tests.yaml"))
+    assert refused.returncode == 2 and "text or json" in refused.stderr
+
+
+def test_the_trace_of_tests_naming_no_rules_document_says_so(tmp_path):
+    path = write(tmp_path, "tests:\n  - {name: a, clause: '1.1', expect: {current: P1}}\n")
+    result = run("test", "--trace", str(path))
+    assert result.returncode == 0 and "name no rules document" in result.stdout and "| 1.1 | tiny" in result.stdout
+    document = json.loads(run("test", "--trace", "--format", "json", str(path)).stdout)["documents"][0]
+    assert document["document"] is None and [c["clause"] for c in document["clauses"]] == ["1.1"]
 
 
 def test_a_changed_rule_fails_the_scenarios_of_its_clause(tmp_path):
