@@ -83,38 +83,27 @@ def record(state: State, ruleset: str, path: str | os.PathLike | None = None) ->
 def check_destination(path: str | os.PathLike, *, inputs: Sequence[str | os.PathLike] = ()) -> None:
     """ReplayError unless a file can be written at `path`: checked before a match is played.
 
+    What may be replaced is `atomic`'s rule (a regular file, or the one a link leads to);
     `inputs` are the rule files the command reads (paths or shipped names): writing over one
-    would destroy it. A destination that exists must be a regular file, since a FIFO or a
-    device would be replaced by the rename that writes the file.
+    would destroy it. The folder must exist and be writable.
     """
-    text = os.fspath(path)
-    if not text:
-        raise ReplayError("an empty file name was given")
-    if text.endswith(("/", os.sep)):  # Path() would drop the slash and write a file
-        raise ReplayError(f"{printable(text)} names a folder, not a file")
-    target = Path(path)
-    folder = target.parent
+    text = printable(os.fspath(path)) or "''"
     try:
+        real = atomic.target(path)
         for given in inputs:
-            if same_file(target, given):
-                raise ReplayError(f"cannot write {path}: it is the rule file {given} that is being read")
-        if target.is_dir():
-            raise ReplayError(f"{path} is a folder")
-        if target.exists() and not target.is_file():
-            raise ReplayError(f"cannot write {path}: it exists and is not a regular file (a pipe or a device?)")
-        if target.is_symlink() and not target.exists():  # it would be replaced, not followed
-            raise ReplayError(f"cannot write {path}: it is a symbolic link that leads to no file")
-        if folder.exists() and not folder.is_dir():
-            raise ReplayError(f"cannot write {path}: {folder} is not a folder")
+            if same_file(real, given):
+                read = printable(str(given))
+                raise ReplayError(f"cannot write {text}: it is the rule file {read} that is being read")
+        folder = real.parent
         if not folder.is_dir():
-            raise ReplayError(f"cannot write {path}: the folder {folder} does not exist")
+            raise ReplayError(f"cannot write {text}: the folder {printable(str(folder))} does not exist")
         if not os.access(folder, os.W_OK | os.X_OK):
-            raise ReplayError(f"cannot write {path}: the folder {folder} is not writable")
-        target.lstat()  # a name too long for the file system, say
+            raise ReplayError(f"cannot write {text}: the folder {printable(str(folder))} is not writable")
+        real.lstat()  # a name too long for the file system, say
     except FileNotFoundError:
         pass  # a new file
     except OSError as error:
-        raise ReplayError(f"cannot write {printable(text)}: {error.strerror or error}") from None
+        raise ReplayError(f"cannot write {text}: {error.strerror or error}") from None
 
 
 def write(path: str | os.PathLike, data: dict[str, Any]) -> None:

@@ -169,7 +169,7 @@ def test_a_file_named_like_a_shipped_ruleset_is_named_as_a_path(tmp_path, monkey
     ("name", "expected"),
     [
         ("out/", "names a folder, not a file"),
-        ("", "an empty file name"),
+        ("", "cannot write '': an empty name names no file"),
         ("x" * 300 + ".json", "File name too long"),
         ("g.yaml/x.json", "g.yaml is not a folder"),
     ],
