@@ -130,6 +130,22 @@ def test_undo_and_a_running_match_are_not_for_several_people():
     assert session.message((0,))["seed"] is None  # the seed would tell each hand
 
 
+def test_several_people_start_a_new_match_from_a_fresh_seed_only():
+    # A seed chosen by one person would tell that person every other hand of the new match.
+    players, options = SHORT["padan"]
+    session = make_session("padan", players, options, 3, people=tuple(range(players)))
+    _play_people(session, random.Random(2), limit=2000)
+    assert session.state.is_terminal()
+    assert session.message((0,))["can_new_match"] and not session.message((0,))["can_choose_seed"]
+    with pytest.raises(Refused, match="fresh seed"):
+        session.new_match((0,), 777)
+    assert session.matches == 1
+    session.new_match((0,), None)
+    assert session.matches == 2 and session.message((0,))["seed"] is None  # not shown until the end
+    alone = make_session("padan", players, options, 3, people=(0,))
+    assert alone.message((0,))["can_choose_seed"]
+
+
 def test_a_new_match_starts_from_the_seed_asked_for_or_a_fresh_one():
     session = make_session("padan", 2, {"target": 1}, 1, people=(1,))
     session.new_match((1,), 42)

@@ -160,9 +160,14 @@ class Session:
 
     def new_match(self, seats: tuple[int, ...], seed: Any = None) -> None:
         """Start again with `seed` (a fresh one when None). With several people, only once
-        the match is over, so nobody ends the others' match."""
+        the match is over, so nobody ends the others' match, and with a fresh seed: the
+        seed tells the whole deal, so whoever chose it would know every hand."""
         if not self.solo and not self.state.is_terminal():
             raise Refused("a new match can start when this one is over")
+        if not self.solo and seed is not None:
+            raise Refused(
+                "with several people a new match takes a fresh seed: a chosen one would tell its chooser the deal"
+            )
         if seed is None:
             seed = secrets.randbelow(MAX_SEED)
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
@@ -205,6 +210,7 @@ class Session:
             "options": {name: _json_value(value) for name, value in self.game.options.items()},
             "can_undo": self.solo and self.people[0] in self.movers,
             "can_new_match": self.solo or self.state.is_terminal(),
+            "can_choose_seed": self.solo,
             "can_download": self.seed_visible(),
             "notice": self.record_problem,
         }

@@ -288,7 +288,8 @@ function drawSide() {
   $("undo").hidden = s.mode !== "solo";
   $("undo").disabled = !s.can_undo;
   $("new").disabled = !s.can_new_match;
-  $("seed").disabled = !s.can_new_match;
+  $("seed").hidden = !s.can_choose_seed;
+  $("seed").disabled = !s.can_new_match || !s.can_choose_seed;
   const link = $("download");
   link.classList.toggle("off", !s.can_download);
   link.href = s.can_download ? `/replay/${encodeURIComponent(token)}` : "#";
