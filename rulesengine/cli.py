@@ -354,15 +354,27 @@ def _print_result(state) -> None:
 @main.command()
 @click.argument("ruleset")
 @_players
-@_seed
+@click.option(
+    "--seed",
+    "-s",
+    type=SEED,
+    default=None,
+    help="Seed of shuffles and bots [default: a fresh one; the header shows it, to play the deal again].",
+)
 @_options
 @click.option("--seat", type=WholeNumber(min=1), default=1, show_default=True, help="Your seat (P1 is seat 1).")
 @_opponents
-def play(ruleset: str, players: int | None, seed: int, options: tuple[str, ...], seat: int, opponents: str) -> None:
+def play(
+    ruleset: str, players: int | None, seed: int | None, options: tuple[str, ...], seat: int, opponents: str
+) -> None:
     """Play a match of RULESET in the terminal against bots (random unless --opponents says)."""
+    import secrets
+
     from . import agent_spec
     from .play import play_against_bots
 
+    if seed is None:  # a fixed default would deal every match alike, and anyone could look it up
+        seed = secrets.randbelow(2**31)
     game = _load_game(ruleset, players, options)
     if seat > game.num_players:
         raise ChoiceError(f"--seat {seat} is not a seat of a {game.num_players}-player game")

@@ -399,6 +399,18 @@ def test_q_leaves_play_with_exit_0():
     assert result.exit_code == 0 and "you left the match" in result.output
 
 
+def test_play_deals_from_a_fresh_seed_unless_given_one():
+    # A fixed default would deal every match alike, and the deal of seed 0 is a command away.
+    seeds = set()
+    for _ in range(3):
+        result = CliRunner().invoke(main, ["play", "pan"], input="q\n")
+        assert result.exit_code == 0
+        seeds.add(re.search(r"seed (\d+)", result.output).group(1))
+    assert len(seeds) == 3
+    given = CliRunner().invoke(main, ["play", "pan", "--seed", "12"], input="q\n")
+    assert "seed 12," in given.output
+
+
 def test_validate_takes_a_shipped_name_and_an_unknown_name_is_exit_2():
     assert run("validate", "pan").exit_code == 0
     unknown = run("validate", "no-such-game")
