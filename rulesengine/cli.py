@@ -557,8 +557,8 @@ def _reference(base: str, folder: Path, loaded: str) -> str:
 
     A rule file may extend only files in its own folder or below (see docs/tooling.md), so
     a base elsewhere is refused here rather than written into a file that cannot load. So is
-    a shipped name that, read from the new file's folder, would name a file there (`pan`
-    with a pan.yaml beside the new file): the file would not extend the base it describes.
+    a shipped name that, read from the new file's folder, would name a file there (NAME with
+    a NAME.yaml beside the new file): the file would not extend the base it describes.
     """
     if not Path(base).is_file():
         reference = base
