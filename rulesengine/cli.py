@@ -18,7 +18,7 @@ import click
 from click.core import ParameterSource
 
 from . import api, fileformat, ir
-from .click_types import SEED, FiniteFloatRange, WholeNumber
+from .click_types import MAX_STEPS_OPTION, SEED, FiniteFloatRange, WholeNumber
 from .diagnostics import (
     ERROR,
     Diagnostic,
@@ -31,6 +31,7 @@ from .diagnostics import (
     render_json,
     render_text,
 )
+from .limits import DEFAULT_MAX_STEPS
 from .quick_exit import quick_exit
 from .resources import same_file
 
@@ -126,10 +127,10 @@ def _load_ruleset(ruleset: str) -> ir.Ruleset:
         raise ChoiceError(str(error)) from None
 
 
-def _load_game(ruleset: str, players: int | None, options: tuple[str, ...]) -> Game:
+def _load_game(ruleset: str, players: int | None, options: tuple[str, ...], max_steps: int = DEFAULT_MAX_STEPS) -> Game:
     checked = _load_ruleset(ruleset)
     try:
-        return api.make_game(checked, players=players, options=_parse_options(options))
+        return api.make_game(checked, players=players, options=_parse_options(options), max_steps=max_steps)
     except OptionError as error:
         raise ChoiceError(str(error)) from None
     except RulesEngineError as error:  # an error of the rules in this setting, e.g. a folded value too large
@@ -251,13 +252,20 @@ _opponents = click.option(
     metavar="SPECS",
     help="Bots per seat, e.g. ismcts:1000,greedy (see docs/agents.md).",
 )
+@MAX_STEPS_OPTION
 def run(
-    ruleset: str, players: int | None, seed: int, options: tuple[str, ...], record_path: str | None, agents_spec: str
+    ruleset: str,
+    players: int | None,
+    seed: int,
+    options: tuple[str, ...],
+    record_path: str | None,
+    agents_spec: str,
+    max_steps: int,
 ) -> None:
     """Bots (random unless --agents says) play one whole match of RULESET (a path or a shipped name)."""
     from . import replay
 
-    game = _load_game(ruleset, players, options)
+    game = _load_game(ruleset, players, options, max_steps)
     if record_path is not None:  # before the match, not after it
         try:
             replay.check_destination(record_path, inputs=[ruleset, *api.composed_files(game.ruleset)])

@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from .diagnostics import is_whole_number_text, printable
-from .limits import MAX_INTEGER
+from .limits import DEFAULT_MAX_STEPS, MAX_INTEGER
 
 
 class FiniteFloatRange(click.FloatRange):
@@ -45,3 +45,14 @@ class WholeNumber(click.IntRange):
 # A seed is an integer of the language's size: larger ones gain nothing, and a number of
 # thousands of digits could not even be printed (Python limits int-to-text conversion).
 SEED = WholeNumber(-MAX_INTEGER, MAX_INTEGER)
+
+
+# The decisions a match may last before the engine stops it (a draw): for a game whose
+# matches run long, a lower limit ends a run or a simulation sooner.
+MAX_STEPS_OPTION = click.option(
+    "--max-steps",
+    type=WholeNumber(1, MAX_INTEGER),
+    default=DEFAULT_MAX_STEPS,
+    show_default=True,
+    help="Decisions a match may last; one that reaches them stops there, a draw.",
+)

@@ -20,6 +20,7 @@ from .api import composed_digest, find_ruleset, load_ruleset, make_game, ruleset
 from .compose import find_reference, is_confined
 from .diagnostics import IllegalActionError, OptionError, RuleFileError, RulesEngineError, printable
 from .engine import Game, State
+from .limits import DEFAULT_MAX_STEPS, MAX_INTEGER
 from .resources import rulesets_dir, same_file, shipped_rulesets
 from .source import read_bytes
 
@@ -66,7 +67,7 @@ def record(state: State, ruleset: str, path: str | os.PathLike | None = None) ->
     for action in actions:
         names.append(replay.action_to_string(action))
         replay.apply_action(action)
-    return {
+    data = {
         "format": FORMAT,
         "version": VERSION,
         "ruleset": reference(ruleset, path),
@@ -78,6 +79,9 @@ def record(state: State, ruleset: str, path: str | os.PathLike | None = None) ->
         "action_names": names,
         "result": {"terminal": state.is_terminal(), "returns": state.returns(), "decisions": state.steps},
     }
+    if state.game.max_steps != DEFAULT_MAX_STEPS:  # a match stopped sooner ends there when played back
+        data["max_steps"] = state.game.max_steps
+    return data
 
 
 def check_destination(path: str | os.PathLike, *, inputs: Sequence[str | os.PathLike] = ()) -> None:
@@ -165,6 +169,9 @@ def read(path: str | os.PathLike) -> dict[str, Any]:
     for key, kind in expected.items():
         if not isinstance(data.get(key), kind) or isinstance(data.get(key), bool):
             raise ReplayError(f'{path}: "{key}" must be {_describe(kind)}')
+    steps = data.get("max_steps", DEFAULT_MAX_STEPS)
+    if not isinstance(steps, int) or isinstance(steps, bool) or not 1 <= steps <= MAX_INTEGER:
+        raise ReplayError(f'{path}: "max_steps" must be a whole number from 1 to {MAX_INTEGER}')
     if not all(isinstance(a, int) and not isinstance(a, bool) for a in data["actions"]):
         raise ReplayError(f'{path}: "actions" must be a list of whole numbers')
     _check_result(data, path)
@@ -242,7 +249,12 @@ def load_game(data: dict[str, Any], path: str | os.PathLike = "replay") -> Game:
             "recorded (its SHA-256 differs)"
         )
     try:
-        game = make_game(load_ruleset(file), players=data["players"], options=data["options"])
+        game = make_game(
+            load_ruleset(file),
+            players=data["players"],
+            options=data["options"],
+            max_steps=data.get("max_steps", DEFAULT_MAX_STEPS),
+        )
     except OptionError as error:  # e.g. a player count out of the ruleset's range
         raise ReplayError(f"{path}: {error}") from None
     if len(data["result"]["returns"]) != game.num_players:

@@ -386,3 +386,15 @@ def test_a_long_run_keeps_a_few_numbers_a_match_not_its_record():
     # its decisions, rounds, lead changes, share led for good, and one number a round
     assert per_match <= 8 * (5 + len(record["round_lengths"])) * 1.2
     assert tally.result()["games"] == 2_001
+
+
+def test_max_steps_stops_the_matches_of_simulate_and_check_sooner():
+    simulated = CliRunner().invoke(main, ["simulate", "pan", "-n", "3", "--max-steps", "40", "--json"])
+    assert simulated.exit_code == 0, simulated.output
+    data = json.loads(simulated.output)
+    assert data["truncated"] == 3 and data["length"]["decisions"]["max"] == 40
+    checked = CliRunner().invoke(main, ["check", "pan", "-n", "2", "--max-steps", "40", "--format", "json"])
+    assert checked.exit_code == 1
+    assert "stopped at the engine's limit of 40 decisions" in checked.output
+    refused = CliRunner().invoke(main, ["simulate", "pan", "-n", "1", "--max-steps", "0"])
+    assert refused.exit_code == 2 and "--max-steps" in refused.output

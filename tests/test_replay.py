@@ -77,6 +77,26 @@ def test_a_corrupt_file_gets_a_clear_error(tmp_path, text, message):
         replay.read(path)
 
 
+def test_a_match_stopped_by_max_steps_replays_stopped_there(tmp_path):
+    from click.testing import CliRunner
+
+    from rulesengine.cli import main
+
+    path = tmp_path / "short.json"
+    ran = CliRunner().invoke(main, ["run", "pan", "--seed", "2", "--max-steps", "30", "--record", str(path)])
+    assert ran.exit_code == 0 and "stopped at the engine's decision limit" in ran.output
+    data = json.loads(path.read_text())
+    assert data["max_steps"] == 30 and data["result"]["decisions"] == 30 and data["result"]["terminal"]
+    assert replay.verify(data, path).truncated
+    for bad in (0, -1, "30", 1.5, True):
+        path.write_text(json.dumps({**data, "max_steps": bad}))
+        with pytest.raises(replay.ReplayError, match='"max_steps" must be a whole number'):
+            replay.read(path)
+    # the default is left out, so replays of whole matches read as before
+    CliRunner().invoke(main, ["run", "pan", "--seed", "2", "--record", str(path)])
+    assert "max_steps" not in json.loads(path.read_text())
+
+
 def test_the_command_line_records_replays_and_verifies(tmp_path):
     path = tmp_path / "m.json"
 

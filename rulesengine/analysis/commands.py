@@ -13,7 +13,7 @@ import click
 from .. import atomic, ir
 from ..agent_spec import AGENT_NAMES, AgentSpecError, parse_specs
 from ..api import load_ruleset
-from ..click_types import SEED, FiniteFloatRange, WholeNumber
+from ..click_types import MAX_STEPS_OPTION, SEED, FiniteFloatRange, WholeNumber
 from ..diagnostics import (
     ERROR,
     Diagnostic,
@@ -54,6 +54,7 @@ _common = [
     click.option(
         "-o", "--option", "options", multiple=True, metavar="NAME=VALUE", help="Set a ruleset option; repeat for more."
     ),
+    MAX_STEPS_OPTION,
     click.option(
         "--workers",
         "-j",
@@ -323,6 +324,7 @@ def simulate_command(
     players: int | None,
     seed: int,
     options: tuple[str, ...],
+    max_steps: int,
     workers: str,
     backend: str,
     address: str | None,
@@ -335,7 +337,7 @@ def simulate_command(
 ) -> None:
     """Bots play GAMES matches of RULESET; prints balance statistics with 95 % intervals."""
     _check_report(report_path)
-    game = _cli()._load_game(ruleset, players, options)
+    game = _cli()._load_game(ruleset, players, options, max_steps)
     _check_outputs((game,), matches=matches_path, report=report_path)
     settings = _settings(game, workers, agents, roles, standing)
     data = _simulate(
@@ -369,6 +371,7 @@ def compare_command(
     players: int | None,
     seed: int,
     options: tuple[str, ...],
+    max_steps: int,
     workers: str,
     backend: str,
     address: str | None,
@@ -387,8 +390,8 @@ def compare_command(
         raise cli.UsageError("compare needs a second rule file or at least one -O NAME=VALUE")
     cli._parse_options(other_options, "-O")  # before they join -o's, so that an error names -O
     _check_report(report_path)
-    first = cli._load_game(ruleset, players, options)
-    second = cli._load_game(other or ruleset, players, options + other_options)
+    first = cli._load_game(ruleset, players, options, max_steps)
+    second = cli._load_game(other or ruleset, players, options + other_options, max_steps)
     _check_outputs((first, second), report=report_path)
     # both settings checked before either is played, so a mistake does not wait for A's matches
     settings = [_settings(game, workers, agents, roles, standing) for game in (first, second)]
@@ -433,6 +436,7 @@ def compare_command(
 @click.option(
     "-o", "--option", "options", multiple=True, metavar="NAME=VALUE", help="Set a ruleset option; repeat for more."
 )
+@MAX_STEPS_OPTION
 @click.option(
     "--limit-share",
     type=FiniteFloatRange(0, 1),
@@ -464,6 +468,7 @@ def check_command(
     player_counts: tuple[int, ...],
     seed: int,
     options: tuple[str, ...],
+    max_steps: int,
     limit_share: float,
     output_format: str,
     strict: bool,
@@ -486,7 +491,7 @@ def check_command(
         except RulesEngineError:
             pass  # an unknown ruleset: a usage error, said when the game is made below
         for count in player_counts or (None,):
-            game = cli._load_game(ruleset, count, options)
+            game = cli._load_game(ruleset, count, options, max_steps)
             checked.setdefault((Path(game.ruleset.file).resolve(), game.num_players), game)
     for game in checked.values():
         settings = _settings(game, workers, "random", (), None)
