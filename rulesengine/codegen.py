@@ -384,16 +384,18 @@ class CodeGenerator:
                 )
             ]
         if isinstance(s, ir.Reveal):
-            player = self.player(s.player, where)
+            # the cards before the player, as the reference mode reads them (which error comes first)
+            seat_first: list[ast.stmt] = []
             if s.cards.type != ir.ZONE:
                 card = s.cards.type == ir.CARD
-                shown = pyast.list_([self.gen(s.cards)]) if card else call("list", self.collection(s.cards))
-                return [pyast.expr(pyast.method(name("st"), "reveal", player, shown))]
+                listed = pyast.list_([self.gen(s.cards)]) if card else call("list", self.collection(s.cards))
+                shown = pyast.kept(listed, "_shown", self.names.fresh, seat_first)
+                player = self.player(s.player, where)
+                return [*seat_first, pyast.expr(pyast.method(name("st"), "reveal", player, shown))]
             # A zone's cards are all real ones: an untracked state adds them to what the player is
             # shown, without the method's copy and test of each card.
-            seat_first: list[ast.stmt] = []
-            seat = pyast.kept(player, "_seat", self.names.fresh, seat_first)
-            cards = self.collection(s.cards)
+            cards = pyast.kept(self.collection(s.cards), "_cards", self.names.fresh, seat_first)
+            seat = pyast.kept(self.player(s.player, where), "_seat", self.names.fresh, seat_first)
             inline = [
                 pyast.expr(pyast.method(pyast.sub(pyast.st("shown"), seat), "extend", cards)),
                 pyast.assign(pyast.store_attr(name("st"), "shown_any"), const(True)),
@@ -409,6 +411,13 @@ class CodeGenerator:
                 target = pyast.store_sub(pyast.st("vars"), index)
             value = self.gen(s.value)
             if s.op == "=":
+                if s.indices and not (pyast.cannot_fail(target.slice) or pyast.cannot_fail(value)):  # type: ignore[attr-defined]
+                    # the index before the value, as the reference mode reads them (which error comes first)
+                    local = self.names.fresh("_index")
+                    return [
+                        pyast.assign(local, target.slice),  # type: ignore[attr-defined]
+                        pyast.assign(pyast.store_sub(pyast.st("vars"), name(local)), value),
+                    ]
                 return [pyast.assign(target, value)]
             # `x += v` keeps x within the limits of the language: the stored result is checked.
             first: list[ast.stmt] = []
@@ -1438,12 +1447,12 @@ def length_bound(e: ir.Expr, layout: Layout) -> int | None:
             return MAX_PLAYERS
         if e.function in ("top", "bottom"):
             return length_bound(e.args[0], layout)
+        if e.function == "concat":  # lists joined with `+`
+            parts = [length_bound(a, layout) for a in e.args]
+            return None if None in parts else sum(parts)  # type: ignore[arg-type]
         return None
     if isinstance(e, ir.ListExpr):
         return len(e.items)
-    if isinstance(e, ir.Binary) and e.op == "+":
-        a, b = length_bound(e.left, layout), length_bound(e.right, layout)
-        return None if a is None or b is None else a + b
     if isinstance(e, ir.Conditional):
         a, b = length_bound(e.then, layout), length_bound(e.otherwise, layout)
         return None if a is None or b is None else max(a, b)

@@ -203,8 +203,13 @@ def most_outcomes(ruleset: ir.Ruleset, options: dict[str, object], players: int,
 
 
 def _length(e: ir.Expr, options: dict[str, object], players: int, cards: int, suits: int, ranks: int) -> int:
+    """The most items the list `e` can hold in this setting."""
     if isinstance(e, ir.ListExpr):
         return len(e.items)
+    if isinstance(e, ir.Call) and e.function == "concat":  # lists joined with `+`: the items of both
+        return sum(_length(part, options, players, cards, suits, ranks) for part in e.args)
+    if isinstance(e, ir.Conditional):
+        return max(_length(side, options, players, cards, suits, ranks) for side in (e.then, e.otherwise))
     if isinstance(e, ir.Call) and e.function == "range":
         bounds = [b for b in (_constant(a, options) for a in e.args) if isinstance(b, int)]
         if len(bounds) == len(e.args):

@@ -99,6 +99,15 @@ def test_a_random_player_and_number_are_chance_nodes(tmp_path: Path, optimize: b
     assert game.max_chance_outcomes == 18  # the cards of a shuffle outnumber the values of the draws
 
 
+def test_the_most_chance_outcomes_count_every_item_of_joined_lists(tmp_path):
+    # `players + players` holds each seat twice: six outcomes with three players, not three
+    path = write(tmp_path, "setup:\n  - dealer = random players + players + [seat(0)]\n  - drawn = random stock + stock\n")
+    game = rulesengine.make_game(path, players=3)
+    assert game.max_chance_outcomes == 2 * 18  # the cards of the deck twice
+    state = first_chance(game)
+    assert len(state.chance_outcomes()) == 7 <= game.max_chance_outcomes
+
+
 @settings(max_examples=20, deadline=None)
 @given(seed=st.integers(0, 2**40))
 def test_a_seed_draws_the_same_values_in_both_modes(seed: int) -> None:

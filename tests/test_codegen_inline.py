@@ -312,12 +312,12 @@ def test_the_length_of_a_list_is_bounded_through_joins_and_filters() -> None:
     span = Span.point("f", 1, 1)
     ten = ir.Call(ir.list_of(ir.INT), span, "range", (ir.Const(ir.INT, span, 10),))
     two = ir.ListExpr(ir.list_of(ir.INT), span, (ten.args[0], ten.args[0]))
-    joined = ir.Binary(ir.list_of(ir.INT), span, "+", ten, two)
+    joined = ir.Call(ir.list_of(ir.INT), span, "concat", (ten, two))  # `range(10) + [10, 10]`, as checked
     assert codegen.length_bound(joined, layout) == MAX_RANGE + 2
     kept = ir.Macro(ir.list_of(ir.INT), span, "filter", joined, 0, ir.Const(ir.BOOL, span, True))
     assert codegen.length_bound(kept, layout) == MAX_RANGE + 2
     unknown = ir.Local(ir.list_of(ir.INT), span, "xs", 0)
-    assert codegen.length_bound(ir.Binary(ir.list_of(ir.INT), span, "+", ten, unknown), layout) is None
+    assert codegen.length_bound(ir.Call(ir.list_of(ir.INT), span, "concat", (ten, unknown)), layout) is None
     counted = ir.Macro(ir.INT, span, "sum", joined, 0, ir.Const(ir.INT, span, 3))
     assert codegen.value_bound(counted, layout) == 3 * (MAX_RANGE + 2)
 

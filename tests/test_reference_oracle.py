@@ -190,7 +190,7 @@ NOBODY_GAME = textwrap.dedent(
     name: Nobody
     players: {min: 3, max: 3}
     options:
-      what: {choices: [values, reveal, deal, hand, score, out, turn], default: values}
+      what: {choices: [values, reveal, deal, hand, score, out, turn, assign twice, reveal twice], default: values}
     decks:
       standard: {suits: [hearts], ranks: ["1", "2", "3", "4", "5", "6"], zone: stock}
     zones:
@@ -232,6 +232,10 @@ NOBODY_GAME = textwrap.dedent(
         then: ["out nobody"]
       - if: what == "turn"
         then: ["turn to nobody"]
+      - if: what == "assign twice"
+        then: ["score[nobody] = size(hand[nobody])"]
+      - if: what == "reveal twice"
+        then: ["reveal hand[nobody] to nobody"]
     phases:
       play:
         moves: [wait]
@@ -299,6 +303,19 @@ def test_using_nobody_as_a_seat_is_an_error_naming_the_place(tmp_path: Path, wha
     line = next(n for n, text in enumerate(NOBODY_GAME.splitlines(), 1) if f'what == "{what}"' in text) + 1
     with pytest.raises(EngineError, match=rf"^{path}:{line}:\d+: "):
         game.new_initial_state(seed=1)
+
+
+@pytest.mark.parametrize(("what", "first"), [("assign twice", "score[nobody]"), ("reveal twice", "hand[nobody]")])
+def test_of_two_errors_in_one_effect_both_modes_raise_the_first_read(tmp_path: Path, what: str, first: str) -> None:
+    # An assignment reads its index before its value, a reveal its cards before its player.
+    path = write(tmp_path, NOBODY_GAME)
+    row = next(n for n, text in enumerate(NOBODY_GAME.splitlines(), 1) if f'what == "{what}"' in text) + 1
+    text = NOBODY_GAME.splitlines()[row - 1]
+    column = text.index(first) + 1 if what == "reveal twice" else text.index('"') + 2  # an assignment: the effect
+    for optimize in (False, True):
+        game = rulesengine.make_game(path, options={"what": what}, optimize=optimize)
+        with pytest.raises(EngineError, match=rf"^{path}:{row}:{column}: "):
+            game.new_initial_state(seed=1)
 
 
 NO_CARD_GAME = textwrap.dedent(
