@@ -71,7 +71,7 @@ import inspect
 import itertools
 import linecache
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import attrs
@@ -147,6 +147,7 @@ class CodeGenerator:
         self.sources: list[GeneratedSource] = []
         self._hoisted: list[tuple[str, ast.expr]] | None = None  # while generating a legal test
         self._forbidden: set[int] = set()  # slots that vary inside the loops
+        self._lengths: Lengths = _NO_LENGTHS  # while generating a bind's body: its list's length bound
         self._shared: dict[int, str] = {}  # set parameter slot -> the attribute its cards share
         self._aliases: dict[int, ast.expr] = {}  # slot -> the node standing for it
         # While a legal test is asked per group: set parameter slot -> the group's shared value,
@@ -384,17 +385,22 @@ class CodeGenerator:
                 )
             ]
         if isinstance(s, ir.Reveal):
-            # the cards before the player, as the reference mode reads them (which error comes first)
+            # The cards before the player, as the reference mode reads them, when both can fail
+            # (which error comes first).
             seat_first: list[ast.stmt] = []
+            cards_first = not self.seat(s.player) and may_fail(s.cards, layout, self._lengths)
             if s.cards.type != ir.ZONE:
                 card = s.cards.type == ir.CARD
-                listed = pyast.list_([self.gen(s.cards)]) if card else call("list", self.collection(s.cards))
-                shown = pyast.kept(listed, "_shown", self.names.fresh, seat_first)
+                shown = pyast.list_([self.gen(s.cards)]) if card else call("list", self.collection(s.cards))
+                if cards_first:
+                    shown = pyast.kept(shown, "_shown", self.names.fresh, seat_first)  # type: ignore[assignment]
                 player = self.player(s.player, where)
                 return [*seat_first, pyast.expr(pyast.method(name("st"), "reveal", player, shown))]
             # A zone's cards are all real ones: an untracked state adds them to what the player is
             # shown, without the method's copy and test of each card.
-            cards = pyast.kept(self.collection(s.cards), "_cards", self.names.fresh, seat_first)
+            cards = self.collection(s.cards)
+            if cards_first:
+                cards = pyast.kept(cards, "_cards", self.names.fresh, seat_first)
             seat = pyast.kept(self.player(s.player, where), "_seat", self.names.fresh, seat_first)
             inline = [
                 pyast.expr(pyast.method(pyast.sub(pyast.st("shown"), seat), "extend", cards)),
@@ -411,8 +417,8 @@ class CodeGenerator:
                 target = pyast.store_sub(pyast.st("vars"), index)
             value = self.gen(s.value)
             if s.op == "=":
-                if s.indices and not (pyast.cannot_fail(target.slice) or pyast.cannot_fail(value)):  # type: ignore[attr-defined]
-                    # the index before the value, as the reference mode reads them (which error comes first)
+                if s.indices and not self.seat(s.indices[0]) and may_fail(s.value, layout, self._lengths):
+                    # the index (nobody is refused) before the value, as the reference mode reads them
                     local = self.names.fresh("_index")
                     return [
                         pyast.assign(local, target.slice),  # type: ignore[attr-defined]
@@ -587,7 +593,7 @@ class CodeGenerator:
         if not isinstance(e, (ir.Macro, ir.Call, ir.CardAttr, ir.Binary, ir.Conditional, ir.Unary, ir.SuitAttr)):
             return False
         slots = free_slots(e)
-        return not (slots & self._forbidden) and slots <= {0} and not may_fail(e, self.layout)
+        return not (slots & self._forbidden) and slots <= {0} and not may_fail(e, self.layout, self._lengths)
 
     def gen_Const(self, e: ir.Const) -> ast.expr:
         value = e.value
@@ -736,7 +742,7 @@ class CodeGenerator:
         its bound, known from its operands, is within them (the common case costs nothing)."""
         if e.type == ir.STR:
             return call(self.helper(runtime.check_text, "check_text"), node, const(position(e.span)))
-        bound = value_bound(e, self.layout)
+        bound = value_bound(e, self.layout, self._lengths)
         if bound is not None and bound <= MAX_INTEGER:
             return node
         return call(self.helper(runtime.check_int, "check_int"), node, const(position(e.span)))
@@ -841,10 +847,13 @@ class CodeGenerator:
         if e.kind == "bind":
             value = self.gen(e.collection)
             self._forbidden.add(e.slot)
+            around = self._lengths
+            self._lengths = bind_lengths(e, self.layout, around)  # for the limit tests in the body
             try:
                 return call(pyast.lambda_([var], self.gen(e.body)), value)
             finally:
                 self._forbidden.discard(e.slot)
+                self._lengths = around
         collection = self.gen(e.collection)
         unrolled, once = self.unroll(e, collection)
         if unrolled is not None:
@@ -928,7 +937,7 @@ class CodeGenerator:
         for lookup, value, value_ir in pairs:
             if not self._table_lookup(lookup, var) or var in pyast.names_in(value):
                 continue
-            if e.slot in free_slots(value_ir) or may_fail(value_ir, self.layout):
+            if e.slot in free_slots(value_ir) or may_fail(value_ir, self.layout, self._lengths):
                 continue
             return compare(value, "in" if e.kind == "any" else "not in", call("map", self.getter(lookup), items))
         return None
@@ -1387,9 +1396,18 @@ def _literal_within(node: ast.expr, size: int) -> bool:
 _COUNTERS = 2**62  # turn and round counters count decisions: a match never reaches this
 
 
-def value_bound(e: ir.Expr, layout: Layout) -> int | None:
+Lengths = Mapping[int, "int | None"]  # the local slots of binds holding lists -> their length bounds
+_NO_LENGTHS: Lengths = {}
+
+
+def value_bound(e: ir.Expr, layout: Layout, lengths: Lengths = _NO_LENGTHS) -> int | None:
     """A bound on the magnitude of an int expression known when the game is compiled (None:
-    no bound is known). Arithmetic whose bound is within MAX_INTEGER needs no check."""
+    no bound is known). Arithmetic whose bound is within MAX_INTEGER needs no check.
+    `lengths` bounds the lists the binds around `e` hold."""
+
+    def bound(part: ir.Expr) -> int | None:
+        return value_bound(part, layout, lengths)
+
     if isinstance(e, ir.Const):
         return abs(e.value) if type(e.value) is int else None
     if isinstance(e, ir.CardAttr):
@@ -1399,15 +1417,15 @@ def value_bound(e: ir.Expr, layout: Layout) -> int | None:
         return {"num_players": MAX_PLAYERS, "direction": 1}.get(e.name, _COUNTERS)
     if isinstance(e, ir.Call):
         if e.function in ("size", "len"):
-            return length_bound(e.args[0], layout)
+            return length_bound(e.args[0], layout, lengths)
         if e.function in ("abs", "min", "max"):
-            bounds = [value_bound(a, layout) for a in e.args]
+            bounds = [bound(a) for a in e.args]
             return None if None in bounds else max(bounds)  # type: ignore[type-var]
         return None
     if isinstance(e, ir.Unary) and e.op == "-":
-        return value_bound(e.operand, layout)
+        return bound(e.operand)
     if isinstance(e, ir.Binary) and e.op in ("+", "-", "*", "//", "%"):
-        a, b = value_bound(e.left, layout), value_bound(e.right, layout)
+        a, b = bound(e.left), bound(e.right)
         if e.op == "//":
             return a
         if e.op == "%":
@@ -1416,28 +1434,40 @@ def value_bound(e: ir.Expr, layout: Layout) -> int | None:
             return None
         return a + b if e.op in ("+", "-") else a * b
     if isinstance(e, ir.Conditional):
-        a, b = value_bound(e.then, layout), value_bound(e.otherwise, layout)
+        a, b = bound(e.then), bound(e.otherwise)
         return None if a is None or b is None else max(a, b)
-    if isinstance(e, ir.Macro):
+    if isinstance(e, ir.Macro) and e.body is not None:
         if e.kind == "count":
-            return length_bound(e.collection, layout)
-        if e.kind in ("max", "min", "bind"):
-            return value_bound(e.body, layout) if e.body is not None else None
+            return length_bound(e.collection, layout, lengths)
+        if e.kind == "bind":
+            return value_bound(e.body, layout, bind_lengths(e, layout, lengths))
+        if e.kind in ("max", "min"):
+            return bound(e.body)
         if e.kind == "sum":
-            body = value_bound(e.body, layout) if e.body is not None else None
-            length = length_bound(e.collection, layout)
+            body, length = bound(e.body), length_bound(e.collection, layout, lengths)
             return None if body is None or length is None else body * length
     return None
 
 
-def length_bound(e: ir.Expr, layout: Layout) -> int | None:
+def bind_lengths(e: ir.Macro, layout: Layout, lengths: Lengths) -> Lengths:
+    """`lengths` within the body of the bind `e`: its local's, when it holds a list."""
+    return {**lengths, e.slot: length_bound(e.collection, layout, lengths)}
+
+
+def length_bound(e: ir.Expr, layout: Layout, lengths: Lengths = _NO_LENGTHS) -> int | None:
     """A bound on the items of a list, the cards of a zone or the characters of a text known
     when the game is compiled (None: no bound is known). Lists joined with `+` add up: a list
     is not held within any limit while a match runs, only texts are."""
+
+    def length(part: ir.Expr) -> int | None:
+        return length_bound(part, layout, lengths)
+
     if e.type == ir.STR:
         return MAX_TEXT_LENGTH
     if isinstance(e, ir.ZoneRef):
         return MAX_CARDS
+    if isinstance(e, ir.Local):
+        return lengths.get(e.slot)  # a bind's list; another local's is not known here
     if isinstance(e, ir.Builtin):
         return {"players": MAX_PLAYERS, "active": MAX_PLAYERS, "suits": len(layout.suit_names)}.get(e.name)
     if isinstance(e, ir.Call):
@@ -1446,18 +1476,20 @@ def length_bound(e: ir.Expr, layout: Layout) -> int | None:
         if e.function in ("others", "teammates"):
             return MAX_PLAYERS
         if e.function in ("top", "bottom"):
-            return length_bound(e.args[0], layout)
+            return length(e.args[0])
         if e.function == "concat":  # lists joined with `+`
-            parts = [length_bound(a, layout) for a in e.args]
+            parts = [length(a) for a in e.args]
             return None if None in parts else sum(parts)  # type: ignore[arg-type]
         return None
     if isinstance(e, ir.ListExpr):
         return len(e.items)
     if isinstance(e, ir.Conditional):
-        a, b = length_bound(e.then, layout), length_bound(e.otherwise, layout)
+        a, b = length(e.then), length(e.otherwise)
         return None if a is None or b is None else max(a, b)
     if isinstance(e, ir.Macro) and e.kind == "filter":
-        return length_bound(e.collection, layout)
+        return length(e.collection)
+    if isinstance(e, ir.Macro) and e.kind == "bind" and e.body is not None:
+        return length_bound(e.body, layout, bind_lengths(e, layout, lengths))
     return None
 
 
@@ -1493,9 +1525,9 @@ def _only_through(e: ir.Expr, slot: int, attribute: str) -> bool:
     return all(_only_through(child, slot, attribute) for child in ir.children(e))
 
 
-def may_fail(e: ir.Expr, layout: Layout) -> bool:
+def may_fail(e: ir.Expr, layout: Layout, lengths: Lengths = _NO_LENGTHS) -> bool:
     """Whether evaluating `e` could raise: an index outside a zone or a player's values, or
-    arithmetic that may pass the language's limits."""
+    arithmetic that may pass the language's limits (`lengths` as for `value_bound`)."""
     if (
         isinstance(e, (ir.ZoneRef, ir.VarRef))
         and e.indices
@@ -1505,10 +1537,12 @@ def may_fail(e: ir.Expr, layout: Layout) -> bool:
     if isinstance(e, ir.Binary) and e.op in ("+", "-", "*") or isinstance(e, ir.Unary) and e.op == "-":
         if e.type == ir.STR:
             return True
-        bound = value_bound(e, layout)
+        bound = value_bound(e, layout, lengths)
         if bound is None or bound > MAX_INTEGER:
             return True
-    return any(may_fail(child, layout) for child in ir.children(e))
+    if isinstance(e, ir.Macro) and e.kind == "bind" and e.body is not None:
+        return may_fail(e.collection, layout, lengths) or may_fail(e.body, layout, bind_lengths(e, layout, lengths))
+    return any(may_fail(child, layout, lengths) for child in ir.children(e))
 
 
 def _plain(node: ast.expr) -> bool:

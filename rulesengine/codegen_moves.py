@@ -1056,10 +1056,12 @@ class MoveCodeGenerator(CodeGenerator):
             p.slot: p.same for p in move.params if p.size is not None and p.same is not None and p.at_least is None
         }
         self._hoisted, self._forbidden = hoisted, {p.slot for p in move.params}
+        # a set parameter holds at most its size of cards (for the limit tests of a sum over it)
+        self._lengths = {p.slot: p.size for p in move.params if p.size is not None}
         try:
             return self.gen(move.legal)
         finally:
-            self._hoisted, self._forbidden, self._shared = None, set(), {}
+            self._hoisted, self._forbidden, self._shared, self._lengths = None, set(), {}, {}
 
     def _set_rank(self, var: str, size: int, stride: int) -> ast.expr:
         """The index of a sorted card set among all sets of its size (colex order)."""

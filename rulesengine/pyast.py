@@ -126,15 +126,6 @@ def kept(value: ast.expr, hint: str, fresh: Callable[[str], str], first: list[as
     return name(local)
 
 
-_NEVER_FAILS = (ast.Constant, ast.Name, ast.Load, ast.BinOp, ast.UnaryOp, ast.Add, ast.Sub, ast.Mult, ast.USub)
-
-
-def cannot_fail(node: ast.expr) -> bool:
-    """Whether evaluating `node` can raise nothing: names and constants joined by `+`, `-` and
-    `*` (no call, no index, no division), on the ints generated code computes with."""
-    return all(isinstance(part, _NEVER_FAILS) for part in ast.walk(node))
-
-
 def tuple_(items: Iterable[ast.expr]) -> ast.Tuple:
     return ast.Tuple(list(items), ast.Load())
 

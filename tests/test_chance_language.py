@@ -101,7 +101,9 @@ def test_a_random_player_and_number_are_chance_nodes(tmp_path: Path, optimize: b
 
 def test_the_most_chance_outcomes_count_every_item_of_joined_lists(tmp_path):
     # `players + players` holds each seat twice: six outcomes with three players, not three
-    path = write(tmp_path, "setup:\n  - dealer = random players + players + [seat(0)]\n  - drawn = random stock + stock\n")
+    path = write(
+        tmp_path, "setup:\n  - dealer = random players + players + [seat(0)]\n  - drawn = random stock + stock\n"
+    )
     game = rulesengine.make_game(path, players=3)
     assert game.max_chance_outcomes == 2 * 18  # the cards of the deck twice
     state = first_chance(game)

@@ -320,6 +320,11 @@ def test_the_length_of_a_list_is_bounded_through_joins_and_filters() -> None:
     assert codegen.length_bound(ir.Call(ir.list_of(ir.INT), span, "concat", (ten, unknown)), layout) is None
     counted = ir.Macro(ir.INT, span, "sum", joined, 0, ir.Const(ir.INT, span, 3))
     assert codegen.value_bound(counted, layout) == 3 * (MAX_RANGE + 2)
+    # a bind's local holds its list: `(range(10) + [10, 10]).bind(xs, size(xs))`
+    bound = ir.Local(ir.list_of(ir.INT), span, "xs", 5)
+    size = ir.Macro(ir.INT, span, "bind", joined, 5, ir.Call(ir.INT, span, "size", (bound,)))
+    assert codegen.value_bound(size, layout) == MAX_RANGE + 2
+    assert codegen.value_bound(size.body, layout) is None  # outside the bind, nothing is known of xs
 
 
 # ---- pass `count test` -----------------------------------------------------------------
