@@ -327,6 +327,13 @@ def _make_agents(spec: str, seats: int, seed: int) -> list:
         raise ChoiceError(str(error)) from None
 
 
+def _fresh_seed() -> int:
+    """A seed nobody can guess, for a match people play: a known one would tell them the deal."""
+    import secrets
+
+    return secrets.randbelow(2**31)
+
+
 def _print_header(game: Game, seed: int) -> None:
     settings = ", ".join(f"{k}={v}" for k, v in game.options.items())
     _say(f"{game.ruleset.name}: {game.num_players} players, seed {seed}" + (f", {settings}" if settings else ""))
@@ -376,13 +383,10 @@ def play(
     ruleset: str, players: int | None, seed: int | None, options: tuple[str, ...], seat: int, opponents: str
 ) -> None:
     """Play a match of RULESET in the terminal against bots (random unless --opponents says)."""
-    import secrets
-
     from . import agent_spec
     from .play import play_against_bots
 
-    if seed is None:  # a fixed default would deal every match alike, and anyone could look it up
-        seed = secrets.randbelow(2**31)
+    seed = _fresh_seed() if seed is None else seed  # a fixed default would deal every match alike
     game = _load_game(ruleset, players, options)
     if seat > game.num_players:
         raise ChoiceError(f"--seat {seat} is not a seat of a {game.num_players}-player game")
@@ -503,8 +507,6 @@ def serve(
         from .web.session import Session
     except ImportError:
         raise ChoiceError('serve needs the web extra: pip install "rulesengine[web]"') from None
-    import secrets
-
     from . import agent_spec, replay
 
     game = _load_game(ruleset, players, options)
@@ -525,7 +527,7 @@ def serve(
         session = Session(
             game,
             ruleset,
-            secrets.randbelow(2**31) if seed is None else seed,
+            _fresh_seed() if seed is None else seed,
             people=people,
             opponents=opponents,
             hot_seat=hot_seat,
