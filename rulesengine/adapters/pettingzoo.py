@@ -110,17 +110,16 @@ class RulesEnv(AECEnv):
         self._after_step()
 
     def step(self, action: Any) -> None:
-        self._started("step")
+        state = self._started("step")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
         if action is None:
             raise IllegalActionError(f"{agent} must act: None is only for an agent whose match is over")
-        assert self.state is not None  # (see _started)
         # an int or NumPy integer; anything else, or an illegal id, raises IllegalActionError
         # (naming the legal actions) and changes nothing
-        self.state.apply_action(action)
+        state.apply_action(action)
         self._cumulative_rewards[agent] = 0.0
         self._after_step()
         self._accumulate_rewards()
@@ -142,15 +141,15 @@ class RulesEnv(AECEnv):
             self.terminations = done
         self.agent_selection = self.agents[0]
 
-    def _started(self, asked: str) -> None:
+    def _started(self, asked: str) -> State:
+        """The match reset() started; EngineError before it."""
         if self.state is None:
             raise EngineError(f"reset() starts a match: call it before {asked}()")
+        return self.state
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        self._started("observe")
+        state = self._started("observe")
         player = self.agent_name_mapping[agent]
-        state = self.state
-        assert state is not None  # (see _started)
         observation = np.asarray(self.encoder.encode(state, player), dtype=np.float32)
         mask = np.zeros(self.game.num_distinct_actions, dtype=np.int8)
         if state.current_player() == player:
