@@ -147,7 +147,9 @@ class CodeGenerator:
         self.sources: list[GeneratedSource] = []
         self._hoisted: list[tuple[str, ast.expr]] | None = None  # while generating a legal test
         self._forbidden: set[int] = set()  # slots that vary inside the loops
-        self._lengths: Lengths = _NO_LENGTHS  # while generating a bind's body: its list's length bound
+        # local slots holding lists -> their length bounds: the binds around the code being
+        # generated, a legal test's set parameters
+        self._lengths: Lengths = _NO_LENGTHS
         self._shared: dict[int, str] = {}  # set parameter slot -> the attribute its cards share
         self._aliases: dict[int, ast.expr] = {}  # slot -> the node standing for it
         # While a legal test is asked per group: set parameter slot -> the group's shared value,
@@ -1396,14 +1398,14 @@ def _literal_within(node: ast.expr, size: int) -> bool:
 _COUNTERS = 2**62  # turn and round counters count decisions: a match never reaches this
 
 
-Lengths = Mapping[int, "int | None"]  # the local slots of binds holding lists -> their length bounds
+Lengths = Mapping[int, "int | None"]  # local slots holding lists -> their length bounds (None: unknown)
 _NO_LENGTHS: Lengths = {}
 
 
 def value_bound(e: ir.Expr, layout: Layout, lengths: Lengths = _NO_LENGTHS) -> int | None:
     """A bound on the magnitude of an int expression known when the game is compiled (None:
     no bound is known). Arithmetic whose bound is within MAX_INTEGER needs no check.
-    `lengths` bounds the lists the binds around `e` hold."""
+    `lengths` bounds the lists that locals around `e` hold."""
 
     def bound(part: ir.Expr) -> int | None:
         return value_bound(part, layout, lengths)
@@ -1467,7 +1469,7 @@ def length_bound(e: ir.Expr, layout: Layout, lengths: Lengths = _NO_LENGTHS) -> 
     if isinstance(e, ir.ZoneRef):
         return MAX_CARDS
     if isinstance(e, ir.Local):
-        return lengths.get(e.slot)  # a bind's list; another local's is not known here
+        return lengths.get(e.slot)  # a bind's list or a set parameter; another local's is not known here
     if isinstance(e, ir.Builtin):
         return {"players": MAX_PLAYERS, "active": MAX_PLAYERS, "suits": len(layout.suit_names)}.get(e.name)
     if isinstance(e, ir.Call):
