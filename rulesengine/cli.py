@@ -8,6 +8,7 @@ option value, a file that cannot be written); 130 interrupted (Ctrl-C).
 
 from __future__ import annotations
 
+import gc
 import importlib
 import os
 import sys
@@ -766,11 +767,21 @@ def lsp_command() -> None:
 
 def entry() -> None:
     """Console entry point: usage errors exit with 2, never with a traceback."""
+    _collect_less_often()
     try:
         _run()
     except SystemExit as stop:
         quick_exit(stop.code)
     quick_exit(0)
+
+
+def _collect_less_often() -> None:
+    """A command builds many objects that live until it ends (YAML nodes, syntax trees, the
+    checked rules) and little garbage in cycles; at the collector's default threshold (a
+    collection every 700 new objects) it walks the same live objects again and again, about
+    a fifth of the time of checking the shipped rule files. Every 20,000 keeps what cyclic
+    garbage waits for collection small."""
+    gc.set_threshold(20_000, *gc.get_threshold()[1:])
 
 
 def _run() -> None:

@@ -210,3 +210,16 @@ def test_the_commands_defined_elsewhere_are_listed_and_run() -> None:
     done = CliRunner().invoke(cli.main, ["simulate", "pan", "--games", "2", "--json"])
     assert done.exit_code == 0, done.output
     assert '"games": 2' in done.output
+
+
+def test_the_command_collects_garbage_less_often_but_importing_it_changes_nothing() -> None:
+    # The threshold is the command's own setting: a program importing the package keeps its own.
+    code = (
+        "import gc, sys; before = gc.get_threshold(); import rulesengine.cli as cli; "
+        "assert gc.get_threshold() == before, 'import'; "
+        "sys.argv = ['rulesengine', 'validate', 'examples/tutorial-game.yaml']; "
+        "cli.quick_exit = lambda code: print(gc.get_threshold()[0], code); cli.entry()"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=bench.ROOT)
+    threshold, code_seen = out.stdout.split()[-2:]
+    assert int(threshold) >= 10_000 and code_seen == "0"
