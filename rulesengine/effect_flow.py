@@ -196,27 +196,51 @@ def most_outcomes(ruleset: ir.Ruleset, options: dict[str, object], players: int,
     """The most outcomes one chance node can have: a card of a shuffle, or one element of
     a random choice (bounded by its type, a list literal's items or a range's bounds)."""
     most = cards
+    counts = _Counts(options, players, cards, len(ruleset.suits), len(ruleset.ranks))
     for s in _statements(ruleset):
         if isinstance(s, ir.Random):
-            most = max(most, _length(s.candidates, options, players, cards, len(ruleset.suits), len(ruleset.ranks)))
+            most = max(most, counts.length(s.candidates, {}))
     return most
 
 
-def _length(e: ir.Expr, options: dict[str, object], players: int, cards: int, suits: int, ranks: int) -> int:
-    """The most items the list `e` can hold in this setting."""
-    if isinstance(e, ir.ListExpr):
-        return len(e.items)
-    if isinstance(e, ir.Call) and e.function == "concat":  # lists joined with `+`: the items of both
-        return sum(_length(part, options, players, cards, suits, ranks) for part in e.args)
-    if isinstance(e, ir.Conditional):
-        return max(_length(side, options, players, cards, suits, ranks) for side in (e.then, e.otherwise))
-    if isinstance(e, ir.Call) and e.function == "range":
-        bounds = [b for b in (_constant(a, options) for a in e.args) if isinstance(b, int)]
-        if len(bounds) == len(e.args):
-            low, high = (0, bounds[0]) if len(bounds) == 1 else (bounds[0], bounds[1])
-            return max(0, min(high - low, MAX_RANGE))
-    element = ir.element_of(e.type)
-    return {ir.CARD: cards, ir.PLAYER: players, ir.SUIT: suits, ir.RANK: ranks}.get(element or "", MAX_RANGE)
+@attrs.frozen
+class _Counts:
+    """What bounds a list in one setting: its options, and how many seats, cards, suits
+    and ranks there are (a list of distinct values of a type holds at most that many)."""
+
+    options: dict[str, object]
+    players: int
+    cards: int
+    suits: int
+    ranks: int
+
+    def length(self, e: ir.Expr, binds: dict[int, int]) -> int:
+        """The most items the list `e` can hold; `binds`: the bound of each bind's list by slot.
+        Lists joined with `+` can hold a value twice, and so can what keeps or takes their items."""
+        if isinstance(e, ir.ListExpr):
+            return len(e.items)
+        if isinstance(e, ir.Call) and e.function == "concat":
+            return sum(self.length(part, binds) for part in e.args)
+        if isinstance(e, ir.Call) and e.function in ("top", "bottom") and e.args[0].type != ir.ZONE:
+            return self.length(e.args[0], binds)  # (of a zone: the zone's cards, below)
+        if isinstance(e, ir.Macro) and e.kind == "filter":
+            return self.length(e.collection, binds)
+        if isinstance(e, ir.Macro) and e.kind == "bind" and e.body is not None:
+            if ir.element_of(e.collection.type) is not None:
+                binds = {**binds, e.slot: self.length(e.collection, binds)}
+            return self.length(e.body, binds)
+        if isinstance(e, ir.Local) and e.slot in binds:
+            return binds[e.slot]
+        if isinstance(e, ir.Conditional):
+            return max(self.length(side, binds) for side in (e.then, e.otherwise))
+        if isinstance(e, ir.Call) and e.function == "range":
+            bounds = [b for b in (_constant(a, self.options) for a in e.args) if isinstance(b, int)]
+            if len(bounds) == len(e.args):
+                low, high = (0, bounds[0]) if len(bounds) == 1 else (bounds[0], bounds[1])
+                return max(0, min(high - low, MAX_RANGE))
+        element = ir.element_of(e.type)
+        kinds = {ir.CARD: self.cards, ir.PLAYER: self.players, ir.SUIT: self.suits, ir.RANK: self.ranks}
+        return kinds.get(element or "", MAX_RANGE)
 
 
 def _constant(e: ir.Expr, options: dict[str, object]) -> object:

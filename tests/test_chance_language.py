@@ -110,6 +110,24 @@ def test_the_most_chance_outcomes_count_every_item_of_joined_lists(tmp_path):
     assert len(state.chance_outcomes()) == 7 <= game.max_chance_outcomes
 
 
+@pytest.mark.parametrize(
+    "candidates",
+    [
+        "(stock + stock + stock).filter(c, true)",
+        "top(stock + stock + stock, 60)",
+        "(stock + stock + stock).bind(s, s)",
+        "(stock + stock).bind(s, s + stock)",
+    ],
+)
+def test_what_keeps_or_takes_items_of_joined_lists_keeps_their_count(tmp_path, candidates):
+    # a filter, `top` or a bind of a list holding each card three times can hold them all
+    path = write(tmp_path, f"setup:\n  - drawn = random {candidates}\n")
+    for game in games(path):
+        assert game.max_chance_outcomes == 3 * 18
+        state = first_chance(game)
+        assert len(state.chance_outcomes()) == 54 <= game.max_chance_outcomes
+
+
 @settings(max_examples=20, deadline=None)
 @given(seed=st.integers(0, 2**40))
 def test_a_seed_draws_the_same_values_in_both_modes(seed: int) -> None:
