@@ -22,6 +22,7 @@ from .check_results import ResultsReader
 from .check_sections import SectionReader
 from .check_teams import TeamReader
 from .diagnostics import WARNING, Diagnostic, RuleFileError, did_you_mean
+from .limits import MAX_SPELT_OUT_NODES
 from .parse import ParseFailed, parse_expression, parse_loop, parse_signature, parse_statements
 from .shape import OPTION_TYPES, SECTION_KEYS, TOP_KEYS, VARIABLE_TYPES, VISIBILITIES
 from .source import Map, Scalar
@@ -95,14 +96,18 @@ class Checker(SectionReader, ExpressionChecker, ChanceChecker, ProcedureChecker,
         moves = self.read_moves()
         triggers = self.read_triggers()
         until, winners, losers = self.read_match()
-        self.report_unused_procedures()
+        # past the spelt-out bound (RE322) later expressions went unread: what they use is unknown
+        read_everything = self.nodes_spelt_out <= MAX_SPELT_OUT_NODES
+        if read_everything:
+            self.report_unused_procedures()
         self.check_reachable(phases)  # after moves and triggers: their 'goto's count too
         self.check_deals((setup, round_setup), min_p, max_p)
         self.check_never_legal(moves)
         self.check_hidden_announced(moves)
         self.check_circular_legality(moves)
         self.check_value_choices(moves, max_p)
-        self.report_unused(moves)
+        if read_everything:
+            self.report_unused(moves)
         ruleset = ir.Ruleset(
             name=name,
             description=description,

@@ -284,8 +284,30 @@ class _ToAst:
 
 
 def _parse_with(scalar: Scalar, text: str, start: str, base: int = 0) -> syntax.Expr:
-    tree = _parse_tree(scalar, text, start, base)
-    return _ToAst(scalar, base).expr(tree.children[0])
+    expr = _converted(scalar, text, start, base)
+    assert isinstance(expr, syntax.Expr)  # every start but a statement's reads an expression
+    return expr
+
+
+# Syntax made, by where its text is written and how: a YAML alias repeats its scalar at every
+# use (the same text at the same place), and one file can use one thousands of times, so each
+# is turned into syntax once. Syntax trees are immutable; the cache is emptied when full.
+_CONVERTED: dict[tuple[Span, str | None, str, str, int], syntax.Expr | syntax.Stmt] = {}
+_MAX_CONVERTED = 4096
+
+
+def _converted(scalar: Scalar, text: str, start: str, base: int = 0) -> syntax.Expr | syntax.Stmt:
+    """The syntax of `text` (`scalar`'s, or the part of it from `base`) read from `start`."""
+    key = (scalar.span, scalar.style, text, start, base)
+    found = _CONVERTED.get(key)
+    if found is None:
+        tree = _parse_tree(scalar, text, start, base)
+        convert = _ToAst(scalar, base)
+        found = convert.statement(tree.children[0]) if start == "start_statement" else convert.expr(tree.children[0])
+        if len(_CONVERTED) >= _MAX_CONVERTED:
+            _CONVERTED.clear()
+        _CONVERTED[key] = found
+    return found
 
 
 def _parse_tree(scalar: Scalar, text: str, start: str, base: int = 0) -> Tree:
@@ -383,8 +405,9 @@ def parse_statements(node: Node, depth: int = 0) -> tuple[list[syntax.Stmt], lis
     for item in items:
         try:
             if isinstance(item, Scalar):
-                tree = _parse_tree(item, _text_of(item, "an effect"), "start_statement")
-                statements.append(_ToAst(item).statement(tree.children[0]))
+                parsed = _converted(item, _text_of(item, "an effect"), "start_statement")
+                assert isinstance(parsed, syntax.Stmt)
+                statements.append(parsed)
             elif isinstance(item, Map):
                 statement, inner = _parse_block(item, depth)
                 problems.extend(inner)

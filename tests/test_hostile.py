@@ -650,3 +650,29 @@ def test_positions_count_lines_as_editors_do_past_yamls_other_line_breaks(tmp_pa
     broken = tmp_path / "broken.yaml"
     broken.write_text(f"# a{brk}b\nname: [\nplayers: 2\n", encoding="utf-8")
     assert f"{broken}:2:5: error[RE001]" in run("validate", str(broken)).output  # the ":" of name: [
+
+
+def test_a_statement_repeated_by_yaml_aliases_is_turned_into_syntax_once(tmp_path, monkeypatch):
+    # An alias repeats its scalar at every use: thousands of uses of one long effect must not
+    # each be parsed and positioned again (it took minutes), and the checking stops at RE322.
+    from rulesengine import parse
+
+    long_effect = "score[me] += size([" + ",".join(["1"] * 600) + "])"
+    levels = ["    - &A0 '" + long_effect + "'"]
+    for level in range(1, 6):  # each level uses the one below six times: 6**5 uses in all
+        uses = ", ".join([f"*A{level - 1}"] * 6)
+        levels.append(f"    - &A{level} {{if: 'round > 0', then: [{uses}]}}")
+    text = (ROOT / "tests" / "corpus" / "hostile" / "spelt_out_procedure_aliases.yaml").read_text(encoding="utf-8")
+    head = text[: text.index("round:\n")]
+    game = head + "round:\n  setup:\n" + "\n".join(levels) + "\nphases:\n  play: {moves: [lay]}\n"
+    game += "define:\n  bonus: 1\n"  # used only by a move, read after the bound is passed
+    game += "moves:\n  lay: {params: {card: 'hand[me]'}, effects: [move card to pile, 'score[me] += bonus']}\n"
+    path = tmp_path / "aliases.yaml"
+    path.write_text(game, encoding="utf-8")
+    converted = []
+    statement = parse._ToAst.statement
+    monkeypatch.setattr(parse._ToAst, "statement", lambda self, tree: converted.append(1) or statement(self, tree))
+    _, found = api.validate_file(path)
+    assert "RE322" in {d.code for d in found}
+    assert "RE240" not in {d.code for d in found}  # names used past the bound went unread, not unused
+    assert len(converted) < 100  # each distinct text and place once, not 6**5 times
