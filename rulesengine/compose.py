@@ -14,14 +14,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .diagnostics import Diagnostic, RuleFileError, did_you_mean
+from .diagnostics import Diagnostic, RuleFileError, Span, did_you_mean
 from .fileformat import version_problems
 from .limits import MAX_CHAIN, MAX_COMPOSED_BYTES, MAX_COMPOSED_FILES
 from .resources import rulesets_dir, shipped_rulesets
 from .source import Map, Node, Scalar, Seq, decode, load_yaml, read_bytes
 
 
-def merge(base: Node, override: Node) -> Node:
+def merge(base: Node, override: Node, missing: list[Diagnostic] | None = None) -> Node:
+    """`override` merged over `base`; a removal (a key set to null) of a key `base` does not
+    have is added to `missing` when it is given."""
     if not (isinstance(base, Map) and isinstance(override, Map)):
         return override
     entries = dict(base.entries)
@@ -29,22 +31,36 @@ def merge(base: Node, override: Node) -> Node:
     key_nodes = dict(base.key_nodes)
     for key, value in override.entries.items():
         if isinstance(value, Scalar) and value.value is None:
+            if key not in entries and missing is not None:
+                missing.append(_nothing_to_remove(key, override.key_spans[key], list(entries)))
             entries.pop(key, None)
             key_spans.pop(key, None)
             key_nodes.pop(key, None)
             continue
-        entries[key] = merge(entries[key], value) if key in entries else value
+        entries[key] = merge(entries[key], value, missing) if key in entries else value
         key_spans[key] = override.key_spans[key]
         key_nodes[key] = override.key_node(key)
     return Map(entries, key_spans, override.span, key_nodes)
 
 
+def _nothing_to_remove(key: str, span: Span, there: list[str]) -> Diagnostic:
+    shown = ", ".join(sorted(there)[:12]) + (", ..." if len(there) > 12 else "")
+    return Diagnostic(
+        "RE024",
+        f"'{_shown(key)}' is set to null to remove it, but nothing of that name is inherited here "
+        "from the files this one extends or includes",
+        span,
+        hint=did_you_mean(key, there) or (f"here they have: {shown}" if there else "they have nothing here"),
+    )
+
+
 def _references(node: Node, key: str) -> list[Scalar]:
+    """The names of files under `key`: texts only (any other entry is RE011)."""
     if not isinstance(node, Map) or key not in node:
         return []
     value = node.entries[key]
     items = value.items if isinstance(value, Seq) else (value,)
-    return [item for item in items if isinstance(item, Scalar)]
+    return [item for item in items if isinstance(item, Scalar) and isinstance(item.value, str)]
 
 
 class _Composition:
@@ -54,6 +70,7 @@ class _Composition:
         self.sources = sources
         self.text = text  # the top file's text when it is not read from disk (an editor's buffer)
         self.done: dict[str, Map | None] = {}  # resolved path -> composed file (None: it failed)
+        self.height: dict[str, int] = {}  # resolved path -> files in the longest chain from it down
         self.bytes = 0
 
 
@@ -94,6 +111,7 @@ def _compose(path: str, state: _Composition, chain: tuple[str, ...]) -> Map:
         raise RuleFileError(problems)
     here = Path(path).resolve().parent
     chain = (*chain, str(Path(path).resolve()))
+    below = 0  # files in the longest chain beneath this one
     bases: list[Node] = []
     named: set[str] = set()
     for key in ("extends", "include"):
@@ -114,7 +132,8 @@ def _compose(path: str, state: _Composition, chain: tuple[str, ...]) -> Map:
             problems.append(Diagnostic("RE021", f"'{key}' names more than {MAX_COMPOSED_FILES} files", value.span))
             continue
         for reference in references:
-            base = _load_base(reference, key, here, chain, state, named, problems)
+            base, height = _load_base(reference, key, here, chain, state, named, problems)
+            below = max(below, height)
             if isinstance(base, Map):
                 # `block: true` marks the included file only, not the game that includes it.
                 base = Map(
@@ -126,6 +145,7 @@ def _compose(path: str, state: _Composition, chain: tuple[str, ...]) -> Map:
                 bases.append(base)
     if problems:
         raise RuleFileError(problems)
+    state.height[chain[-1]] = below + 1
     merged: Node = Map({}, {}, tree.span)
     for base in bases:
         merged = merge(merged, base)
@@ -134,7 +154,10 @@ def _compose(path: str, state: _Composition, chain: tuple[str, ...]) -> Map:
         {k: s for k, s in tree.key_spans.items() if k not in ("extends", "include")},
         tree.span,
     )
-    result = merge(merged, own)
+    missing: list[Diagnostic] = []
+    result = merge(merged, own, missing if bases else None)
+    if missing:  # the file would play otherwise than it says
+        raise RuleFileError(missing)
     assert isinstance(result, Map)
     return result
 
@@ -147,7 +170,9 @@ def _load_base(
     state: _Composition,
     named: set[str],
     problems: list[Diagnostic],
-) -> Node | None:
+) -> tuple[Node | None, int]:
+    """The composed file `reference` names, and the files in the longest chain from it down
+    (None and 0 when it is refused: the reason is added to `problems`)."""
     name = str(reference.value)
     shown = _shown(name)
     found = find_reference(name, here)
@@ -162,7 +187,7 @@ def _load_base(
                 hint=hint,
             )
         )
-        return None
+        return None, 0
     resolved = found.resolve()
     if not is_confined(resolved, here):
         # Never read, and never quoted: only the reference as written is named.
@@ -175,7 +200,7 @@ def _load_base(
                 "links are followed before this check), and the shipped rulesets and blocks by name",
             )
         )
-        return None
+        return None, 0
     resolved_text = str(resolved)
     if resolved_text in chain:
         problems.append(
@@ -186,27 +211,29 @@ def _load_base(
                 hint=" -> ".join(Path(c).name for c in (*chain, resolved_text)),
             )
         )
-        return None
+        return None, 0
     if resolved_text in named:
         problems.append(
             Diagnostic(
                 "RE020", f"'{shown}' is named twice by this file", reference.span, hint="extend or include a file once"
             )
         )
-        return None
+        return None, 0
     named.add(resolved_text)
-    if resolved_text in state.done:
-        return state.done[resolved_text]  # read once: its own problems are reported already
-    if len(chain) >= MAX_CHAIN:
+    # a file read already is not read again, but the chain through it counts from here
+    height = state.height.get(resolved_text, 1)
+    if len(chain) + height > MAX_CHAIN:
         problems.append(
             Diagnostic("RE014", f"more than {MAX_CHAIN} files extend or include each other", reference.span)
         )
-        return None
+        return None, 0
+    if resolved_text in state.done:
+        return state.done[resolved_text], height  # read once: its own problems are reported already
     if len(state.done) >= MAX_COMPOSED_FILES:
         problems.append(
             Diagnostic("RE021", f"more than {MAX_COMPOSED_FILES} files are extended or included", reference.span)
         )
-        return None
+        return None, 0
     try:
         size = resolved.stat().st_size
     except OSError:
@@ -219,15 +246,15 @@ def _load_base(
                 reference.span,
             )
         )
-        return None
+        return None, 0
     state.done[resolved_text] = None
     try:
         composed = _compose(str(found), state, chain)
     except RuleFileError as error:
         problems.extend(error.diagnostics)
-        return None
+        return None, 0
     state.done[resolved_text] = composed
-    return composed
+    return composed, state.height[resolved_text]
 
 
 def find_reference(name: str, here: Path, shipped: bool = True) -> Path | None:

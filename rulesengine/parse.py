@@ -355,7 +355,8 @@ def _text_of(scalar: Scalar, what: str) -> str:
         return "true" if value else "false"
     if isinstance(value, (int, str)):
         return str(value)
-    raise ParseFailed(Diagnostic("RE103", f"expected {what}, found {type(value).__name__}", scalar.span))
+    found = "null (nothing)" if value is None else "a decimal number" if isinstance(value, float) else "a value"
+    raise ParseFailed(Diagnostic("RE103", f"expected {what}, found {found}", scalar.span))
 
 
 def parse_expression(node: Node) -> syntax.Expr:

@@ -143,6 +143,21 @@ def test_a_chain_of_files_each_including_the_next_many_times_is_refused_at_once(
     assert {p.code for p in problems} == {"RE020"}
 
 
+@pytest.mark.parametrize("order", ["short first", "long first"])
+def test_a_chain_too_long_is_RE014_whichever_way_it_is_first_read(tmp_path, order):
+    # x1 .. x15 then d make a chain of 17 with the game; s reaches d in 3. d is read once,
+    # and the long chain through it counts whether it was read by s before or not.
+    for k in range(1, 15):
+        (tmp_path / f"x{k}.yaml").write_text(f"block: true\ninclude: [x{k + 1}.yaml]\n")
+    (tmp_path / "x15.yaml").write_text("block: true\ninclude: [d.yaml]\n")
+    (tmp_path / "s.yaml").write_text("block: true\ninclude: [d.yaml]\n")
+    (tmp_path / "d.yaml").write_text("block: true\n")
+    names = ["s.yaml", "x1.yaml"] if order == "short first" else ["x1.yaml", "s.yaml"]
+    (tmp_path / "game.yaml").write_text(f"include: [{', '.join(names)}]\n" + GAME)
+    _, problems = api.validate_file(tmp_path / "game.yaml")
+    assert [(p.code, Path(p.span.file).name) for p in problems] == [("RE014", "x15.yaml")]
+
+
 def test_too_many_files_in_one_composition_is_RE021(tmp_path):
     for k in range(20):  # 20 files each including one more: 40 files, two levels deep
         (tmp_path / f"w{k}.yaml").write_text(f"block: true\ninclude: [x{k}.yaml]\n")
