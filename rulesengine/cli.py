@@ -563,14 +563,16 @@ def describe_command(ruleset: str) -> None:
     _say(*describe(_load_ruleset(ruleset)).split("\n"))
 
 
-def _reference(base: str, folder: Path, loaded: str) -> str:
+def _reference(base: str, new_file: Path, loaded: str) -> str:
     """How the new file names its base: a shipped name as it is, a file by a path relative to it.
 
     A rule file may extend only files in its own folder or below (see docs/tooling.md), so
     a base elsewhere is refused here rather than written into a file that cannot load. So is
     a shipped name that, read from the new file's folder, would name a file there (NAME with
-    a NAME.yaml beside the new file): the file would not extend the base it describes.
+    a NAME.yaml beside the new file), the new file itself among them: the file would not
+    extend the base it describes.
     """
+    folder = new_file.parent
     if not Path(base).is_file():
         reference = base
     else:
@@ -583,6 +585,13 @@ def _reference(base: str, folder: Path, loaded: str) -> str:
         reference = target.relative_to(here).as_posix()
     from .compose import find_reference
 
+    own = new_file.resolve()
+    if own in ((folder / reference).resolve(), (folder / f"{reference}.yaml").resolve()):
+        raise ChoiceError(
+            f"in its folder, `extends: {printable(reference)}` would name the new file {printable(str(new_file))} "
+            f"itself, which would then extend itself; give the new file another name, such as "
+            f"{printable(own.stem)}-variant.yaml"
+        )
     named = find_reference(reference, folder.resolve())
     if named is not None and not os.path.samefile(named, loaded):
         local = Path(os.path.relpath(named)).as_posix()
@@ -639,7 +648,7 @@ def new(file: str, base: str | None, force: bool) -> None:
             raise ChoiceError(
                 f"{shown} is {printable(base)} or a file it is built from: a variant cannot replace its base"
             )
-        text = header + authoring.variant(ruleset, _reference(base, path.parent, ruleset.file), path.name)
+        text = header + authoring.variant(ruleset, _reference(base, path, ruleset.file), path.name)
     files = [(path, text, force)]
     if schema_file is not None:  # written first: the rule file's first line points at it
         files.insert(0, (schema_file, authoring.schema_text(), False))

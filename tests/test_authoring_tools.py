@@ -518,6 +518,18 @@ def test_new_extends_a_shipped_name_only_where_the_name_means_it(tmp_path, monke
     assert run("validate", "--strict", "variant.yaml").exit_code == 0
 
 
+@pytest.mark.parametrize("name", ["pan.yaml", "pan"])
+def test_new_refuses_a_variant_whose_own_name_its_extends_would_mean(tmp_path, monkeypatch, name):
+    # pan.yaml with `extends: pan` would extend itself (RE013), even over an existing file
+    monkeypatch.chdir(tmp_path)
+    result = run("new", name, "--extends", "pan")
+    assert result.exit_code == 2 and not Path(name).exists()
+    assert "would name the new file" in result.output and "pan-variant.yaml" in result.output
+    Path("pan.yaml").write_text("mine\n")  # (a file named pan would be the base --extends names)
+    assert run("new", "pan.yaml", "--extends", "pan", "--force").exit_code == 2
+    assert Path("pan.yaml").read_text() == "mine\n"
+
+
 def test_new_names_the_file_that_is_no_folder(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     Path("notes.txt").write_text("mine\n")
