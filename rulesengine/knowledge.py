@@ -12,8 +12,10 @@ proportional to the cards a step moves:
   look into makes it forget the cards in it.
 - `ident[p * C + c]`: the step at which `p` last identified `c` (saw it, was shown it, saw
   it named in a move or a variable), -1 if never since the last shuffle of `c`.
-- `origin[c]`: the shuffle `c` took part in last (cards of one shuffle are exchangeable
-  for a player who has not seen them since), or a class of its own if never shuffled.
+- `origin[c]`: the class of cards `c` is exchangeable with for a player who has not seen
+  them since: a shuffle puts its cards in a new class, together with every card that was in
+  the class of one of them (a class is never split: cards left outside the shuffled zone
+  stay exchangeable with those in it), and a card never shuffled is a class of its own.
 
 Next to them the state keeps a trail: one record per step (the zones the step changed,
 the variables, the public flow, the cards shown, the last move; parts equal to the previous
@@ -128,8 +130,13 @@ def shuffled(state: Any, zone: int) -> None:
     label = state.chance_count  # one class per shuffle
     contents = state.zones[zone]
     origin = state.origin
-    for card in contents:
-        origin[card] = label
+    # The shuffled cards join one class with every card that was exchangeable with one of them:
+    # a card of the same class left outside the zone (in a hand no one else sees) is no easier
+    # to tell from them after the shuffle than before, so the class is not split.
+    joined = {origin[card] for card in contents}
+    for card, was in enumerate(origin):
+        if was in joined:
+            origin[card] = label
     for p in range(sight.num_players):
         if not sight.sees[p][zone]:
             base = p * count

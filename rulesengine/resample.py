@@ -1,8 +1,9 @@
 """Resampling: complete states a player cannot tell from the true one.
 
 A player's unseen cards are the cards it has not identified since they were last shuffled
-(see `knowledge`). Cards of one shuffle are exchangeable for it, so a sample relabels them:
-a uniformly random permutation within each shuffle's unseen cards, applied to the state at
+(see `knowledge`). Cards of one class (`knowledge`'s `origin`: a shuffle joins the classes of
+its cards) are exchangeable for it, so a sample relabels them: a uniformly random
+permutation within each class's unseen cards, applied to the state at
 the last shuffle (the checkpoint the engine keeps). The steps since then are replayed with
 the relabeled actions and chance outcomes; the sample is kept only if every action is legal
 in it and the player observes exactly what it observed in the match. So a player who did
@@ -54,7 +55,7 @@ class Resampler:
         self.skip, self.redraw = _hidden_choices(state, checkpoint, records, self.values, player)
         self._now: tuple | None = None
         self._loose: list[list[int]] | None = None
-        # the unseen cards, by the shuffle they come from (a card identified since the checkpoint
+        # the unseen cards, by their class (a card identified since the checkpoint
         # is not renamed there: the replay would refuse it; the redrawn choices move it instead)
         self.classes = _classes(state, player, checkpoint.steps)
 
@@ -202,7 +203,7 @@ class Resampler:
 
 def _classes(state: Any, player: int, since: int) -> list[list[int]]:
     """The cards `player` does not know where they are and has not identified since step
-    `since`, by the shuffle they come from (classes of one card left out)."""
+    `since`, by their class (see `knowledge`; classes of one card left out)."""
     count = state.program.num_cards
     base = player * count
     classes: dict[int, list[int]] = {}

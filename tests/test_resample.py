@@ -165,3 +165,59 @@ def test_a_fallback_sample_taken_during_anothers_choice_in_steps_can_be_played_o
                 break
             step_randomly(sample, rng)  # legal actions are never empty before the end
     assert resampler.fallbacks == 5
+
+
+SHUFFLED_AGAIN = """rulesengine: 1
+name: Shuffled again
+players: {min: 2, max: 2}
+decks:
+  standard: {suits: [hearts, spades], ranks: ["2", "3", "4", "5"], zone: stock}
+zones:
+  stock: {visibility: nobody}
+  hand: {per: player, visibility: owner}
+  table: {visibility: all}
+round:
+  setup: [shuffle stock, deal 3 of stock to hand from seat(0)]
+phases:
+  bury:
+    moves: [bury]
+    until: players.all(p, size(hand[p]) == BURIED)
+  play:
+    enter: [shuffle stock]
+    moves: [lay]
+    until: empty(hand[seat(0)]) and empty(hand[seat(1)])
+moves:
+  bury:
+    hidden: true
+    params: {card: "hand[me]"}
+    effects: [move card to stock]
+  lay:
+    params: {card: "hand[me]"}
+    effects: [move card to table]
+match:
+  until: round == 1
+"""
+
+
+@pytest.mark.parametrize("buried", [2, 3], ids=["a card buried face down", "nothing buried"])
+def test_a_shuffle_of_some_unseen_cards_keeps_them_exchangeable_with_the_others(tmp_path, buried):
+    # The deal leaves 5 cards unseen by P1 (P2's hand and the stock). Whether or not P2 buries
+    # a card face down, shuffling the stock tells P1 nothing about which of them P2 holds: the
+    # samples must give P2 every pair of them, not always its true hand.
+    path = tmp_path / "again.yaml"
+    path.write_text(SHUFFLED_AGAIN.replace("BURIED", str(buried)), encoding="utf-8")
+    game = rulesengine.make_game(str(path))
+    state, rng = game.new_initial_state(seed=3), random.Random(3)
+    while game.program.phases[state.phase].name != "play":
+        state.apply_action(rng.choice(state.legal_actions()))
+    player = state.current_player()
+    other = state.zones[game.program.zone_names.index(f"hand[P{2 - player}]")]
+    unseen = sorted(other + state.zones[game.program.zone_names.index("stock")])
+    resampler = Resampler(state, player)
+    hands = Counter(
+        frozenset(resampler.sample(rng).zones[game.program.zone_names.index(f"hand[P{2 - player}]")])
+        for _ in range(600)
+    )
+    pairs = {frozenset(pair) for pair in itertools.combinations(unseen, len(other))}
+    assert set(hands) == pairs  # every hand P2 may hold, P1's view being the same in all
+    assert resampler.fallbacks == 0
