@@ -92,6 +92,33 @@ def test_the_matches_file_is_not_touched_before_a_match_is_done(tmp_path):
     assert path.read_text() == "kept\n"
 
 
+def _stopped_before_a_match(*arguments):
+    raise KeyboardInterrupt  # Ctrl-C before the first match is done
+    yield  # a generator, as the backends are
+
+
+def test_ctrl_c_before_a_match_is_done_leaves_the_matches_file_as_it_was(rules, tmp_path, monkeypatch):
+    from rulesengine.analysis import backends
+
+    monkeypatch.setattr(backends, "_batches", _stopped_before_a_match)
+    path = tmp_path / "m.jsonl"
+    path.write_text("kept\n")
+    result = cli("simulate", rules, "-n", "5", "--json", "--matches", path)
+    assert result.exit_code == 130, result.output
+    assert json.loads(result.stdout)["games"] == 0
+    assert path.read_text() == "kept\n"
+    assert f"no match was done: {path} was left as it was" in result.stderr
+
+
+def test_a_run_done_without_a_match_leaves_an_empty_matches_file(tmp_path):
+    path = tmp_path / "m.jsonl"
+    path.write_text("old\n")
+    MatchWriter(str(path)).finish(interrupted=False)  # the file is the record of the run: none
+    assert path.read_text() == ""
+    MatchWriter(str(path)).finish(interrupted=True)
+    assert path.read_text() == ""
+
+
 def simulate_on_a_small_disk(*arguments: str, room: int) -> subprocess.CompletedProcess:
     """`rulesengine simulate` in a process whose files cannot grow past `room` bytes."""
 

@@ -189,7 +189,7 @@ def _simulate(
             writer.close()  # nothing was played: an existing file stays as it was
         raise _cli().ChoiceError(str(error)) from None
     if writer is not None:
-        writer.finish()
+        writer.finish(outcome.interrupted)
     return summarise(game, plan, outcome, tally, probe=probe and not outcome.interrupted, rules=rules)
 
 
@@ -197,8 +197,9 @@ class MatchWriter:
     """Writes one JSON line per match as records are handed over (in match order), so the
     file holds the matches done even if the run is stopped.
 
-    The file is opened when the first match is done, not before: a run that fails to
-    start leaves an existing file as it was. A failed write is the one-line "cannot write".
+    The file is opened when the first match is done, not before: a run that fails to start,
+    or is stopped before a match is done, leaves an existing file as it was. A failed write
+    is the one-line "cannot write".
     """
 
     KEYS = (
@@ -219,22 +220,29 @@ class MatchWriter:
         self.path = path
         self.handle: IO[str] | None = None
 
+    def _open(self) -> IO[str]:
+        """The file, opened (and emptied) at the first call: the one place it is opened."""
+        if self.handle is None:
+            self.handle = open(self.path, "w", encoding="utf-8")  # closed by finish() or close()
+        return self.handle
+
     def write(self, record: dict[str, Any]) -> None:
         try:
-            if self.handle is None:
-                self.handle = open(self.path, "w", encoding="utf-8")  # closed by finish() or close()
-            self.handle.write(json.dumps({k: record[k] for k in self.KEYS}) + "\n")
-            self.handle.flush()
+            handle = self._open()
+            handle.write(json.dumps({k: record[k] for k in self.KEYS}) + "\n")
+            handle.flush()
         except OSError as error:
             self.close()
             raise _cannot_write(self.path, error) from None
 
-    def finish(self) -> None:
-        """Close the file: it exists afterwards, empty if no match was done."""
+    def finish(self, interrupted: bool) -> None:
+        """Close the file. A run stopped before any match was done leaves an existing file as
+        it was (it would otherwise lose the matches of an earlier run for nothing); a run that
+        ended with no match done (it asked for none) leaves the file empty, as its record."""
+        if self.handle is None and interrupted:
+            return
         try:
-            if self.handle is None:
-                self.handle = open(self.path, "w", encoding="utf-8")
-            self.handle.close()  # a full disk may show only here
+            self._open().close()  # a full disk may show only here
         except OSError as error:
             self.close()
             raise _cannot_write(self.path, error) from None
@@ -349,6 +357,8 @@ def simulate_command(
         _write_report(report_path, _report_html("simulate", data))
     if data["partial"]:
         click.echo("interrupted: the statistics above are of the matches completed", err=True)
+        if matches_path is not None and data["games"] == 0:
+            click.echo(f"no match was done: {matches_path} was left as it was", err=True)
         raise SystemExit(INTERRUPTED)
 
 
