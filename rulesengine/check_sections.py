@@ -811,9 +811,30 @@ class SectionReader(CheckerBase):
             ("definition", self.definitions),
         ):
             if name in table:
-                self.error("RE242", f"'{name}' is already defined as a {kind}", span)
+                first = self._defined_at(kind, name)
+                if first is None:
+                    self.error("RE242", f"'{name}' is already defined as {_article(kind)} {kind}", span)
+                elif span.file != self.file and first.file == self.file:
+                    # the clash comes from the file checked (a variant naming what its base has):
+                    # reported there, where it can be changed
+                    where = f"{span.file}:{span.line}:{span.column}"
+                    message = f"'{name}' is defined here as {_article(kind)} {kind} and also at {where}"
+                    self.error("RE242", message, first)
+                else:
+                    where = f"{first.file}:{first.line}:{first.column}"
+                    self.error("RE242", f"'{name}' is already defined as {_article(kind)} {kind} at {where}", span)
                 return False
         return True
+
+    def _defined_at(self, kind: str, name: str) -> Span | None:
+        """Where `name` is declared as `kind` (the key of its section's entry)."""
+        section = self.doc.get({"option": "options", "zone": "zones", "variable": "variables"}.get(kind, "define"))
+        if not isinstance(section, Map):
+            return None
+        for key, key_span in section.key_spans.items():
+            if key.split("(")[0].strip() == name:
+                return key_span
+        return None
 
 
 # what every card has already: a computed or suit attribute of one of these names would hide it

@@ -215,6 +215,16 @@ def test_circular_extends_is_an_error(tmp_path):
     assert [p.code for p in found] == ["RE013"]
 
 
+def test_a_name_a_variant_gives_twice_is_reported_in_the_variant(tmp_path):
+    # Pan has a variable `dealer`: the variant's option of that name is the clash, and only
+    # the variant can change it (Pan's own line is named in the message)
+    path = write(tmp_path, "extends: pan\nname: v\noptions:\n  dealer: {default: 1}\n", "v.yaml")
+    _, found = validate_file(path)
+    clash = [p for p in found if p.code == "RE242"]
+    assert [(Path(p.span.file).name, p.span.line, p.span.column) for p in clash] == [("v.yaml", 4, 3)]
+    assert "an option" in clash[0].message and "pan.yaml:42:3" in clash[0].message
+
+
 def test_rendered_errors_show_the_line_and_a_caret(tmp_path):
     path = write(tmp_path, MINIMAL.replace("move card to table", "move card to tabel"))
     _, found = validate_file(path)
