@@ -143,6 +143,18 @@ class CheckerBase:
         node = spec.get(key)
         return node.span if node is not None else spec.span
 
+    def at_conflict(self, spec: Map, key: str, *others: str) -> Span:
+        """Where to report `key` of `spec` disagreeing with `others` of it: at `key`, unless a
+        variant wrote one of the others over its base's `key` (then there, where the file
+        checked can change it)."""
+        span = self.at(spec, key)
+        if span.file != self.file:
+            for other in others:
+                node = spec.get(other)
+                if node is not None and node.span.file == self.file:
+                    return node.span
+        return span
+
     def too_large(self, large: TooLarge, when: str = "") -> None:
         self.error(
             "RE247",

@@ -59,7 +59,8 @@ class SectionReader(CheckerBase):
                 "RE207", f"players must satisfy 1 <= min <= max <= {MAX_PLAYERS} (min {low}, max {high})", section.span
             )
         elif not low <= default <= high:
-            self.error("RE207", f"players.default {default} is outside {low}..{high}", self.at(section, "default"))
+            where = self.at_conflict(section, "default", "min", "max")
+            self.error("RE207", f"players.default {default} is outside {low}..{high}", where)
         # what the other checks go on with: always within 1..MAX_PLAYERS, so no loop over
         # player counts can run long whatever the file says
         low = min(max(low, 1), MAX_PLAYERS)
@@ -107,7 +108,7 @@ class SectionReader(CheckerBase):
                 self.error(
                     "RE211",
                     f"the default '{default}' of option '{name}' is not one of its choices",
-                    self.at(spec, "default"),
+                    self.at_conflict(spec, "default", "choices"),
                     hint=f"choices: {', '.join(map(str, choices))}",
                 )
             minimum = self.scalar(spec.get("min"), (int,), "an option's min")
@@ -149,14 +150,15 @@ class SectionReader(CheckerBase):
     ) -> None:
         """An option's default must respect its own 'min' and 'max'."""
         if minimum is not None and maximum is not None and minimum > maximum:
-            self.error("RE211", f"option '{name}' has min {minimum} above max {maximum}", self.at(spec, "min"))
+            where = self.at_conflict(spec, "min", "max")
+            self.error("RE211", f"option '{name}' has min {minimum} above max {maximum}", where)
         elif isinstance(default, int) and not isinstance(default, bool):
             if (minimum is not None and default < minimum) or (maximum is not None and default > maximum):
                 bounds = f"{'' if minimum is None else minimum}..{'' if maximum is None else maximum}"
                 self.error(
                     "RE211",
                     f"the default {default} of option '{name}' is outside its range {bounds}",
-                    self.at(spec, "default"),
+                    self.at_conflict(spec, "default", "min", "max"),
                 )
 
     def read_decks(self) -> None:

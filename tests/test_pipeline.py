@@ -225,6 +225,19 @@ def test_a_name_a_variant_gives_twice_is_reported_in_the_variant(tmp_path):
     assert "an option" in clash[0].message and "pan.yaml:42:3" in clash[0].message
 
 
+@pytest.mark.parametrize(
+    "change,code,column",
+    [
+        ("players: {max: 2}", "RE207", 16),  # Pan's default of 3 players is outside the new range
+        ("options:\n  triples: {choices: [nines_only]}", "RE211", 22),  # its default is no longer a choice
+    ],
+)
+def test_a_value_a_variant_narrows_is_reported_in_the_variant(tmp_path, change, code, column):
+    path = write(tmp_path, f"extends: pan\nname: v\n{change}\n", "v.yaml")
+    _, found = validate_file(path)
+    assert [(p.code, Path(p.span.file).name, p.span.column) for p in found] == [(code, "v.yaml", column)]
+
+
 def test_rendered_errors_show_the_line_and_a_caret(tmp_path):
     path = write(tmp_path, MINIMAL.replace("move card to table", "move card to tabel"))
     _, found = validate_file(path)
