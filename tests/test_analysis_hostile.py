@@ -110,6 +110,30 @@ def test_ctrl_c_before_a_match_is_done_leaves_the_matches_file_as_it_was(rules, 
     assert f"no match was done: {path} was left as it was" in result.stderr
 
 
+def test_compare_stopped_during_the_first_setting_prints_json_and_writes_the_report(rules, tmp_path, monkeypatch):
+    from rulesengine.analysis import backends
+
+    played = backends._batches
+
+    def one_match_then_ctrl_c(*arguments):
+        yield next(played(*arguments))
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(backends, "_batches", one_match_then_ctrl_c)
+    other = tmp_path / "h.yaml"
+    other.write_text(GAME)
+    report = tmp_path / "r.html"
+    report.write_text("<p>the last report</p>\n")
+    result = cli("compare", rules, other, "-n", "5", "--json", "--report", report)
+    assert result.exit_code == 130, result.output
+    data = json.loads(result.stdout)
+    assert data["partial"] and data["a"]["games"] == 1 and data["a"]["partial"]
+    assert data["b"] is None and data["rows"] == []
+    assert "interrupted before the second setting was simulated" in result.stderr
+    page = report.read_text()
+    assert "B was not simulated" in page and '"partial": true' in page  # as simulate, a partial report
+
+
 def test_a_run_done_without_a_match_leaves_an_empty_matches_file(tmp_path):
     path = tmp_path / "m.jsonl"
     path.write_text("old\n")

@@ -31,6 +31,7 @@ from .backends import MAX_WORKERS, resolve_workers, run
 from .checks import DEFAULT_LIMIT_SHARE, findings, setting_text
 from .compare import compare as compare_analyses
 from .compare import render as render_comparison
+from .compare import unfinished as unfinished_comparison
 from .locate import error_place
 from .probe import options_without_effect
 from .progress import progress_bar
@@ -411,16 +412,20 @@ def compare_command(
         results.append(data)
         if data["partial"]:
             break
-    if len(results) < 2:
-        click.echo(render(results[0]))
-        click.echo("interrupted before the second setting was simulated", err=True)
-        raise SystemExit(INTERRUPTED)
-    comparison = compare_analyses(results[0], results[1])
-    click.echo(json.dumps(comparison, indent=2) if as_json else render_comparison(comparison))
+    if len(results) < 2:  # stopped while A was played: its statistics, and nothing compared
+        comparison = unfinished_comparison(results[0])
+        text = render(results[0])
+    else:
+        comparison = compare_analyses(results[0], results[1])
+        text = render_comparison(comparison)
+    click.echo(json.dumps(comparison, indent=2) if as_json else text)
     if report_path is not None:
         _write_report(report_path, _report_html("compare", comparison))
     if comparison["partial"]:
-        click.echo("interrupted: the statistics above are of the matches completed", err=True)
+        if comparison["b"] is None:
+            click.echo("interrupted before the second setting was simulated: the statistics are A's so far", err=True)
+        else:
+            click.echo("interrupted: the statistics above are of the matches completed", err=True)
         raise SystemExit(INTERRUPTED)
 
 

@@ -90,6 +90,12 @@ def compare(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def unfinished(a: dict[str, Any]) -> dict[str, Any]:
+    """The comparison of a run stopped while A was played: B was not, so nothing is compared
+    (`b` is null and there are no rows); A's statistics are those of its matches done."""
+    return {"a": a, "b": None, "same_seeds": None, "partial": True, "alpha": ALPHA, "rows": []}
+
+
 def _fmt(value: float, kind: str) -> str:
     return f"{value:.1%}" if kind == "rate" else f"{value:,.2f}"
 

@@ -252,16 +252,17 @@ def report(d: dict[str, Any]) -> str:
 def comparison_report(c: dict[str, Any]) -> str:
     """The report of a comparison (as `compare` returns it)."""
     a, b = c["a"], c["b"]
-    body = [
-        f"<h1>Comparison: A {html.escape(a['ruleset'])} and B {html.escape(b['ruleset'])}</h1>",
-        "<h2>A</h2>",
-        *_header(a),
-        "<h2>B</h2>",
-        *_header(b),
-    ]
+    # b is None when the run was stopped while A was played: A's matches done are shown alone
+    sides = [("A", a)] if b is None else [("A", a), ("B", b)]
+    title = f"A {a['ruleset']}" + ("" if b is None else f" and B {b['ruleset']}")
+    body = [f"<h1>Comparison: {html.escape(title)}</h1>"]
+    for label, d in sides:
+        body += [f"<h2>{label}</h2>", *_header(d)]
+    if b is None:
+        body.append('<p class="partial">B was not simulated: the run was stopped while A was played.</p>')
 
     def seats(ax) -> None:
-        for offset, label, d in ((-0.2, "A", a), (0.2, "B", b)):
+        for offset, (label, d) in zip((-0.2, 0.2), sides):
             _rates(
                 ax,
                 [f"seat {s['seat']}" for s in d["seats"]],
@@ -274,12 +275,13 @@ def comparison_report(c: dict[str, Any]) -> str:
         ax.legend()
 
     def lengths(ax) -> None:
-        _histogram(ax, a["length"]["histogram"], "A", 0.6)
-        _histogram(ax, b["length"]["histogram"], "B", 0.6)
+        for label, d in sides:
+            _histogram(ax, d["length"]["histogram"], label, 0.6)
         ax.legend()
 
-    body.append(_figure("seats", "Win rate by seat, A and B", seats))
-    body.append(_figure("length", "Match length, A and B", lengths))
+    names = " and ".join(label for label, _ in sides)
+    body.append(_figure("seats", f"Win rate by seat, {names}", seats))
+    body.append(_figure("length", f"Match length, {names}", lengths))
     body.append(
         _table(
             ["statistic", "A", "B", "B - A", "p", "significant"],
