@@ -311,6 +311,17 @@ def _github_property(text: str) -> str:
     return _github_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
+def _workspace_path(file: str) -> str:
+    """A file inside the workspace (GitHub's `GITHUB_WORKSPACE`, else the working folder) as a
+    path relative to it, without a leading `./`: GitHub places an annotation on a line of a
+    pull request only for such a path, and a base file is named by its absolute path."""
+    root = os.path.abspath(os.environ.get("GITHUB_WORKSPACE") or os.curdir)
+    absolute = os.path.abspath(file)
+    if absolute == root or not absolute.startswith(root.rstrip(os.sep) + os.sep):
+        return file  # elsewhere (a shipped ruleset): as it is
+    return Path(os.path.relpath(absolute, root)).as_posix()
+
+
 def render_github(diagnostics: Sequence[Diagnostic]) -> str:
     """GitHub Actions workflow commands, one annotation per diagnostic.
 
@@ -322,7 +333,7 @@ def render_github(diagnostics: Sequence[Diagnostic]) -> str:
         s = d.span
         kind = "error" if d.severity == ERROR else "warning"
         message = without_surrogates(d.message + (f" ({d.hint})" if d.hint else ""))
-        file = _github_property(without_surrogates(s.file))
+        file = _github_property(without_surrogates(_workspace_path(s.file)))
         lines.append(
             f"::{kind} file={file},line={s.line},col={s.column},endLine={s.end_line},"
             f"endColumn={s.end_column},title={_github_property(d.code)}::{_github_data(message)}"

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from rulesengine.api import validate_file
-from rulesengine.diagnostics import Diagnostic, render_github, render_json, render_text
+from rulesengine.diagnostics import Diagnostic, Span, render_github, render_json, render_text
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = Path(__file__).resolve().parent / "corpus" / "broken"
@@ -87,6 +87,29 @@ def test_machine_readable_formats_carry_every_diagnostic():
     (entry,) = json.loads(render_json(diagnostics))
     assert (entry["code"], entry["line"], entry["column"], entry["severity"]) == ("RE236", 18, 12, "error")
     assert render_github(diagnostics).startswith("::error file=")
+
+
+@pytest.mark.parametrize("workspace", ["GITHUB_WORKSPACE", "working folder"])
+def test_github_annotations_name_files_relative_to_the_workspace(tmp_path, monkeypatch, workspace):
+    # a base is named by its absolute path; GitHub places annotations only for relative ones
+    rules = tmp_path / "rules"
+    rules.mkdir()
+    (rules / "base.yaml").write_text((CORPUS / "deck_too_small.yaml").read_text(encoding="utf-8"), encoding="utf-8")
+    (rules / "variant.yaml").write_text("extends: base.yaml\nname: v\n", encoding="utf-8")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    if workspace == "GITHUB_WORKSPACE":
+        monkeypatch.setenv("GITHUB_WORKSPACE", str(tmp_path))
+        monkeypatch.chdir(elsewhere)
+    else:
+        monkeypatch.delenv("GITHUB_WORKSPACE", raising=False)
+        monkeypatch.chdir(tmp_path)
+    _, diagnostics = validate_file(rules / "variant.yaml")
+    assert Path(diagnostics[0].span.file).is_absolute()
+    files = {line.split("file=")[1].split(",")[0] for line in render_github(diagnostics).splitlines()}
+    assert files == {"rules/base.yaml"}
+    outside = Diagnostic("RE001", "x", Span.point("/somewhere/else.yaml", 1, 1))
+    assert "file=/somewhere/else.yaml," in render_github([outside])
 
 
 # ---- hints that teach --------------------------------------------------------------------
