@@ -299,9 +299,27 @@ def test_numbers_are_read_as_rule_files_read_them(rules, arguments, expected):
 
 
 def test_the_largest_seed_plays_and_prints(rules):
-    result = cli("simulate", rules, "-n", "2", "-s", str(2**63 - 1))
+    result = cli("simulate", rules, "-n", "2", "-s", str(2**63 - 2))
     assert result.exit_code == 0, result.output
-    assert str(2**63 - 1) in result.output
+    assert f"seeds {2**63 - 2}..{2**63 - 1}" in result.output
+
+
+@pytest.mark.parametrize(
+    ("command", "games", "seed", "last"),
+    [
+        ("simulate", "3", 2**63 - 2, 2**63),
+        ("compare", "3", 2**63 - 2, 2**63),
+        ("check", "5", 2**63 - 4, 2**63),
+        ("check", "1", 2**63 - 2, 2**63),  # its options are probed with three matches
+    ],
+)
+def test_seeds_past_the_largest_are_refused_before_playing(rules, tmp_path, command, games, seed, last):
+    matches = tmp_path / "m.jsonl"
+    extra = {"simulate": ["--matches", matches], "compare": [rules]}.get(command, [])
+    result = cli(command, rules, *extra, "-n", games, "-s", seed)
+    assert result.exit_code == 2, result.output
+    assert f"Error: --seed {seed} with -n {games}" in result.output and f"would run to {last}" in result.output
+    assert len(result.output.strip().splitlines()) == 1 and not matches.exists()
 
 
 def test_a_name_cannot_pass_for_a_line_of_the_statistics(tmp_path):

@@ -25,6 +25,7 @@ from ..diagnostics import (
     render_text,
 )
 from ..engine import Game
+from ..limits import MAX_INTEGER
 from ..resources import same_file
 from . import BackendError, Tally, make_plan, provenance, standing_names, summarise
 from .backends import MAX_WORKERS, resolve_workers, run
@@ -33,7 +34,7 @@ from .compare import compare as compare_analyses
 from .compare import render as render_comparison
 from .compare import unfinished as unfinished_comparison
 from .locate import error_place
-from .probe import options_without_effect
+from .probe import PROBE_MATCHES, options_without_effect
 from .progress import progress_bar
 from .text import render
 
@@ -156,6 +157,19 @@ def _agent_names(agents: str, seats: int) -> tuple[str, ...]:
     if len(names) > seats:
         raise cli.ChoiceError(f"--agents: {len(names)} agents given for {seats} seat(s): '{agents}'")
     return names
+
+
+def _check_seeds(seed: int, games: int, played: int | None = None) -> None:
+    """Refuse a --seed whose matches (match k uses seed SEED+k; `played` of them, if more
+    than -n) would pass the largest seed: `run --seed` could not replay them."""
+    count = max(games, played or games)
+    last = seed + count - 1
+    if last > MAX_INTEGER:
+        plays = f" (check plays at least {count})" if count > games else ""
+        raise _cli().ChoiceError(
+            f"--seed {seed} with -n {games}{plays}: the seeds of the matches would run to {last}, past the "
+            f"range {-MAX_INTEGER}..{MAX_INTEGER}; take a --seed of at most {MAX_INTEGER - count + 1}"
+        )
 
 
 def _simulate(
@@ -345,6 +359,7 @@ def simulate_command(
     matches_path: str | None,
 ) -> None:
     """Bots play GAMES matches of RULESET; prints balance statistics with 95 % intervals."""
+    _check_seeds(seed, games)
     _check_report(report_path)
     game = _cli()._load_game(ruleset, players, options, max_steps)
     _check_outputs((game,), matches=matches_path, report=report_path)
@@ -399,6 +414,7 @@ def compare_command(
     cli = _cli()
     if other is None and not other_options:
         raise cli.UsageError("compare needs a second rule file or at least one -O NAME=VALUE")
+    _check_seeds(seed, games)
     cli._parse_options(other_options, "-O")  # before they join -o's, so that an error names -O
     _check_report(report_path)
     first = cli._load_game(ruleset, players, options, max_steps)
@@ -493,6 +509,7 @@ def check_command(
     engine's limit, rounds hit a declared turn limit too often, a move is never legal or a
     trigger never fires. Findings point at the rule's file:line:col."""
     cli = _cli()
+    _check_seeds(seed, games, PROBE_MATCHES)  # the options are probed with matches of seeds SEED.. too
     problems = []
     # Every setting is made before any is played, so that a mistake in the last one does not
     # wait for the matches of the others; each once, however often it is named.
