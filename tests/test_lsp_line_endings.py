@@ -9,6 +9,8 @@ import pytest
 
 pytest.importorskip("pygls")
 
+from pygls.workspace.position_codec import PositionCodec  # noqa: E402
+
 from rulesengine.api import validate_file  # noqa: E402
 from rulesengine.lsp import analysis, server  # noqa: E402
 
@@ -18,7 +20,7 @@ BREAKS = {"lf": "\n", "crlf": "\r\n", "cr": "\r"}
 
 def _published(text: str, path: Path) -> list[tuple[str, int, int]]:
     found = analysis.analyse(text, str(path)).diagnostics
-    ranges = [(d.code, server.to_lsp(d, str(path), text).range) for d in found]
+    ranges = [(d.code, server.to_lsp(d, str(path), text, PositionCodec()).range) for d in found]
     return [(code, r.start.line, r.start.character) for code, r in ranges]
 
 

@@ -1,8 +1,9 @@
 """The language server over stdio, built on pygls: diagnostics as you type, completion, hover,
 go to definition and the outline of rule files and scenario test files.
 
-LSP counts lines from 0 and columns in UTF-16 code units; diagnostics count both from 1 and
-columns in characters. The conversions are here, against the text of the file concerned.
+LSP counts lines from 0 and columns in the code units of the position encoding agreed at
+initialize (UTF-8, UTF-16 or UTF-32, as the client offers them); diagnostics count both from 1
+and columns in characters. The conversions are here, against the text of the file concerned.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from urllib.parse import unquote, urlparse
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.workspace import TextDocument
+from pygls.workspace.position_codec import PositionCodec
 
 from .. import __version__
 from ..diagnostics import ERROR, Diagnostic, RuleFileError, Span
@@ -78,31 +80,34 @@ def _lines_of(path: str, own_path: str, own_text: str) -> list[str]:
         return []
 
 
-def utf16(line_text: str, column: int) -> int:
-    """The UTF-16 offset of 0-based character `column` in a line."""
-    # counted, not encoded: a lone surrogate (which JSON can carry) has no UTF-16 encoding
-    return column + sum(1 for char in line_text[:column] if ord(char) > 0xFFFF)
+def units(codec: PositionCodec, line_text: str, column: int) -> int:
+    """The offset, in the client's code units, of 0-based character `column` in a line."""
+    # counted per character, never encoded: a lone surrogate (JSON can carry one) has no encoding
+    return codec.client_num_units(line_text[:column])
 
 
-def characters(line_text: str, offset: int) -> int:
-    """The character index of UTF-16 `offset` in a line."""
-    units = 0
+def characters(codec: PositionCodec, line_text: str, offset: int) -> int:
+    """The character index of `offset`, in the client's code units, in a line (an offset
+    within a character stands for the character after it)."""
+    if line_text.isascii():  # one unit a character in every encoding
+        return min(max(offset, 0), len(line_text))
+    count = 0
     for index, char in enumerate(line_text):
-        if units >= offset:
+        if count >= offset:
             return index
-        units += 2 if ord(char) > 0xFFFF else 1
+        count += codec.client_num_units(char)
     return len(line_text)
 
 
-def to_range(span: Span, lines: list[str]) -> types.Range:
+def to_range(span: Span, lines: list[str], codec: PositionCodec) -> types.Range:
     def position(line: int, column: int) -> types.Position:
         text = lines[line - 1] if 0 < line <= len(lines) else ""
-        return types.Position(line=max(line - 1, 0), character=utf16(text, max(column - 1, 0)))
+        return types.Position(line=max(line - 1, 0), character=units(codec, text, max(column - 1, 0)))
 
     return types.Range(start=position(span.line, span.column), end=position(span.end_line, span.end_column))
 
 
-def to_lsp(diagnostic: Diagnostic, path: str, text: str) -> types.Diagnostic:
+def to_lsp(diagnostic: Diagnostic, path: str, text: str, codec: PositionCodec) -> types.Diagnostic:
     span = diagnostic.span
     message = diagnostic.message + (f"\nhint: {diagnostic.hint}" if diagnostic.hint else "")
     if Path(span.file).resolve() != Path(path).resolve():  # found in a file this one extends or includes
@@ -110,7 +115,7 @@ def to_lsp(diagnostic: Diagnostic, path: str, text: str) -> types.Diagnostic:
         span = Span.point(path, 1, 1)
     severity = types.DiagnosticSeverity.Error if diagnostic.severity == ERROR else types.DiagnosticSeverity.Warning
     return types.Diagnostic(
-        range=to_range(span, lines_of(text)),
+        range=to_range(span, lines_of(text), codec),
         message=message,
         severity=severity,
         code=diagnostic.code,
@@ -133,7 +138,8 @@ def refresh(ls: RulesServer, uri: str) -> None:
     result = analysis.analyse(document.source, path)
     if result.declarations is not None:
         ls.names[uri] = result.declarations
-    shown = [to_lsp(d, path, document.source) for d in result.diagnostics]
+    codec = ls.workspace.position_codec
+    shown = [to_lsp(d, path, document.source, codec) for d in result.diagnostics]
     ls.text_document_publish_diagnostics(
         types.PublishDiagnosticsParams(uri=uri, diagnostics=shown, version=document.version)
     )
@@ -173,7 +179,7 @@ def _at(
     line = params.position.line
     if line >= len(lines):  # past the end: nothing is written there
         return None
-    return lines, line, characters(lines[line], params.position.character)
+    return lines, line, characters(ls.workspace.position_codec, lines[line], params.position.character)
 
 
 @server.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=[".", "(", " "]))
@@ -225,7 +231,7 @@ def definition(ls: RulesServer, params: types.DefinitionParams) -> types.Locatio
     target_lines = _lines_of(span.file, own, "\n".join(lines))
     target = Path(span.file)
     uri = params.text_document.uri if target.resolve() == Path(own).resolve() else target.resolve().as_uri()
-    return types.Location(uri=uri, range=to_range(span, target_lines))
+    return types.Location(uri=uri, range=to_range(span, target_lines, ls.workspace.position_codec))
 
 
 @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
@@ -234,14 +240,16 @@ def document_symbol(ls: RulesServer, params: types.DocumentSymbolParams) -> list
     if document is None:
         return []
     lines = lines_of(document.source)
-    result = analysis.analyse(document.source, path_of(params.text_document.uri))
+    uri = params.text_document.uri
+    result = analysis.analyse(document.source, path_of(uri))
+    codec = ls.workspace.position_codec
 
     def convert(symbol: analysis.Symbol) -> types.DocumentSymbol:
         return types.DocumentSymbol(
             name=symbol.name,
             kind=SYMBOL_KINDS.get(symbol.kind, types.SymbolKind.Key),
-            range=to_range(symbol.span, lines),
-            selection_range=to_range(symbol.selection, lines),
+            range=to_range(symbol.span, lines, codec),
+            selection_range=to_range(symbol.selection, lines, codec),
             detail=None if symbol.kind == "section" else symbol.kind,
             children=[convert(child) for child in symbol.children],
         )
