@@ -206,7 +206,8 @@ def _load_base(
         problems.append(
             Diagnostic(
                 "RE013",
-                f"'{key}' of '{shown}' is circular: the file extends itself",
+                f"'{key}' of '{shown}' is circular: "
+                + ("the file names itself" if resolved_text == chain[-1] else "that file extends or includes this one, through others"),
                 reference.span,
                 hint=" -> ".join(Path(c).name for c in (*chain, resolved_text)),
             )
