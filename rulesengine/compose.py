@@ -203,11 +203,12 @@ def _load_base(
         return None, 0
     resolved_text = str(resolved)
     if resolved_text in chain:
+        itself = resolved_text == chain[-1]
+        circle = "the file names itself" if itself else "that file extends or includes this one, through others"
         problems.append(
             Diagnostic(
                 "RE013",
-                f"'{key}' of '{shown}' is circular: "
-                + ("the file names itself" if resolved_text == chain[-1] else "that file extends or includes this one, through others"),
+                f"'{key}' of '{shown}' is circular: {circle}",
                 reference.span,
                 hint=" -> ".join(Path(c).name for c in (*chain, resolved_text)),
             )

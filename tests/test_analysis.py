@@ -173,6 +173,22 @@ def test_compare_tests_nothing_with_fewer_than_30_matches_a_side():
     assert all(row["p_value"] is None and not row["significant"] for row in rows.values())  # ... but 3 say little
 
 
+def test_a_drawn_match_is_one_where_every_return_is_0_not_seat_1s_alone(tmp_path):
+    from rulesengine.analysis.compare import compare
+
+    matches = tmp_path / "m.jsonl"
+    in_between = Path(__file__).parent.parent / "examples" / "in-between.yaml"  # returns are chips won
+    result = CliRunner().invoke(main, ["simulate", str(in_between), "-n", "40", "--json", "--matches", str(matches)])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    returns = [json.loads(line)["returns"] for line in matches.read_text().splitlines()]
+    drawn = sum(all(r == 0 for r in match) for match in returns)
+    assert any(match[0] == 0 and any(match) for match in returns)  # seat 1 staked nothing as others won
+    assert data["drawn_matches"] == drawn < data["seats"][0]["draws"]
+    rows = {row["statistic"]: row for row in compare(data, data)["rows"]}
+    assert rows["draw rate (every return 0)"]["a"] == drawn / 40
+
+
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [

@@ -43,6 +43,7 @@ class Tally:
         n = program.num_players
         self.games = 0
         self.wins, self.losses = [0] * n, [0] * n
+        self.drawn = 0  # matches whose every return is 0
         self.return_sums = [0.0] * n  # summed in match order, as a list's sum would be
         self.spreads: list[Counter] = [Counter() for _ in range(n)]
         self.decisions, self.rounds, self.round_lengths = array("q"), array("q"), array("q")
@@ -61,6 +62,9 @@ class Tally:
         """One more match's record (the next in match order)."""
         self.games += 1
         returns = r["returns"]
+        # A drawn match is one in which nobody won or lost: every return 0. A seat's 0 alone is
+        # not one where the returns are numbers (a player who staked nothing, as others won).
+        self.drawn += all(value == 0 for value in returns)
         for seat, value in enumerate(returns):
             self.wins[seat] += value > 0
             self.losses[seat] += value < 0
@@ -135,6 +139,7 @@ class Tally:
         result: dict[str, Any] = {
             "games": games,
             "seats": seats,
+            "drawn_matches": self.drawn,
             "seat_fairness": None
             if fairness is None
             else {

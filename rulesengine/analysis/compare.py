@@ -46,10 +46,10 @@ def compare(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
     matches = (ga, gb)
     for sa, sb in zip(a["seats"], b["seats"]):
         rows.append(_proportion(f"seat {sa['seat']} win rate", sa["wins"], ga, sb["wins"], gb, matches))
-    # a draw is a whole match's result, so seat 1's count is every seat's
-    draws_a = a["seats"][0]["draws"] if a["seats"] else 0
-    draws_b = b["seats"][0]["draws"] if b["seats"] else 0
-    rows.append(_proportion("draw rate (seat 1)", draws_a, ga, draws_b, gb, matches))
+    # a draw is a whole match's result, every return 0 (with match.returns, a seat's return of
+    # 0 may be a player who merely staked nothing)
+    draws = a["drawn_matches"], b["drawn_matches"]
+    rows.append(_proportion("draw rate (every return 0)", draws[0], ga, draws[1], gb, matches))
     length_a, length_b = a["length"], b["length"]
     rows.append(_mean("decisions per match", length_a["decisions"], length_b["decisions"]))
     rows.append(_mean("rounds per match", length_a["rounds"], length_b["rounds"]))
