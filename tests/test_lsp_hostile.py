@@ -326,3 +326,30 @@ def test_yaml_s_other_line_breaks_do_not_move_positions(client: Client, tmp_path
 def test_the_documented_message_bound_is_the_one_read():
     docs = (Path(__file__).resolve().parent.parent / "docs" / "tooling.md").read_text(encoding="utf-8")
     assert f"over {MAX_MESSAGE_BYTES:,} bytes" in " ".join(docs.split())  # however the line is wrapped
+
+
+# ---- paths in URIs ---------------------------------------------------------------------------------
+
+
+def test_a_folder_whose_name_is_not_utf8_is_found(client: Client, tmp_path: Path):
+    # a client escapes the byte 0xE9 (Latin-1 'é') as %E9; it is that byte, not U+FFFD
+    folder = os.path.join(os.fsencode(tmp_path), b"caf\xe9")
+    try:
+        os.mkdir(folder)
+    except OSError:
+        pytest.skip("the file system takes only UTF-8 names")
+    base = Path(os.fsdecode(folder)) / "base.yaml"
+    tutorial = Path(__file__).resolve().parent.parent / "examples" / "tutorial-game.yaml"
+    base.write_text(tutorial.read_text(encoding="utf-8"), encoding="utf-8")
+    variant = base.with_name("variant.yaml")
+    text = "rulesengine: 1\nextends: base.yaml\nname: V\ndefine: {stock_left: size(stock)}\n"
+    variant.write_text(text, encoding="utf-8")
+    assert [d.code for d in validate_file(variant)[1]] == ["RE240"]  # unused: no error
+    uri = variant.as_uri()
+    assert "caf%E9" in uri
+    client.open(uri, text)
+    assert [d["code"] for d in client.diagnostics(uri)] == ["RE240"]
+    at = {"textDocument": {"uri": uri}, "position": {"line": 3, "character": 28}}  # on `stock`
+    found = client.request("textDocument/definition", at)["result"]
+    line = base.read_text(encoding="utf-8").split("\n").index("  stock: {visibility: nobody}")
+    assert found["uri"] == base.as_uri() and found["range"]["start"] == {"line": line, "character": 2}

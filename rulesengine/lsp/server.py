@@ -8,9 +8,10 @@ and columns in characters. The conversions are here, against the text of the fil
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
-from urllib.parse import unquote, urlparse
+from urllib.parse import unquote, unquote_to_bytes, urlparse
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -62,8 +63,11 @@ server = RulesServer()
 
 
 def path_of(uri: str) -> str:
+    """The path a file URI names, as the operating system spells it (percent-escaped bytes
+    that are not UTF-8 stay the bytes they are, as `validate` gets them from the shell); any
+    other URI as it is."""
     parsed = urlparse(uri)
-    return unquote(parsed.path) if parsed.scheme == "file" else uri
+    return os.fsdecode(unquote_to_bytes(parsed.path)) if parsed.scheme == "file" else uri
 
 
 def lines_of(text: str) -> list[str]:
