@@ -353,3 +353,28 @@ def test_a_folder_whose_name_is_not_utf8_is_found(client: Client, tmp_path: Path
     found = client.request("textDocument/definition", at)["result"]
     line = base.read_text(encoding="utf-8").split("\n").index("  stock: {visibility: nobody}")
     assert found["uri"] == base.as_uri() and found["range"]["start"] == {"line": line, "character": 2}
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["a%00b.yaml", "x%00.tests.yaml", "a\ud800b.yaml", "a%ED%A0%80%00.yaml"],
+    ids=["nul", "nul-scenario-file", "lone-surrogate", "escaped-surrogate-and-nul"],
+)
+def test_a_uri_that_can_name_no_file_is_read_from_its_text_alone(client: Client, tmp_path: Path, name: str):
+    # a base beside it that is read would show its syntax error
+    (tmp_path / "base.yaml").write_text("name: [unclosed\n", encoding="utf-8")
+    (tmp_path / "pan.yaml").write_text("name: [unclosed\n", encoding="utf-8")
+    uri = tmp_path.as_uri() + "/" + name
+    text = "rulesengine: 1\nextends: base.yaml\nruleset: pan.yaml\nname: x\n"
+    client.open(uri, text)
+    assert client.diagnostics(uri) == []
+    symbols = client.request("textDocument/documentSymbol", {"textDocument": {"uri": uri}})["result"]
+    assert [s["name"] for s in symbols] == ([] if ".tests." in name else ["rulesengine", "extends", "ruleset", "name"])
+    for method, params in _position_requests(uri).items():
+        assert "error" not in client.request(method, params), method
+    client.notify(
+        "textDocument/didChange",
+        {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": "name: [x\n"}]},
+    )
+    assert [d["code"] for d in client.diagnostics(uri)] == ["RE001"]
+    assert not "".join(client.stderr)

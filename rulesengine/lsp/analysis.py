@@ -83,11 +83,20 @@ def not_unicode(text: str, path: str) -> tuple[Diagnostic, ...]:
     return ()
 
 
-def analyse(text: str, path: str) -> Analysis:
+def analyse(text: str, path: str, on_disk: bool = True) -> Analysis:
+    """What there is to know about `text`, the document at `path`. When the path can name no
+    file (`on_disk` false), nothing beside it is looked up: only the text itself is read, for
+    its syntax and its outline."""
     text = normalise_line_breaks(text)
     unreadable = not_unicode(text, path)
     if unreadable:  # the YAML reader cannot take such text
         return Analysis(path, unreadable, None, ())
+    if not on_disk:
+        try:
+            own = load_yaml(text, path)
+        except RuleFileError as error:
+            return Analysis(path, tuple(error.diagnostics), None, ())
+        return Analysis(path, (), None, () if is_test_file(path) else outline(own))
     if is_test_file(path):
         return Analysis(path, tuple(load_tests(path, text, optimize=False)[1]), None, ())  # diagnostics only
     try:

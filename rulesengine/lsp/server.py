@@ -67,7 +67,25 @@ def path_of(uri: str) -> str:
     that are not UTF-8 stay the bytes they are, as `validate` gets them from the shell); any
     other URI as it is."""
     parsed = urlparse(uri)
-    return os.fsdecode(unquote_to_bytes(parsed.path)) if parsed.scheme == "file" else uri
+    if parsed.scheme != "file":
+        return uri
+    try:
+        return os.fsdecode(unquote_to_bytes(parsed.path))
+    except UnicodeEncodeError:  # a lone surrogate not escaped: it names no file (see on_disk)
+        return uri
+
+
+def on_disk(path: str) -> bool:
+    """Whether `path` can name a file, so that what the document names beside it (bases, a
+    scenario file's ruleset) may be looked up: not with a NUL, or a lone surrogate that no
+    file system name decodes to."""
+    if "\0" in path:
+        return False
+    try:
+        os.fsencode(path)
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def lines_of(text: str) -> list[str]:
@@ -76,7 +94,7 @@ def lines_of(text: str) -> list[str]:
 
 
 def _lines_of(path: str, own_path: str, own_text: str) -> list[str]:
-    if path == own_path or Path(path).resolve() == Path(own_path).resolve():
+    if same_file(path, own_path):
         return lines_of(own_text)
     try:  # as validate reads it: a regular file within the size limit, never blocking
         return decode(read_bytes(path), path).split("\n")
@@ -111,10 +129,15 @@ def to_range(span: Span, lines: list[str], codec: PositionCodec) -> types.Range:
     return types.Range(start=position(span.line, span.column), end=position(span.end_line, span.end_column))
 
 
+def same_file(first: str, second: str) -> bool:
+    # compared as written first: a path that can name no file cannot be resolved
+    return first == second or Path(first).resolve() == Path(second).resolve()
+
+
 def to_lsp(diagnostic: Diagnostic, path: str, text: str, codec: PositionCodec) -> types.Diagnostic:
     span = diagnostic.span
     message = diagnostic.message + (f"\nhint: {diagnostic.hint}" if diagnostic.hint else "")
-    if Path(span.file).resolve() != Path(path).resolve():  # found in a file this one extends or includes
+    if not same_file(span.file, path):  # found in a file this one extends or includes
         message = f"{span.file}:{span.line}:{span.column}: {message}"
         span = Span.point(path, 1, 1)
     severity = types.DiagnosticSeverity.Error if diagnostic.severity == ERROR else types.DiagnosticSeverity.Warning
@@ -139,7 +162,7 @@ def refresh(ls: RulesServer, uri: str) -> None:
     if document is None:
         return
     path = path_of(uri)
-    result = analysis.analyse(document.source, path)
+    result = analysis.analyse(document.source, path, on_disk(path))
     if result.declarations is not None:
         ls.names[uri] = result.declarations
     codec = ls.workspace.position_codec
@@ -233,8 +256,7 @@ def definition(ls: RulesServer, params: types.DefinitionParams) -> types.Locatio
         return None
     own = path_of(params.text_document.uri)
     target_lines = _lines_of(span.file, own, "\n".join(lines))
-    target = Path(span.file)
-    uri = params.text_document.uri if target.resolve() == Path(own).resolve() else target.resolve().as_uri()
+    uri = params.text_document.uri if same_file(span.file, own) else Path(span.file).resolve().as_uri()
     return types.Location(uri=uri, range=to_range(span, target_lines, ls.workspace.position_codec))
 
 
@@ -244,8 +266,8 @@ def document_symbol(ls: RulesServer, params: types.DocumentSymbolParams) -> list
     if document is None:
         return []
     lines = lines_of(document.source)
-    uri = params.text_document.uri
-    result = analysis.analyse(document.source, path_of(uri))
+    path = path_of(params.text_document.uri)
+    result = analysis.analyse(document.source, path, on_disk(path))
     codec = ls.workspace.position_codec
 
     def convert(symbol: analysis.Symbol) -> types.DocumentSymbol:
