@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import socket
 
 import pytest
 from click.testing import CliRunner
 
 import rulesengine
-from rulesengine.analysis import analyse
+from rulesengine.analysis import BackendError, analyse
+from rulesengine.analysis.backends import check_reachable
 from rulesengine.cli import main
 
 ray = pytest.importorskip("ray", reason="the Ray backend needs the extra 'ray'")
@@ -41,3 +43,36 @@ def test_simulate_command_runs_on_ray(cluster):
     assert result.exit_code == 0, result.output
     local = CliRunner().invoke(main, ["simulate", "padvinderspel", "-p", "3", "-n", "6", "--json"])
     assert _without_timing(json.loads(result.output)) == _without_timing(json.loads(local.output))
+
+
+@pytest.fixture
+def closed_port():
+    """A port of this machine that refuses connections: bound, so no one else takes it, but
+    not listening."""
+    with socket.socket() as bound:
+        bound.bind(("127.0.0.1", 0))
+        yield bound.getsockname()[1]
+
+
+def test_an_address_where_nothing_listens_is_a_one_line_error_not_minutes_of_retries(closed_port, monkeypatch):
+    def retries_for_minutes(*arguments, **keywords):
+        raise AssertionError("Ray was asked to connect to an address where nothing listens")
+
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)  # as in a command of its own
+    monkeypatch.setattr(ray, "init", retries_for_minutes)
+    address = f"127.0.0.1:{closed_port}"
+    result = CliRunner().invoke(main, ["simulate", "padan", "-n", "2", "--backend", "ray", "--address", address])
+    assert result.exit_code == 2, result.output
+    assert f"Error: cannot start or reach a Ray cluster at {address}: Connection refused" in result.output
+    assert len(result.output.strip().splitlines()) == 1
+
+
+def test_an_address_is_checked_as_host_and_port(closed_port):
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        check_reachable(f"127.0.0.1:{server.getsockname()[1]}")  # something listens: no error
+        check_reachable(f"ray://127.0.0.1:{server.getsockname()[1]}")
+    check_reachable("auto")  # a word Ray reads itself is left to it
+    with pytest.raises(BackendError, match="Connection refused"):
+        check_reachable(f"ray://127.0.0.1:{closed_port}")
+    with pytest.raises(BackendError, match="70000 is not a port"):
+        check_reachable("127.0.0.1:70000")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import time
 from collections.abc import Callable, Generator, Iterator
 from itertools import islice
@@ -27,6 +28,9 @@ Progress = Callable[[int], None]
 _POLL = 0.2  # seconds between checks for finished work (and for Ctrl-C)
 _AHEAD = 3  # batches handed out per worker at a time: enough to keep it busy, few to cancel
 MAX_WORKERS = 1024  # -j above this is a typo, not a machine: each worker is a process
+# Seconds to wait for a Ray cluster's address to accept a connection. Ray itself retries an
+# address where nothing answers for many minutes; a live head answers at once.
+CONNECT_TIMEOUT = 5.0
 
 
 @attrs.define
@@ -174,6 +178,22 @@ def _pool(plan: Plan, workers: int) -> Iterator[list[dict[str, Any]]]:
         pool.join()
 
 
+def check_reachable(address: str, timeout: float = CONNECT_TIMEOUT) -> None:
+    """Raise BackendError unless something accepts a TCP connection at `address` (HOST:PORT,
+    or ray://HOST:PORT for Ray Client) within `timeout` seconds: where nothing answers, Ray
+    would retry for many minutes. A word such as `auto` is left to Ray, which answers at once."""
+    host, colon, port = address.removeprefix("ray://").rpartition(":")
+    if not colon or not port.isdigit():
+        return
+    if not 0 < int(port) < 65536:  # the system would take it modulo 65536, another port
+        raise BackendError(f"cannot start or reach a Ray cluster at {address}: {port} is not a port")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+    except OSError as error:  # refused, unreachable, no such host
+        reason = "no answer" if isinstance(error, TimeoutError) else getattr(error, "strerror", None) or error
+        raise BackendError(f"cannot start or reach a Ray cluster at {address}: {reason}") from None
+
+
 def _ray(plan: Plan, workers: int, address: str | None) -> Iterator[list[dict[str, Any]]]:
     try:
         import ray
@@ -181,6 +201,8 @@ def _ray(plan: Plan, workers: int, address: str | None) -> Iterator[list[dict[st
         raise BackendError("--backend ray needs the extra 'ray': pip install 'rulesengine[ray]'") from None
     started_here = not ray.is_initialized()
     if started_here:
+        if address:
+            check_reachable(address)
         try:
             if address:
                 ray.init(address=address, log_to_driver=False)
