@@ -34,6 +34,8 @@ def quick_exit(code: int | str | None) -> NoReturn:
     for stream in (sys.stdout, sys.stderr):
         if stream is None:  # no console (pythonw)
             continue
+        if stream.closed:  # closing flushed it: nothing is left to lose (the language server closes stdout at exit)
+            continue
         try:
             stream.flush()
         except (OSError, ValueError):  # a closed pipe (`| head`) or stream: nothing more can be shown

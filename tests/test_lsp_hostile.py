@@ -378,3 +378,15 @@ def test_a_uri_that_can_name_no_file_is_read_from_its_text_alone(client: Client,
     )
     assert [d["code"] for d in client.diagnostics(uri)] == ["RE001"]
     assert not "".join(client.stderr)
+
+
+# ---- the end -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("shutdown", "status"), [(True, 0), (False, 1)])
+def test_exit_ends_the_process_with_the_status_lsp_gives(client: Client, shutdown: bool, status: int):
+    if shutdown:
+        assert client.request("shutdown", None)["result"] is None
+    client.notify("exit", None)
+    assert client.process.wait(timeout=TIMEOUT) == status
+    assert "Traceback" not in "".join(client.stderr)

@@ -67,3 +67,13 @@ def test_output_into_a_closed_pipe_exits_quietly_with_1() -> None:
         os.close(write_end)
     assert writer.returncode == 1
     assert writer.stderr == ""
+
+
+def test_a_stream_closed_after_its_output_was_flushed_keeps_the_status(tmp_path) -> None:
+    # as the language server leaves stdout at `exit`: everything written, then closed
+    for code, status in (("0", 0), ("3", 3)):
+        done = _exit_with(code, tmp_path, before="sys.stdout.flush(); sys.stdout.buffer.close()")
+        assert done.returncode == status, done.stderr
+        assert done.stdout == "x" * 100_000 and done.stderr == "to stderr"
+    done = _exit_with("0", tmp_path, before="sys.stdout.close()")  # closing flushes
+    assert done.returncode == 0 and done.stdout == "x" * 100_000

@@ -57,6 +57,8 @@ class RulesServer(LanguageServer):
         # uri -> the names of the last version of the document that composed, kept while
         # the author's text is half written
         self.names: dict[str, dict[str, analysis.Declaration]] = {}
+        self.shut_down = False
+        self.exit_status: int | None = None  # set by the exit notification
 
 
 server = RulesServer()
@@ -170,6 +172,17 @@ def refresh(ls: RulesServer, uri: str) -> None:
     ls.text_document_publish_diagnostics(
         types.PublishDiagnosticsParams(uri=uri, diagnostics=shown, version=document.version)
     )
+
+
+@server.feature(types.SHUTDOWN)
+def shutdown(ls: RulesServer, params: None) -> None:
+    ls.shut_down = True
+
+
+@server.feature(types.EXIT)
+def exit_(ls: RulesServer, params: None) -> None:
+    # LSP: 0 after a shutdown request, 1 without one (pygls works it out, then drops it)
+    ls.exit_status = 0 if ls.shut_down else 1
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
@@ -287,3 +300,5 @@ def serve() -> None:
     """Speak LSP over stdin and stdout until the client says exit."""
     # pygls only calls readline() and read(n) of its input
     server.start_io(BoundedInput(sys.stdin.buffer))  # type: ignore[arg-type]
+    if server.exit_status:
+        raise SystemExit(server.exit_status)
