@@ -344,14 +344,16 @@ OVERFLOWING = Path(__file__).parent / "analysis" / "overflowing_rules.yaml"
 
 
 @pytest.mark.parametrize("output_format", ["json", "github"])
-def test_an_error_of_the_rules_in_a_match_is_a_finding_of_check(output_format):
+def test_an_error_of_the_rules_in_a_match_is_a_finding_of_check(output_format, monkeypatch):
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(Path(__file__).parent.parent))  # annotations name files in it
     result = CliRunner().invoke(main, ["check", str(OVERFLOWING), "padan", "-n", "3", "--format", output_format])
     assert result.exit_code == 1
     if output_format == "json":
         [finding] = [d for d in json.loads(result.output) if d["code"] == "RE406"]
         assert (finding["line"], finding["column"]) == (27, 21) and "seed 0" in finding["message"]
     else:
-        assert f"file={OVERFLOWING},line=27,col=21" in result.output and "RE406" in result.output
+        place = "file=tests/analysis/overflowing_rules.yaml,line=27,col=21"
+        assert place in result.output and "RE406" in result.output
 
 
 @pytest.mark.parametrize("workers", ["1", "2"])
