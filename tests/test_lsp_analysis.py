@@ -125,6 +125,14 @@ def test_completion_in_scenario_test_files_offers_their_keys():
     assert "name" in {c.label for c in analysis.completions(lines, 1, 6, None, test_file=True)}
 
 
+@pytest.mark.parametrize("item", ["- ", "  - ", "    -  "])
+def test_completion_right_after_the_dash_of_a_list_item_offers_its_keys(item: str):
+    # the space after '-' is a trigger character: the editor asks there first
+    lines = ["ruleset: pan", "tests:", "  - name: x", item]
+    labels = {c.label for c in analysis.completions(lines, 3, len(item), None, test_file=True)}
+    assert {"name", "position", "expect"} <= labels and "size" not in labels
+
+
 def test_completion_offers_the_keys_of_the_place():
     lines = "zones:\n  pile:\n    vis".split("\n")
     labels = {c.label for c in analysis.completions(lines, 2, 7, None)}

@@ -251,7 +251,7 @@ def completions(
     lines: list[str], line: int, column: int, names: dict[str, Declaration] | None, test_file: bool = False
 ) -> list[Completion]:
     text = lines[line][:column] if line < len(lines) else ""
-    stripped = text.strip().removeprefix("- ")
+    stripped = text.lstrip().removeprefix("- ").strip()  # "  - " is the start of a list item
     if stripped.replace("_", "").isalnum() or not stripped:
         path = key_path(lines, line)
         if path is not None and ":" not in text:
