@@ -5,6 +5,7 @@ request gets an answer, no answer carries a traceback, and the server keeps serv
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import queue
@@ -20,7 +21,7 @@ import pytest
 pytest.importorskip("pygls")
 
 from rulesengine.api import validate_file  # noqa: E402
-from rulesengine.lsp.transport import MAX_MESSAGE_BYTES  # noqa: E402
+from rulesengine.lsp.transport import MAX_LINE_BYTES, MAX_MESSAGE_BYTES, BoundedInput  # noqa: E402
 from tests.conftest import child_environment  # noqa: E402
 
 TIMEOUT = 60  # seconds for one answer, generous for a loaded machine
@@ -390,3 +391,18 @@ def test_exit_ends_the_process_with_the_status_lsp_gives(client: Client, shutdow
     client.notify("exit", None)
     assert client.process.wait(timeout=TIMEOUT) == status
     assert "Traceback" not in "".join(client.stderr)
+
+
+@pytest.mark.parametrize("cut", range(4060, 4097))
+def test_a_header_cut_by_a_read_of_the_line_is_kept_whole(cut: int):
+    # the rest of a refused body, with no line break, then a message; its header starts
+    # `cut` bytes into a 4096-byte piece of the line, so the piece may end inside it
+    body = b'{"jsonrpc":"2.0","id":1,"method":"shutdown"}'
+    message = b"Content-Length: %d\r\n\r\n" % len(body) + body
+    reader = BoundedInput(io.BytesIO(b"a" * (MAX_LINE_BYTES * 3 + cut) + message))
+    lines = []
+    while (line := reader.readline()) and not line.startswith(b"Content-Length"):
+        lines.append(line)
+    assert line == b"Content-Length: %d\r\n" % len(body)
+    assert reader.readline() == b"\r\n" and reader.read(len(body)) == body
+    assert all(lines) and set(b"".join(lines)) == {ord("a")}

@@ -23,6 +23,7 @@ JSONRPC_VERSION = "2.0"
 MAX_MESSAGE_BYTES = 6 * MAX_FILE_BYTES + 65_536
 HEADER = b"Content-Length:"
 MAX_LINE_BYTES = 4096  # read at a time while looking for a header
+MAX_HEADER_BYTES = 64  # a Content-Length header with any length it may carry, and more
 _LENGTH = re.compile(rb"Content-Length: *(\d+)\r?\n")
 
 
@@ -41,7 +42,9 @@ class BoundedInput:
         piece = self.stream.readline(MAX_LINE_BYTES)
         line, self.pending = self.pending + piece, b""
         if len(piece) == MAX_LINE_BYTES and not piece.endswith(b"\n"):  # a header may straddle the cut
-            line, self.pending = line[: -len(HEADER)], line[-len(HEADER) :]
+            # kept whole for the next piece; what is returned is never empty (pending is short)
+            keep = _header_start(line)
+            line, self.pending = line[:keep], line[keep:]
         start = line.find(HEADER)
         if start > 0:  # a header after the rest of a refused or short body
             logger.warning("skipped %d bytes before a header", start)
@@ -52,6 +55,19 @@ class BoundedInput:
 
     def read(self, size: int) -> bytes:
         return self.stream.read(min(size, MAX_MESSAGE_BYTES))  # never more: headers were bounded
+
+
+def _header_start(line: bytes) -> int:
+    """Where a header that the next piece of the line may complete starts in `line` (its
+    length when none can): the last whole `Content-Length:` with room for its digits after
+    it, else the longest end of the line that begins one."""
+    whole = line.rfind(HEADER)
+    if whole >= 0 and len(line) - whole <= MAX_HEADER_BYTES:
+        return whole
+    for size in range(min(len(HEADER) - 1, len(line)), 0, -1):
+        if line.endswith(HEADER[:size]):
+            return len(line) - size
+    return len(line)
 
 
 def _length_header(line: bytes) -> bytes:
