@@ -406,3 +406,46 @@ def test_a_header_cut_by_a_read_of_the_line_is_kept_whole(cut: int):
     assert line == b"Content-Length: %d\r\n" % len(body)
     assert reader.readline() == b"\r\n" and reader.read(len(body)) == body
     assert all(lines) and set(b"".join(lines)) == {ord("a")}
+
+
+# ---- the order of the protocol ---------------------------------------------------------------------
+
+
+def test_before_initialize_a_request_is_answered_not_initialized(tmp_path: Path):
+    client = Client(tmp_path)
+    try:
+        client.notify(
+            "textDocument/didOpen",
+            {"textDocument": {"uri": "file:///x.yaml", "languageId": "yaml", "version": 1, "text": "a: ["}},
+        )
+        answer = client.request(
+            "textDocument/hover", {"textDocument": {"uri": "file:///x.yaml"}, "position": {"line": 0, "character": 0}}
+        )
+        assert answer["error"]["code"] == -32002 and "data" not in answer["error"]
+        assert "result" in client.request("initialize", {"processId": None, "rootUri": None, "capabilities": {}})
+        client.notify("initialized", {})
+        assert client.serves(tmp_path)
+        assert "Traceback" not in "".join(client.stderr)
+    finally:
+        client.process.kill()
+        client.process.wait()
+
+
+def test_after_shutdown_a_request_is_answered_invalid_request(client: Client):
+    assert client.request("shutdown", None)["result"] is None
+    at = {"textDocument": {"uri": "file:///x.yaml"}, "position": {"line": 0, "character": 0}}
+    assert client.request("textDocument/hover", at)["error"]["code"] == -32600
+    assert client.request("shutdown", None)["error"]["code"] == -32600
+    client.notify("exit", None)
+    assert client.process.wait(timeout=TIMEOUT) == 0
+
+
+@pytest.mark.parametrize(
+    "message", [b'[{"jsonrpc": "2.0", "id": 7, "method": "shutdown"}]', b"[]", b"5", b'"x"', b"null"]
+)
+def test_a_message_that_is_not_an_object_is_answered_invalid_request(client: Client, tmp_path: Path, message: bytes):
+    client.send(message)
+    answer = client.wait(lambda m: "error" in m)
+    assert answer == {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": answer["error"]["message"]}}
+    assert client.serves(tmp_path)
+    assert "Error" not in "".join(client.stderr)

@@ -8,7 +8,13 @@ import logging
 import re
 from typing import Any, BinaryIO
 
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcInvalidRequest
+from lsprotocol.types import EXIT, INITIALIZE
+from pygls.exceptions import (
+    JsonRpcException,
+    JsonRpcInvalidParams,
+    JsonRpcInvalidRequest,
+    JsonRpcServerNotInitialized,
+)
 from pygls.protocol import LanguageServerProtocol
 
 from ..limits import MAX_FILE_BYTES
@@ -103,6 +109,8 @@ class RulesProtocol(LanguageServerProtocol):
     JSON-RPC 2.0) is answered with an error carrying its id: pygls only logged it, and the
     client waited for ever."""
 
+    initialize_seen = False
+
     def structure_message(self, data: dict[str, Any]) -> Any:
         # Called for every JSON object of a message (pygls reads those with "jsonrpc" as
         # messages), the message itself last.
@@ -126,7 +134,19 @@ class RulesProtocol(LanguageServerProtocol):
                 self.refuse(request_id(message), JsonRpcInvalidRequest("not a JSON-RPC 2.0 request"))
             else:
                 logger.warning("ignored a message that is not JSON-RPC 2.0")
+        elif not hasattr(message, "jsonrpc"):  # a batch (an array) or a bare value: LSP sends objects
+            self.refuse(None, JsonRpcInvalidRequest("a message must be a JSON object"))
+        elif not self.initialize_seen and getattr(message, "method", None) not in (INITIALIZE, EXIT):
+            if hasattr(message, "method") and hasattr(message, "id"):
+                self.refuse(message.id, JsonRpcServerNotInitialized("the server is not initialized"))
+            else:  # LSP: a notification before initialize is dropped
+                logger.warning("ignored %s before initialize", getattr(message, "method", "a response"))
+        elif self._shutdown and getattr(message, "method", EXIT) != EXIT and hasattr(message, "id"):
+            # pygls drops requests after shutdown; LSP answers them with an error
+            self.refuse(message.id, JsonRpcInvalidRequest("the server is shutting down"))
         else:
+            if getattr(message, "method", None) == INITIALIZE:
+                self.initialize_seen = True
             super().handle_message(message)
 
     def refuse(self, message_id: int | str | None, error: JsonRpcException) -> None:
