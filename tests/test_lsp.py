@@ -195,7 +195,7 @@ async def test_hover_shows_types_declarations_and_documentation(client):
     assert "len(str) -> int" in await hover_at("len(word)")
     shown = await hover_at("holder(nine_of_hearts)")
     assert "holder(card) -> player" in shown and reference.FUNCTION_DOCS["holder"] in shown
-    assert "option, default 'PAN'" in await hover_at("len(word)", 4)
+    assert "option, default PAN\n" in await hover_at("len(word)", 4)
     assert "players: list of player" in await hover_at("players.any(p, letters")
 
 

@@ -11,7 +11,7 @@ from rulesengine.api import validate_file
 from rulesengine.compose import compose
 from rulesengine.diagnostics import RuleFileError
 from rulesengine.lsp import analysis
-from rulesengine.source import Map, Seq
+from rulesengine.source import Map, Seq, load_yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 FILES = sorted(
@@ -154,3 +154,21 @@ def test_without_pygls_the_lsp_command_says_what_to_install():
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert result.returncode == 2
     assert "pip install 'rulesengine[lsp]'" in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("entry", "shown"),
+    [
+        ("{default: true}", "option, default true"),
+        ("{default: false}", "option, default false"),
+        ("{default: PAN}", "option, default PAN"),
+        ('{default: "10"}', 'option, default "10"'),
+        ("{default: 'yes'}", 'option, default "yes"'),
+        ("{default: a b, choices: [a b, c]}", 'option, default "a b", one of "a b", c'),
+        ("{default: 3, choices: [3, 5]}", "option, default 3, one of 3, 5"),
+    ],
+)
+def test_hover_shows_an_option_default_as_yaml_writes_it(entry: str, shown: str):
+    tree = load_yaml(f"options:\n  o: {entry}\n", "x.yaml")
+    assert isinstance(tree, Map)
+    assert analysis.declarations(tree)["o"].detail == shown

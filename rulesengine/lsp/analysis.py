@@ -6,6 +6,8 @@ fits at a place (completion). Nothing here needs pygls.
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 import attrs
@@ -137,7 +139,26 @@ def declarations(document: Map) -> dict[str, Declaration]:
 
 
 def _listed(value: object) -> str:
-    return ", ".join(map(str, value)) if isinstance(value, list) else str(value)
+    return ", ".join(map(_spelt, value)) if isinstance(value, list) else _spelt(value)
+
+
+_PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+_WORDS = {"true", "false", "yes", "no", "on", "off", "y", "n", "null"}  # plain, they would not be texts
+
+
+def _spelt(value: object) -> str:
+    """A value as a YAML file writes it: true, null, PAN, "10" (a text quoted where plain it
+    would read otherwise)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        plain_text = _PLAIN.fullmatch(value) and value.lower() not in _WORDS
+        return value if plain_text else json.dumps(value, ensure_ascii=False)
+    if isinstance(value, list):
+        return f"[{_listed(value)}]"
+    return str(value)
 
 
 def _detail(kind: str, key: str, value: Node) -> str:
@@ -154,7 +175,7 @@ def _detail(kind: str, key: str, value: Node) -> str:
     if kind == "option":
         default = fields.get("default", data if not fields else None)
         choices = f", one of {_listed(fields['choices'])}" if fields.get("choices") else ""
-        return f"option, default {default!r}{choices}"
+        return f"option, default {_spelt(default)}{choices}"
     if kind == "definition":
         return f"definition {key}: {' '.join(str(data).split())}"
     if kind == "move":
