@@ -147,7 +147,7 @@ _WORDS = {"true", "false", "yes", "no", "on", "off", "y", "n", "null"}  # plain,
 
 
 def _spelt(value: object) -> str:
-    """A value as a YAML file writes it: true, null, PAN, "10" (a text quoted where plain it
+    """A value as a YAML file writes it: true, null, WORD, "10" (a text quoted where plain it
     would read otherwise)."""
     if value is None:
         return "null"
