@@ -788,7 +788,7 @@ def _collect_less_often() -> None:
     """A command builds many objects that live until it ends (YAML nodes, syntax trees, the
     checked rules) and little garbage in cycles; at the collector's default threshold (a
     collection every 700 new objects) it walks the same live objects again and again, about
-    a fifth of the time of checking the shipped rule files. Every 20,000 keeps what cyclic
+    a quarter of the time of checking the shipped rule files. Every 20,000 keeps what cyclic
     garbage waits for collection small."""
     gc.set_threshold(20_000, *gc.get_threshold()[1:])
 

@@ -291,8 +291,9 @@ def _parse_with(scalar: Scalar, text: str, start: str, base: int = 0) -> syntax.
 
 # Syntax made, by where its text is written and how: a YAML alias repeats its scalar at every
 # use (the same text at the same place), and one file can use one thousands of times, so each
-# is turned into syntax once. Syntax trees are immutable; the cache is emptied when full.
-_CONVERTED: dict[tuple[Span, str | None, str, str, int], syntax.Expr | syntax.Stmt] = {}
+# is turned into syntax once, or found wrong once (its diagnostic, at the same place, is kept).
+# Syntax trees are immutable; the cache is emptied when full.
+_CONVERTED: dict[tuple[Span, str | None, str, str, int], syntax.Expr | syntax.Stmt | Diagnostic] = {}
 _MAX_CONVERTED = 4096
 
 
@@ -301,12 +302,17 @@ def _converted(scalar: Scalar, text: str, start: str, base: int = 0) -> syntax.E
     key = (scalar.span, scalar.style, text, start, base)
     found = _CONVERTED.get(key)
     if found is None:
-        tree = _parse_tree(scalar, text, start, base)
-        convert = _ToAst(scalar, base)
-        found = convert.statement(tree.children[0]) if start == "start_statement" else convert.expr(tree.children[0])
+        try:
+            first = _parse_tree(scalar, text, start, base).children[0]
+            convert = _ToAst(scalar, base)
+            found = convert.statement(first) if start == "start_statement" else convert.expr(first)
+        except ParseFailed as failure:
+            found = failure.diagnostic
         if len(_CONVERTED) >= _MAX_CONVERTED:
             _CONVERTED.clear()
         _CONVERTED[key] = found
+    if isinstance(found, Diagnostic):
+        raise ParseFailed(found)
     return found
 
 

@@ -691,3 +691,11 @@ def test_a_statement_repeated_by_yaml_aliases_is_turned_into_syntax_once(tmp_pat
     assert "RE322" in {d.code for d in found}
     assert "RE240" not in {d.code for d in found}  # names used past the bound went unread, not unused
     assert len(converted) < 100  # each distinct text and place once, not 6**5 times
+
+    # a text that does not parse is found wrong once, its error kept for every other use
+    path.write_text(game.replace("size([1,", "size([1,,"), encoding="utf-8")
+    parsed = []
+    parse_tree = parse._parse_tree
+    monkeypatch.setattr(parse, "_parse_tree", lambda *args: parsed.append(1) or parse_tree(*args))
+    _, found = api.validate_file(path)
+    assert "RE101" in {d.code for d in found} and len(parsed) < 100
