@@ -416,3 +416,20 @@ def test_max_steps_stops_the_matches_of_simulate_and_check_sooner():
     assert "stopped at the engine's limit of 40 decisions" in checked.output
     refused = CliRunner().invoke(main, ["simulate", "pan", "-n", "1", "--max-steps", "0"])
     assert refused.exit_code == 2 and "--max-steps" in refused.output
+
+
+@pytest.mark.parametrize(
+    "arguments,wrong",
+    [
+        ({"games": 0}, "number of matches"),
+        ({"games": -2}, "number of matches"),
+        ({"games": 2.5}, "number of matches"),
+        ({"games": 2, "seed": 2**63 - 1}, "seed"),  # the second match's seed would pass the range
+        ({"games": 2, "seed": "7"}, "seed"),
+    ],
+)
+def test_analyse_refuses_what_no_command_could_replay(arguments, wrong):
+    game = rulesengine.make_game("padan")
+    with pytest.raises(rulesengine.EngineError, match=wrong):
+        analyse(game, probe=False, **arguments)
+    assert analyse(game, 1, seed=2**63 - 1, probe=False)["games"] == 1  # the last seed itself plays

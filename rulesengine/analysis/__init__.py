@@ -8,7 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
+from ..diagnostics import EngineError, integer
 from ..engine import Game
+from ..limits import MAX_INTEGER
 from .aggregate import Tally, warnings
 from .backends import BackendError, Outcome, run
 from .playout import Plan, Recording, standing_names
@@ -26,13 +28,23 @@ def make_plan(
     standing: str | None = None,
     trigger_sample: int = 200,
 ) -> Plan:
+    """What to play: `games` matches (at least one) with seeds `seed`, `seed + 1`, ..., each
+    within the range `run --seed` takes, so that every match can be replayed."""
+    count, first = integer(games), integer(seed)
+    if count is None or count < 1:
+        raise EngineError(f"the number of matches is a whole number of at least 1, not {games!r}")
+    if first is None or not -MAX_INTEGER <= first <= MAX_INTEGER - count + 1:
+        raise EngineError(
+            f"a seed is a whole number from {-MAX_INTEGER} to {MAX_INTEGER - count + 1} for {count} match(es) "
+            f"(the seeds of the matches count up from it), not {seed!r}"
+        )
     return Plan(
         game.ruleset.file,
         game.num_players,
         dict(game.options),
         game.max_steps,
-        seed,
-        games,
+        first,
+        count,
         tuple(agents),
         roles,
         standing,
