@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
+import threading
+from collections.abc import Iterator
 
 import pytest
 from click.testing import CliRunner
 
 import rulesengine
-from rulesengine.analysis import BackendError, analyse
+from rulesengine.analysis import BackendError, analyse, backends
 from rulesengine.analysis.backends import check_reachable
 from rulesengine.cli import main
 
@@ -67,12 +70,53 @@ def test_an_address_where_nothing_listens_is_a_one_line_error_not_minutes_of_ret
     assert len(result.output.strip().splitlines()) == 1
 
 
+@contextlib.contextmanager
+def answering(first_bytes: bytes | None) -> Iterator[int]:
+    """A port where a server answers every connection with `first_bytes` (None: nothing)."""
+    server = socket.create_server(("127.0.0.1", 0))
+    taken: list[socket.socket] = []
+
+    def serve() -> None:
+        while True:
+            try:
+                connection, _ = server.accept()
+            except OSError:  # closed: the test is over
+                return
+            taken.append(connection)
+            if first_bytes is not None:
+                connection.sendall(first_bytes)
+
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        yield server.getsockname()[1]
+    finally:
+        server.close()
+        for connection in taken:
+            connection.close()
+
+
+GRPC_SETTINGS = bytes([0, 0, 0, 4, 0, 0, 0, 0, 0])  # what a gRPC server (Ray's head) sends first
+
+
 def test_an_address_is_checked_as_host_and_port(closed_port):
-    with socket.create_server(("127.0.0.1", 0)) as server:
-        check_reachable(f"127.0.0.1:{server.getsockname()[1]}")  # something listens: no error
-        check_reachable(f"ray://127.0.0.1:{server.getsockname()[1]}")
+    with answering(GRPC_SETTINGS) as port:
+        check_reachable(f"127.0.0.1:{port}")  # a gRPC server answers: no error
+        check_reachable(f"ray://127.0.0.1:{port}")
     check_reachable("auto")  # a word Ray reads itself is left to it
     with pytest.raises(BackendError, match="Connection refused"):
         check_reachable(f"ray://127.0.0.1:{closed_port}")
     with pytest.raises(BackendError, match="70000 is not a port"):
         check_reachable("127.0.0.1:70000")
+
+
+@pytest.mark.parametrize("answer", [b"SSH-2.0-OpenSSH_9.2\r\n", b"HTTP/1.1 400 Bad Request\r\n\r\n", None])
+def test_an_address_where_something_else_answers_is_refused_before_ray_tries(answer, monkeypatch):
+    # Ray would retry for minutes against a server that does not speak its protocol (gRPC)
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)
+    monkeypatch.setattr(ray, "init", lambda *a, **k: pytest.fail("Ray was asked to connect"))
+    monkeypatch.setattr(backends, "CONNECT_TIMEOUT", 0.5)  # a server that says nothing: no answer
+    with answering(answer) as port:
+        address = f"127.0.0.1:{port}"
+        result = CliRunner().invoke(main, ["simulate", "padan", "-n", "2", "--backend", "ray", "--address", address])
+    assert result.exit_code == 2, result.output
+    assert f"cannot start or reach a Ray cluster at {address}: what answers there does not speak" in result.output

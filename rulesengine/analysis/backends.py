@@ -178,20 +178,51 @@ def _pool(plan: Plan, workers: int) -> Iterator[list[dict[str, Any]]]:
         pool.join()
 
 
-def check_reachable(address: str, timeout: float = CONNECT_TIMEOUT) -> None:
-    """Raise BackendError unless something accepts a TCP connection at `address` (HOST:PORT,
-    or ray://HOST:PORT for Ray Client) within `timeout` seconds: where nothing answers, Ray
-    would retry for many minutes. A word such as `auto` is left to Ray, which answers at once."""
+def check_reachable(address: str, timeout: float | None = None) -> None:
+    """Raise BackendError unless a gRPC server, as Ray's head is, answers at `address`
+    (HOST:PORT, or ray://HOST:PORT for Ray Client) within `timeout` seconds (CONNECT_TIMEOUT
+    unless given): where nothing answers, or something else does, Ray would retry for many
+    minutes. A word such as `auto` is left to Ray, which answers at once."""
     host, colon, port = address.removeprefix("ray://").rpartition(":")
     if not colon or not port.isdigit():
         return
     if not 0 < int(port) < 65536:  # the system would take it modulo 65536, another port
         raise BackendError(f"cannot start or reach a Ray cluster at {address}: {port} is not a port")
     try:
-        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+        wait = CONNECT_TIMEOUT if timeout is None else timeout
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=wait) as connection:
+            # a cluster over TLS would not answer in plain text: it is left to Ray
+            over_tls = os.environ.get("RAY_USE_TLS", "0") not in ("", "0")
+            speaks_grpc = True if over_tls else _answers_http2(connection)
     except OSError as error:  # refused, unreachable, no such host
         reason = "no answer" if isinstance(error, TimeoutError) else getattr(error, "strerror", None) or error
         raise BackendError(f"cannot start or reach a Ray cluster at {address}: {reason}") from None
+    if not speaks_grpc:
+        raise BackendError(
+            f"cannot start or reach a Ray cluster at {address}: what answers there does not speak Ray's protocol "
+            "(gRPC); give the address of the cluster's head (as `ray start --head` prints it)"
+        )
+
+
+# What an HTTP/2 client sends first: the connection preface and an empty SETTINGS frame.
+_HTTP2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0])
+
+
+def _answers_http2(connection: socket.socket) -> bool:
+    """Whether the server on `connection` answers an HTTP/2 preface as a gRPC server (Ray's
+    head, its client server) does, with a SETTINGS frame. Ray would keep retrying for
+    minutes with a server that does not (a web server, an SSH daemon, a silent listener)."""
+    connection.sendall(_HTTP2_PREFACE)
+    received = b""
+    try:
+        while len(received) < 4:
+            chunk = connection.recv(9 - len(received))
+            if not chunk:
+                break
+            received += chunk
+    except TimeoutError:
+        return False
+    return len(received) >= 4 and received[3] == 4  # a frame header's fourth byte is its type
 
 
 def _ray(plan: Plan, workers: int, address: str | None) -> Iterator[list[dict[str, Any]]]:
