@@ -16,7 +16,23 @@ from .backends import BackendError, Outcome, run
 from .playout import Plan, Recording, standing_names
 from .probe import PROBE_MATCHES, options_without_effect
 
-__all__ = ["BackendError", "Plan", "Tally", "analyse", "make_plan", "provenance", "standing_names", "summarise"]
+__all__ = [
+    "BackendError",
+    "Plan",
+    "Tally",
+    "analyse",
+    "highest_first_seed",
+    "make_plan",
+    "provenance",
+    "standing_names",
+    "summarise",
+]
+
+
+def highest_first_seed(matches: int) -> int:
+    """The largest seed the first of `matches` matches may take: match k plays seed SEED+k,
+    and every one must stay within the seeds `run --seed` takes."""
+    return MAX_INTEGER - matches + 1
 
 
 def make_plan(
@@ -33,9 +49,10 @@ def make_plan(
     count, first = integer(games), integer(seed)
     if count is None or count < 1:
         raise EngineError(f"the number of matches is a whole number of at least 1, not {games!r}")
-    if first is None or not -MAX_INTEGER <= first <= MAX_INTEGER - count + 1:
+    highest = highest_first_seed(count)
+    if first is None or not -MAX_INTEGER <= first <= highest:
         raise EngineError(
-            f"a seed is a whole number from {-MAX_INTEGER} to {MAX_INTEGER - count + 1} for {count} match(es) "
+            f"a seed is a whole number from {-MAX_INTEGER} to {highest} for {count} match(es) "
             f"(the seeds of the matches count up from it), not {seed!r}"
         )
     return Plan(

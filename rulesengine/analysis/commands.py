@@ -27,7 +27,7 @@ from ..diagnostics import (
 from ..engine import Game
 from ..limits import MAX_INTEGER
 from ..resources import same_file
-from . import BackendError, Tally, make_plan, provenance, standing_names, summarise
+from . import BackendError, Tally, highest_first_seed, make_plan, provenance, standing_names, summarise
 from .backends import MAX_WORKERS, resolve_workers, run
 from .checks import DEFAULT_LIMIT_SHARE, findings, setting_text
 from .compare import compare as compare_analyses
@@ -163,12 +163,11 @@ def _check_seeds(seed: int, games: int, played: int | None = None) -> None:
     """Refuse a --seed whose matches (match k uses seed SEED+k; `played` of them, if more
     than -n) would pass the largest seed: `run --seed` could not replay them."""
     count = max(games, played or games)
-    last = seed + count - 1
-    if last > MAX_INTEGER:
+    if seed > highest_first_seed(count):
         plays = f" (check plays at least {count})" if count > games else ""
         raise _cli().ChoiceError(
-            f"--seed {seed} with -n {games}{plays}: the seeds of the matches would run to {last}, past the "
-            f"range {-MAX_INTEGER}..{MAX_INTEGER}; take a --seed of at most {MAX_INTEGER - count + 1}"
+            f"--seed {seed} with -n {games}{plays}: the seeds of the matches would run to {seed + count - 1}, "
+            f"past the range {-MAX_INTEGER}..{MAX_INTEGER}; take a --seed of at most {highest_first_seed(count)}"
         )
 
 
