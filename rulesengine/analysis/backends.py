@@ -188,11 +188,10 @@ def check_reachable(address: str, timeout: float | None = None) -> None:
         return
     if not 0 < int(port) < 65536:  # the system would take it modulo 65536, another port
         raise BackendError(f"cannot start or reach a Ray cluster at {address}: {port} is not a port")
+    wait = CONNECT_TIMEOUT if timeout is None else timeout
+    over_tls = os.environ.get("RAY_USE_TLS", "0") not in ("", "0")  # no plain-text answer then: left to Ray
     try:
-        wait = CONNECT_TIMEOUT if timeout is None else timeout
         with socket.create_connection((host.strip("[]"), int(port)), timeout=wait) as connection:
-            # a cluster over TLS would not answer in plain text: it is left to Ray
-            over_tls = os.environ.get("RAY_USE_TLS", "0") not in ("", "0")
             speaks_grpc = True if over_tls else _answers_http2(connection)
     except OSError as error:  # refused, unreachable, no such host
         reason = "no answer" if isinstance(error, TimeoutError) else getattr(error, "strerror", None) or error
