@@ -19,7 +19,7 @@ import click
 from click.core import ParameterSource
 
 from . import api, fileformat, ir
-from .click_types import MAX_STEPS_OPTION, SEED, FiniteFloatRange, WholeNumber
+from .click_types import BROWSER_SEED, MAX_STEPS_OPTION, SEED, FiniteFloatRange, WholeNumber
 from .diagnostics import (
     ERROR,
     Diagnostic,
@@ -447,7 +447,7 @@ def _seat_list(text: str, seats: int) -> list[int]:
 @click.option(
     "--seed",
     "-s",
-    type=WholeNumber(0, 2**31 - 1),
+    type=BROWSER_SEED,
     default=None,
     help="Seed of the first match [default: a fresh one].",
 )

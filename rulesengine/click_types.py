@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from .diagnostics import is_whole_number_text, printable
-from .limits import DEFAULT_MAX_STEPS, MAX_INTEGER
+from .limits import DEFAULT_MAX_STEPS, MAX_BROWSER_SEED, MAX_INTEGER
 
 
 class FiniteFloatRange(click.FloatRange):
@@ -45,6 +45,7 @@ class WholeNumber(click.IntRange):
 # A seed is an integer of the language's size: larger ones gain nothing, and a number of
 # thousands of digits could not even be printed (Python limits int-to-text conversion).
 SEED = WholeNumber(-MAX_INTEGER, MAX_INTEGER)
+BROWSER_SEED = WholeNumber(-MAX_BROWSER_SEED, MAX_BROWSER_SEED)  # `serve`: the page shows and sends it
 
 
 # The decisions a match may last before the engine stops it (a draw): for a game whose

@@ -21,7 +21,7 @@ from typing import Any
 
 import attrs
 
-from .limits import MAX_FILE_BYTES, MAX_SUGGESTION_CANDIDATES, MAX_SUGGESTION_NAME, MAX_SUGGESTION_WORK
+from .limits import MAX_FILE_BYTES, MAX_INTEGER, MAX_SUGGESTION_CANDIDATES, MAX_SUGGESTION_NAME, MAX_SUGGESTION_WORK
 
 ERROR = "error"
 WARNING = "warning"
@@ -118,6 +118,15 @@ def whole_number(value: Any, what: str, least: int | None = None) -> int:
         raise OptionError(f"{what} takes a whole number, not {value!r}")
     if least is not None and number < least:
         raise OptionError(f"{what} must be at least {least}, not {number}")
+    return number
+
+
+def seed_number(value: Any) -> int:
+    """A match's seed: a whole number (see `integer`) of the language's size, as replays and
+    the commands take it; else OptionError."""
+    number = whole_number(value, "seed")
+    if not -MAX_INTEGER <= number <= MAX_INTEGER:
+        raise OptionError(f"seed must be a whole number from {-MAX_INTEGER} to {MAX_INTEGER}, not {number}")
     return number
 
 

@@ -18,7 +18,7 @@ from typing import Any
 from . import flow, ir, knowledge, results
 from .actions import Encoding
 from .compile import CompiledMove, Program, Segment, no_effects
-from .diagnostics import EngineError, IllegalActionError, integer, whole_number
+from .diagnostics import EngineError, IllegalActionError, integer, seed_number
 from .effect_flow import most_outcomes
 from .limits import DEFAULT_MAX_STEPS, MAX_TASKS_PER_STEP
 from .runtime import combination_unrank, insert_sorted, mask_cards
@@ -1637,7 +1637,7 @@ class Game:
         With `record_log`, `state.log` collects a readable line for every event. With
         `track=False` the state keeps no knowledge of the players (faster; no information states).
         """
-        state = State(self, None if seed is None else whole_number(seed, "seed"), track)
+        state = State(self, None if seed is None else seed_number(seed), track)
         if record_log:
             state.log = []
         state._start()

@@ -60,3 +60,4 @@ MAX_TASKS_PER_STEP = 200_000  # internal steps between two decisions
 # position, never a Python failure or a runaway allocation.
 MAX_INTEGER = 2**63 - 1  # magnitude of any integer, as in CEL's int64
 MAX_TEXT_LENGTH = 10_000  # characters of any text value
+MAX_BROWSER_SEED = 2**53 - 1  # magnitude of a seed the play page takes: a JavaScript number holds it exactly

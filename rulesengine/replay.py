@@ -169,6 +169,8 @@ def read(path: str | os.PathLike) -> dict[str, Any]:
     for key, kind in expected.items():
         if not isinstance(data.get(key), kind) or isinstance(data.get(key), bool):
             raise ReplayError(f'{path}: "{key}" must be {_describe(kind)}')
+    if not -MAX_INTEGER <= data["seed"] <= MAX_INTEGER:
+        raise ReplayError(f'{path}: "seed" must be a whole number from {-MAX_INTEGER} to {MAX_INTEGER}')
     steps = data.get("max_steps", DEFAULT_MAX_STEPS)
     if not isinstance(steps, int) or isinstance(steps, bool) or not 1 <= steps <= MAX_INTEGER:
         raise ReplayError(f'{path}: "max_steps" must be a whole number from 1 to {MAX_INTEGER}')

@@ -320,6 +320,11 @@ def test_a_seed_is_a_whole_number(game):
         with pytest.raises(OptionError, match="seed takes a whole number"):
             game.new_initial_state(seed=seed)
     assert game.new_initial_state(seed=Index(9)).history_list() == game.new_initial_state(seed=9).history_list()
+    # the seeds `run --seed` and replays take, no more: a larger one could not be replayed
+    assert game.new_initial_state(seed=-(2**63 - 1)).seed == -(2**63 - 1)
+    for seed in (2**63, -(2**63), 10**30):
+        with pytest.raises(OptionError, match="seed must be a whole number from -9223372036854775807"):
+            game.new_initial_state(seed=seed)
     assert rulesengine.make_game("pan", players=Index(3)) is game
 
 

@@ -83,12 +83,22 @@ def test_run_record_leaves_a_fifo_alone(tmp_path):
 
 
 def test_a_seed_of_many_digits_is_read_back(tmp_path):
-    seed = 10**30 + 7
+    seed = -(2**63 - 1)  # the most digits a seed has
     game = rulesengine.make_game("pan", players=2)
     data = replay.record(play_random(game.new_initial_state(seed=seed), 1), "pan", tmp_path / "m.json")
     replay.write(tmp_path / "m.json", data)
     assert replay.read(tmp_path / "m.json")["seed"] == seed
     assert verify_cli(tmp_path / "m.json").exit_code == 0
+
+
+@pytest.mark.parametrize("seed", [2**63, -(2**70)])
+def test_a_seed_past_the_languages_integers_is_refused_as_the_commands_refuse_it(tmp_path, seed):
+    game = rulesengine.make_game("pan", players=2)
+    data = replay.record(play_random(game.new_initial_state(seed=5), 1), "pan", tmp_path / "m.json")
+    replay.write(tmp_path / "m.json", {**data, "seed": seed})
+    with pytest.raises(replay.ReplayError, match='"seed" must be a whole number from -9223372036854775807 to'):
+        replay.read(tmp_path / "m.json")
+    assert verify_cli(tmp_path / "m.json").exit_code == 1
 
 
 def test_a_number_longer_than_python_writes_is_a_clean_error(tmp_path):

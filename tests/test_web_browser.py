@@ -155,9 +155,9 @@ def test_undo_and_a_new_match_from_the_page(browser):
         page.locator("#undo").click()
         _wait(page, "document.querySelector('#undo').disabled")
         assert page.locator("#mine").inner_text() == before
-        page.locator("#seed").fill("77")
+        page.locator("#seed").fill("-77")
         page.locator("#new").click()
-        _wait(page, "document.querySelector('#facts').textContent.includes('seed 77')")
-        assert session.seed == 77 and "match 2" in page.locator("#facts").text_content()
+        _wait(page, "document.querySelector('#facts').textContent.includes('seed -77')")
+        assert session.seed == -77 and "match 2" in page.locator("#facts").text_content()
         page.close()
     assert problems == []

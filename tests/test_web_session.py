@@ -152,11 +152,14 @@ def test_a_new_match_starts_from_the_seed_asked_for_or_a_fresh_one():
     assert session.seed == 42 and session.matches == 2 and session.state.actions() == []
     fresh = session.game.new_initial_state(seed=42)
     assert session.state.card_locations() == fresh.card_locations()
-    for bad in (-1, 2**40, "7", 1.5, True):
-        with pytest.raises(Refused, match="seed"):
+    # any seed a browser's number holds exactly, as `run` and `replay` take them when small
+    session.new_match((1,), -(2**53 - 1))
+    assert session.seed == -(2**53 - 1) and session.state.seed == session.seed
+    for bad in (2**53, -(2**53), "7", 1.5, True):
+        with pytest.raises(Refused, match="from -9007199254740991 to 9007199254740991"):
             session.new_match((1,), bad)
     session.new_match((1,), None)
-    assert 0 <= session.seed < 2**31 and session.matches == 3
+    assert 0 <= session.seed < 2**31 and session.matches == 4
 
 
 @pytest.mark.parametrize("ruleset", ["padan-original", "padvinderspel"])

@@ -18,9 +18,10 @@ from .. import agent_spec, api, replay
 from ..agents import Agent
 from ..diagnostics import RulesEngineError
 from ..engine import Game, State
+from ..limits import MAX_BROWSER_SEED
 from . import views
 
-MAX_SEED = 2**31 - 1  # seeds a person types or the session draws stay in this range
+FRESH_SEEDS = 2**31  # the seeds the session draws stay short
 
 
 class Refused(Exception):
@@ -169,9 +170,11 @@ class Session:
                 "with several people a new match takes a fresh seed: a chosen one would tell its chooser the deal"
             )
         if seed is None:
-            seed = secrets.randbelow(MAX_SEED)
-        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
-            raise Refused(f"a seed is a whole number from 0 to {MAX_SEED}, not {_shown(seed)}")
+            seed = secrets.randbelow(FRESH_SEEDS)
+        if isinstance(seed, bool) or not isinstance(seed, int) or not -MAX_BROWSER_SEED <= seed <= MAX_BROWSER_SEED:
+            raise Refused(
+                f"a seed is a whole number from {-MAX_BROWSER_SEED} to {MAX_BROWSER_SEED}, not {_shown(seed)}"
+            )
         self.revealed = None
         self._start(seed)
 

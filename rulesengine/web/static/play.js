@@ -313,7 +313,10 @@ $("clear").addEventListener("click", () => { selection = []; render(); });
 $("undo").addEventListener("click", () => send({ type: "undo" }));
 $("new").addEventListener("click", () => {
   const typed = $("seed").value.trim();
-  if (typed !== "" && !/^\d{1,10}$/.test(typed)) { flash("a seed is a whole number"); return; }
+  if (typed !== "" && !(/^-?\d{1,16}$/.test(typed) && Number.isSafeInteger(Number(typed)))) {
+    flash("a seed is a whole number from -9007199254740991 to 9007199254740991");
+    return;
+  }
   send({ type: "new", seed: typed === "" ? null : Number(typed) });
   $("seed").value = "";
 });
