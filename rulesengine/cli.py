@@ -349,10 +349,13 @@ def _flush(state) -> None:
 
 def _print_result(state) -> None:
     returns = state.returns()
-    click.echo(f"match over after {state.round_number} round(s) and {state.steps} decisions")
-    if not state.is_terminal():
+    played = f"{state.round_number} round(s) and {state.steps} decisions"
+    if not state.is_terminal():  # a replay recorded before the end
+        click.echo(f"match not over after {played}")
         click.echo("result: the match is not over")
-    elif state.truncated:
+        return
+    click.echo(f"match over after {played}")
+    if state.truncated:
         click.echo("result: stopped at the engine's decision limit, a draw")
     elif state.program.results is not None and state.program.results.returns is not None:
         shown = ", ".join(f"P{p + 1} {r:+g}" for p, r in enumerate(returns))

@@ -112,3 +112,23 @@ def test_the_command_line_records_replays_and_verifies(tmp_path):
     path.write_text("not json")
     broken = cli("replay", "--verify", str(path))
     assert broken.returncode == 1 and "not valid JSON" in broken.stderr and "Traceback" not in broken.stderr
+
+
+def test_a_replay_recorded_before_the_end_plays_back_as_not_over(tmp_path):
+    """As the play page's "Download replay" writes mid-match: no line says the match is over."""
+    from click.testing import CliRunner
+
+    from rulesengine.cli import main
+
+    game = rulesengine.make_game("pan", players=3, options={"word": "P"})
+    state = game.new_initial_state(seed=4)
+    for _ in range(5):
+        state.apply_action(state.legal_actions()[0])
+    path = tmp_path / "mid.json"
+    replay.write(path, replay.record(state, "pan", path))
+    shown = CliRunner().invoke(main, ["replay", str(path)])
+    assert shown.exit_code == 0, shown.output
+    lines = shown.output.splitlines()
+    assert "match over" not in shown.output
+    assert lines[-2] == f"match not over after 1 round(s) and {state.steps} decisions"
+    assert lines[-1] == "result: the match is not over"
