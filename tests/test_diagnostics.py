@@ -12,6 +12,7 @@ the test asserts that the reported diagnostics, warnings included, are exactly t
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import textwrap
@@ -161,6 +162,49 @@ def test_every_code_is_documented():
     assert emitted - documented == set(), "codes without a section in docs/diagnostics.md"
     announced = {code for path in FILES for _, code, _, _ in expectations(path)}
     assert announced <= documented
+
+
+def warning_codes() -> set[str]:
+    """The codes the engine can report as warnings, read from its source: the first argument
+    of every call of a checker's `warn`, and of every `Diagnostic(...)` given `WARNING`."""
+    found: set[str] = set()
+    for module in (ROOT / "rulesengine").rglob("*.py"):
+        tree = ast.parse(module.read_text(encoding="utf-8"))
+        for function in ast.walk(tree):
+            if isinstance(function, ast.FunctionDef) and function.name == "warn":
+                function.body = []  # the definition of `warn` passes its caller's code on
+        for call in ast.walk(tree):
+            if not isinstance(call, ast.Call):
+                continue
+            called = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", None)
+            given = [*call.args, *(keyword.value for keyword in call.keywords)]
+            if called == "warn" or (
+                called == "Diagnostic" and any(isinstance(a, ast.Name) and a.id == "WARNING" for a in given)
+            ):
+                code = call.args[0] if call.args else None
+                where = f"{module.name}:{call.lineno}"
+                assert isinstance(code, ast.Constant) and isinstance(code.value, str), f"{where}: code not literal"
+                found.add(code.value)
+    return found
+
+
+NUMBER_WORDS = ["no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"]
+NUMBER_WORDS += ["eleven", "twelve", "thirteen", "fourteen", "fifteen"]
+
+
+def test_the_docs_list_exactly_the_warnings_the_engine_reports():
+    warnings = warning_codes()
+    assert {"RE224", "RE240", "RE512", "RE404"} <= warnings  # the reading of the source still finds them
+    page = (ROOT / "docs" / "diagnostics.md").read_text(encoding="utf-8")
+    count, sentence = re.search(r"(\w+) codes are \*\*warnings\*\*(.*?)All others are errors\.", page, re.S).groups()
+    assert set(re.findall(r"RE\d{3}", sentence)) == warnings, "docs/diagnostics.md, the sentence on warnings"
+    assert NUMBER_WORDS.index(count.lower()) == len(warnings)
+    marked = set(re.findall(r"^### (RE\d{3}) [\w-]+ \(warning\)$", page, re.M))
+    assert marked == warnings, "docs/diagnostics.md, the sections marked (warning)"
+    language = (ROOT / "docs" / "language.md").read_text(encoding="utf-8")
+    section = language.split("\n## Diagnostics\n", 1)[1].split("\n## ", 1)[0]
+    sentence = re.search(r"Warnings do not make a file invalid(.*?)Every other code is an error\.", section, re.S)[1]
+    assert set(re.findall(r"RE\d{3}", sentence)) == warnings, "docs/language.md, Diagnostics"
 
 
 # ---- checks on small games written here --------------------------------------------------
