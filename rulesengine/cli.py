@@ -93,10 +93,14 @@ def _collect_files(paths: tuple[str, ...]) -> tuple[list[Path], list[Diagnostic]
 
     for raw in paths:
         path = Path(raw)
-        if path.is_dir():
+        try:
+            is_dir, there = path.is_dir(), path.exists() or path.is_symlink()
+        except OSError as error:  # a name too long, a folder that may not be entered: as a missing path
+            raise UsageError(f"cannot look up {printable(raw)}: {error.strerror or error}") from None
+        if is_dir:
             for found in sorted(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file()):
                 take(found, path)
-        elif path.exists() or path.is_symlink():
+        elif there:
             take(path, path.parent)  # not a regular file: validate says so (RE009)
         else:
             try:

@@ -51,6 +51,14 @@ def test_usage_errors_exit_2():
     assert unknown.returncode == 2 and "shipped:" in unknown.stderr and len(unknown.stderr.strip().splitlines()) <= 2
 
 
+def test_a_path_that_cannot_be_looked_up_is_a_usage_error_as_a_missing_one(tmp_path):
+    for name in ("a" * 300 + ".yaml", "a/" * 3000 + "x.yaml"):  # past the system's limits on names
+        for style in ("text", "json"):
+            result = cli("validate", "--format", style, name, cwd=tmp_path)
+            assert result.returncode == 2 and result.stdout == ""
+            assert "cannot look up aaa" in result.stderr and "Traceback" not in result.stderr
+
+
 def test_run_plays_a_whole_match_from_any_folder(tmp_path):
     result = cli("run", "pan", "--players", "3", "--seed", "1", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
