@@ -207,6 +207,42 @@ def test_the_docs_list_exactly_the_warnings_the_engine_reports():
     assert set(re.findall(r"RE\d{3}", sentence)) == warnings, "docs/language.md, Diagnostics"
 
 
+def _outside_parentheses(text: str) -> str:
+    """`text` without its parenthesised asides (which quote rule text, not file names)."""
+    kept, depth, quoted = [], 0, False
+    for character in text:
+        quoted ^= character == "`"
+        if not quoted and character in "()":
+            depth += 1 if character == "(" else -1
+        elif depth == 0:
+            kept.append(character)
+    return "".join(kept)
+
+
+def named_examples(page: str) -> list[str]:
+    """The example files a page names after `Example:` or `Examples:`, up to the sentence's end."""
+    names = []
+    for match in re.finditer(r"Examples?:((?:[^\n]|\n(?!\n))*)", page):
+        listed, quoted = match[1], False
+        for index, character in enumerate(listed):
+            quoted ^= character == "`"
+            if not quoted and character == "." and listed[index + 1 : index + 2] in ("", " ", "\n"):
+                listed = listed[:index]
+                break
+        names += re.findall(r"`([^`]*)`", _outside_parentheses(listed))
+    return names
+
+
+def test_every_example_the_page_names_is_in_the_corpus_as_named():
+    """`name` is tests/corpus/broken/name.yaml, `hostile/name` tests/corpus/hostile/name.yaml."""
+    names = named_examples((ROOT / "docs" / "diagnostics.md").read_text(encoding="utf-8"))
+    assert len(names) >= 140
+    assert {"yaml_duplicate_key", "hostile/yaml_huge_integer", "hostile/spelt_out_definitions"} <= set(names)
+    folder = {False: CORPUS, True: CORPUS.parent}
+    missing = [name for name in names if not (folder["/" in name] / f"{name}.yaml").is_file()]
+    assert missing == [], "named in docs/diagnostics.md, but not a file of tests/corpus/broken/ or hostile/"
+
+
 # ---- checks on small games written here --------------------------------------------------
 
 GAME = textwrap.dedent(
