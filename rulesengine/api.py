@@ -196,6 +196,8 @@ def make_game(
     if options is not None and not isinstance(options, Mapping):
         raise OptionError(f"options are a mapping of names to values, not {type(options).__name__}")
     max_steps = whole_number(max_steps, "max_steps", least=1)
+    if not isinstance(optimize, bool):
+        raise OptionError(f"optimize is True or False, not {optimize!r}")
     count = ruleset.default_players if players is None else whole_number(players, "players")
     if not ruleset.min_players <= count <= ruleset.max_players:
         raise OptionError(f"{ruleset.name} is for {ruleset.min_players} to {ruleset.max_players} players, not {count}")

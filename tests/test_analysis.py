@@ -426,6 +426,9 @@ def test_max_steps_stops_the_matches_of_simulate_and_check_sooner():
         ({"games": 2.5}, "number of matches"),
         ({"games": 2, "seed": 2**63 - 1}, "seed"),  # the second match's seed would pass the range
         ({"games": 2, "seed": "7"}, "seed"),
+        ({"games": 2, "workers": 1025}, "workers is a whole number from 1 to 1024"),  # as -j 1025 is refused
+        ({"games": 2, "workers": 0}, "workers"),
+        ({"games": 2, "workers": 1.5}, "workers"),
     ],
 )
 def test_analyse_refuses_what_no_command_could_replay(arguments, wrong):

@@ -308,6 +308,8 @@ def test_a_player_that_is_not_a_seat_is_refused_everywhere(game, player):
         ({"max_steps": 0}, "max_steps must be at least 1, not 0"),
         ({"max_steps": -5}, "max_steps must be at least 1"),
         ({"max_steps": 1.5}, "max_steps takes a whole number"),
+        ({"optimize": "no"}, "optimize is True or False, not 'no'"),  # a text is true: it would optimise
+        ({"optimize": 0}, "optimize is True or False"),
     ],
 )
 def test_make_game_names_an_argument_it_cannot_take(arguments, message):

@@ -12,7 +12,7 @@ from ..diagnostics import EngineError, integer
 from ..engine import Game
 from ..limits import MAX_INTEGER
 from .aggregate import Tally, warnings
-from .backends import BackendError, Outcome, run
+from .backends import MAX_WORKERS, BackendError, Outcome, run
 from .playout import Plan, Recording, standing_names
 from .probe import PROBE_MATCHES, options_without_effect
 
@@ -137,7 +137,10 @@ def analyse(
 ) -> dict[str, Any]:
     """Simulate `games` matches of `game` and return the analysis (see `summarise`)."""
     plan = make_plan(game, games, seed, **plan_settings)
+    count = integer(workers)
+    if count is None or not 1 <= count <= MAX_WORKERS:  # as `-j` is refused
+        raise EngineError(f"workers is a whole number from 1 to {MAX_WORKERS}, not {workers!r}")
     rules = provenance(game)
     tally = Tally(game.program, plan)
-    outcome = run(plan, Recording(game, plan), workers, backend, address, progress, tally.add)
+    outcome = run(plan, Recording(game, plan), count, backend, address, progress, tally.add)
     return summarise(game, plan, outcome, tally, probe and not outcome.interrupted, rules)
