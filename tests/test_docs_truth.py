@@ -4,6 +4,7 @@ that a change to either side fails here instead of leaving the page wrong."""
 
 from __future__ import annotations
 
+import linecache
 import re
 import textwrap
 from pathlib import Path
@@ -72,3 +73,30 @@ def test_integers_are_bounded_as_the_language_says(tmp_path: Path, optimize: boo
     state = api.make_game(path, optimize=optimize).new_initial_state(seed=1)
     with pytest.raises(EngineError, match=rf"past\.yaml:23:9: a number beyond ±{MAX_INTEGER}"):
         state.apply_action(state.legal_actions()[0])
+
+
+# ---- positions quoted from the tools ------------------------------------------------------
+
+
+def test_the_name_of_a_generated_function_is_as_language_md_shows(monkeypatch: pytest.MonkeyPatch) -> None:
+    text = page("language.md").split("\n## Compilation\n", 1)[1]
+    made, shown = re.search(r'`make_game\("([^"]+)"\)`:\s*`(<[^`]+ #)\d+>`', text).groups()
+    monkeypatch.chdir(ROOT)
+    game = api.make_game(made)
+    game.new_initial_state(seed=0).legal_actions()
+    named = [name for name in linecache.cache if re.fullmatch(re.escape(shown) + r"\d+>", name)]
+    assert named, f"no function generated for {made} is named {shown}N>"
+    del game  # its functions' lines stay in linecache while it lives
+
+
+def test_hover_names_the_line_tooling_md_shows() -> None:
+    analysis = pytest.importorskip("rulesengine.lsp.analysis")
+    detail, file, line = re.search(
+        r"`(definition top_rank: [^`]+)`, declared at `([\w.]+):(\d+)`", page("tooling.md")
+    ).groups()
+    path = ROOT / "rulesets" / file
+    text = path.read_text(encoding="utf-8")
+    declarations = analysis.analyse(text, str(path)).declarations
+    use = next(row for row in text.splitlines() if "card.rank >= top_rank" in row)
+    shown = analysis.hover(use, use.index("top_rank") + 2, declarations)
+    assert detail in shown and shown.endswith(f"declared at {file}:{line}"), shown
