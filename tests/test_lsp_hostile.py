@@ -251,6 +251,7 @@ def test_a_malformed_request_gets_an_error_with_its_id(client: Client, tmp_path:
         assert answer["error"]["code"] == code, answer
         assert "data" not in answer["error"] and "Traceback" not in answer["error"]["message"]
     assert client.serves(tmp_path)
+    assert "Traceback" not in "".join(client.stderr)  # the refusal is logged in one line
 
 
 @pytest.mark.parametrize("number", [1.5, {"a": 1}, [2], True])
@@ -422,6 +423,9 @@ def test_before_initialize_a_request_is_answered_not_initialized(tmp_path: Path)
             "textDocument/hover", {"textDocument": {"uri": "file:///x.yaml"}, "position": {"line": 0, "character": 0}}
         )
         assert answer["error"]["code"] == -32002 and "data" not in answer["error"]
+        # also when its params could not be read: the order of the protocol comes first
+        client.send({**MALFORMED["no character"][0], "id": 77, "method": "textDocument/hover"})
+        assert client.answer(77)["error"]["code"] == -32002
         assert "result" in client.request("initialize", {"processId": None, "rootUri": None, "capabilities": {}})
         client.notify("initialized", {})
         assert client.serves(tmp_path)

@@ -21,6 +21,18 @@ from ..limits import MAX_FILE_BYTES
 
 logger = logging.getLogger(__name__)
 
+
+class _NoTracebackForBadParams(logging.Filter):
+    """pygls logs a whole exception chain for every message whose params it cannot read; such
+    a request is answered with an error and logged in one line (`RulesProtocol.refuse`)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        text = record.getMessage()
+        return not (text.startswith("Unable to deserialize message") and "ClassValidationError" in text)
+
+
+logging.getLogger("pygls.protocol.json_rpc").addFilter(_NoTracebackForBadParams())
+
 JSONRPC_VERSION = "2.0"
 
 # The largest message read: a document at the size limit with every character escaped as
@@ -117,6 +129,8 @@ class RulesProtocol(LanguageServerProtocol):
         if is_request(data) and "jsonrpc" in data:
             if data["jsonrpc"] != JSONRPC_VERSION or request_id(data) is None:
                 return Refused(request_id(data), JsonRpcInvalidRequest("not a JSON-RPC 2.0 request"))
+            if not self.initialize_seen and data["method"] not in (INITIALIZE, EXIT):  # its params unread
+                return Refused(request_id(data), JsonRpcServerNotInitialized("the server is not initialized"))
         try:
             return super().structure_message(data)
         except JsonRpcException as error:
