@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import linecache
 import re
+import shlex
 import textwrap
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from rulesengine import api
+from rulesengine.cli import main
 from rulesengine.diagnostics import EngineError
 from rulesengine.limits import MAX_INTEGER
 
@@ -100,3 +103,28 @@ def test_hover_names_the_line_tooling_md_shows() -> None:
     use = next(row for row in text.splitlines() if "card.rank >= top_rank" in row)
     shown = analysis.hover(use, use.index("top_rank") + 2, declarations)
     assert detail in shown and shown.endswith(f"declared at {file}:{line}"), shown
+
+
+# ---- tooling.md: the scenario test example -------------------------------------------------
+
+
+def test_the_scenario_test_example_fails_on_climb_as_tooling_md_shows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = page("tooling.md").split("\n## Scenario tests: `rulesengine test`\n", 1)[1]
+    new = shlex.split(re.search(r"`(rulesengine new [^`]+)` writes", text)[1])
+    example, example_path = re.search(r"```yaml\n(# (\S+)\n.*?)```", text, re.S).groups()
+    command, shown = re.search(r"```console\n\$ ([^\n]+)\n(.*?)```", text, re.S).groups()
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    assert runner.invoke(main, new[1:]).exit_code == 0
+    Path(example_path).write_text(example, encoding="utf-8")
+    result = runner.invoke(main, shlex.split(command)[1:])
+    assert (result.exit_code, result.output) == (1, shown)
+    # the fix the text gives makes the test pass
+    rules = Path(new[-1])
+    written = rules.read_text(encoding="utf-8")
+    assert written.count("c.rank >= top(pile).rank") == 1
+    rules.write_text(written.replace("c.rank >= top(pile).rank", "c.rank > top(pile).rank"), encoding="utf-8")
+    result = runner.invoke(main, shlex.split(command)[1:])
+    assert (result.exit_code, result.output) == (0, "1 test(s) in 1 file(s): 1 passed, 0 failed\n")
