@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import re
 import shlex
 from collections.abc import Callable
@@ -20,7 +21,7 @@ from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rulesengine import Game, State, api
+from rulesengine import Game, State, api, resources
 from rulesengine.agents import RandomAgent, play_match
 from rulesengine.analysis import analyse
 from rulesengine.cli import main
@@ -270,7 +271,7 @@ def _blocks(kind: str) -> list[str]:
 
 def _expected_errors(text: str) -> set[str]:
     """The error codes each whole file shown in the tutorial is meant to have."""
-    if text.strip() == "name: Eights":
+    if text.strip() == "rulesengine: 1\nname: Eights":
         return {"RE206"}  # step 1: almost everything is missing
     if ".siut" in text:
         return {"RE313"}  # step 2: the typo
@@ -280,9 +281,10 @@ def _expected_errors(text: str) -> set[str]:
 
 
 def test_tutorial_files_have_the_problems_the_text_shows(tmp_path: Path) -> None:
-    whole_files = [b for b in _blocks("yaml") if b.startswith(("name:", "extends:"))]
-    assert len(whole_files) >= 5
+    whole_files = [b for b in _blocks("yaml") if re.match(r"(rulesengine: 1\n)?(name|extends):", b)]
+    assert len(whole_files) >= 6
     for number, text in enumerate(whole_files):
+        assert text.startswith("rulesengine: 1\n"), text  # as every rule file should (language.md)
         path = tmp_path / f"file{number}.yaml"
         path.write_text(text, encoding="utf-8")
         _, problems = api.validate_file(path)
@@ -294,26 +296,202 @@ def test_tutorial_variant_is_the_shipped_example() -> None:
     assert shown == [yaml.safe_load(_example("pan-house-rules.yaml").read_text(encoding="utf-8"))]
 
 
+def _commands(block: str) -> list[tuple[str, str]]:
+    """The commands of a console block, each with the output shown after it."""
+    return [tuple(command.partition("\n")[::2]) for command in re.split(r"^\$ ", block, flags=re.M)[1:]]
+
+
+def _shell(line: str) -> tuple[list[str], Callable[[list[str]], list[str]]]:
+    """The words of `rulesengine ...` before a pipe, and what the pipe (`head -N`, `tail -N`,
+    `grep -v PATTERN`, or none) keeps of the output lines."""
+    command, pipe, after = line.partition(" | ")
+    words = shlex.split(command)
+    if not pipe:
+        return words, lambda lines: lines
+    tool, *arguments = shlex.split(after)
+    if tool in ("head", "tail"):
+        count = int(arguments[0].lstrip("-"))
+        return words, (lambda lines: lines[:count]) if tool == "head" else (lambda lines: lines[-count:])
+    assert tool == "grep" and arguments[0] == "-v", f"a pipe the test does not know: {line}"
+    return words, lambda lines: [x for x in lines if not re.search(arguments[1], x)]
+
+
+def _printed(line: str) -> list[str]:
+    words, pipe = _shell(line)
+    result = CliRunner().invoke(main, words[1:])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    assert "note:" not in result.output, result.output  # e.g. a file read without its 'rulesengine: 1' line
+    return pipe(result.output.splitlines())
+
+
 def test_tutorial_commands_on_examples_print_what_is_shown() -> None:
     """`rulesengine validate|run examples/...` (optionally `| head -N`) as pasted in the text."""
-    runner = CliRunner()
     checked = 0
     for block in _blocks("console"):
-        commands = re.split(r"^\$ ", block, flags=re.M)[1:]
-        for command in commands:
-            line, _, shown = command.partition("\n")
+        for line, shown in _commands(block):
             words = shlex.split(line)
             if words[:2] not in (["rulesengine", "validate"], ["rulesengine", "run"]) or "examples/" not in line:
                 continue
-            head = None
-            if "|" in words:
-                head = int(words[words.index("|") + 2].lstrip("-"))
-                words = words[: words.index("|")]
-            result = runner.invoke(main, words[1:])
-            lines = result.output.splitlines()
-            assert lines[:head] == shown.splitlines(), line
+            assert _printed(line) == shown.splitlines(), line
             checked += 1
     assert checked >= 3
+
+
+def _scratch_steps() -> list[tuple[dict[str, str], str, str]]:
+    """The commands run in the scratch folder, each with the files as the text has written
+    them by then, and the output shown. Whole files are shown as written; step 2's typo is
+    fixed as the text says; step 3 adds a `define` section before `round`, uses `top_card` in
+    the setup's log line and replaces the sections from `phases` on with the ones shown."""
+    text = AUTHORING.read_text(encoding="utf-8")
+    files: dict[str, str] = {}
+    steps = []
+    position = 0
+    for block in re.finditer(r"```(\w+)\n(.*?)```", text, re.S):
+        prose, (kind, body), position = text[position : block.start()], block.groups(), block.end()
+        if "Fix `siut` to `suit`" in prose:
+            files["eights.yaml"] = files["eights.yaml"].replace(".siut", ".suit")
+        if kind == "yaml" and body.startswith("rulesengine: 1\nname: Eights\n"):
+            files["eights.yaml"] = body
+        elif kind == "yaml" and body.startswith("rulesengine: 1\nextends: pan\nname: Pan without fours\n"):
+            files["pan-no-fours.yaml"] = body
+        elif kind == "yaml" and body.startswith("define:\n"):
+            assert "\nround:\n" in files["eights.yaml"]
+            files["eights.yaml"] = files["eights.yaml"].replace("\nround:\n", f"\n{body}\nround:\n")
+        elif kind == "yaml" and body.startswith("phases:\n") and "define:" in files["eights.yaml"]:
+            log = re.search(r'\(`(log "\{top_card\} is turned up")`\)', prose)[1]
+            eights = files["eights.yaml"].split("\nphases:\n")[0] + "\n" + body
+            assert 'log "{top(discard)} is turned up"' in eights
+            files["eights.yaml"] = eights.replace('log "{top(discard)} is turned up"', log)
+        elif kind == "console":
+            for line, shown in _commands(body):
+                if any(name in shlex.split(line) for name in files):
+                    steps.append((dict(files), line, shown))
+    return steps
+
+
+def test_tutorial_commands_in_the_scratch_folder_print_what_is_shown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Part 1's steps 1 to 4 and Part 2's file without fours, each file as written so far.
+    Pan's own file is shown where this checkout keeps it."""
+    steps = _scratch_steps()
+    assert [line.split("|")[0].strip() for _, line, _ in steps] == [
+        "rulesengine validate eights.yaml",
+        "rulesengine validate eights.yaml",
+        "rulesengine validate eights.yaml",
+        "rulesengine run eights.yaml --seed 1",
+        "rulesengine run eights.yaml --seed 1",
+        "rulesengine run eights.yaml --seed 1 -p 2 -o hand_size=7 -o target=200",
+        "rulesengine validate pan-no-fours.yaml",
+        "rulesengine validate pan-no-fours.yaml",
+    ]
+    monkeypatch.chdir(tmp_path)
+    shipped = str(resources.rulesets_dir()) + "/"
+    for files, line, shown in steps:
+        for name, text in files.items():
+            Path(name).write_text(text, encoding="utf-8")
+        printed = [x.replace(shipped, "/work/main/rulesets/") for x in _printed(line)]
+        assert printed == shown.splitlines(), line
+
+
+SIMULATIONS = [
+    (line, shown)
+    for block in _blocks("console")
+    for line, shown in _commands(block)
+    if line.startswith("rulesengine simulate ") and "--json" not in line
+]
+SPEED = re.compile(r"[\d.]+ s, [\d.,]+ matches/s, [\d,]+ decisions/s \(local, 1 worker\(s\)\)")
+
+
+def _agrees(printed: list[str], shown: list[str]) -> bool:
+    """Whether `shown` is `printed` with runs of one or more lines replaced by a line `…`,
+    the speed figures of `simulate` as one machine gave them."""
+
+    def same(lines: list[str], segment: list[str]) -> bool:
+        return len(lines) == len(segment) and all(
+            a == b or (SPEED.fullmatch(a) and SPEED.fullmatch(b)) for a, b in zip(lines, segment, strict=True)
+        )
+
+    first, *segments = "\n".join(["", *shown, ""]).split("\n…\n")
+    first_lines = first.split("\n")[1:] if segments else first.split("\n")[1:-1]
+    if not same(printed[: len(first_lines)], first_lines):
+        return False
+    position = len(first_lines)
+    for number, text in enumerate(segments):
+        segment = text.split("\n")[:-1] if number == len(segments) - 1 else text.split("\n")
+        last = number == len(segments) - 1
+        starts = [len(printed) - len(segment)] if last else range(position + 1, len(printed) - len(segment) + 1)
+        found = next((s for s in starts if s > position and same(printed[s : s + len(segment)], segment)), None)
+        if found is None:
+            return False
+        position = found + len(segment)
+    return position == len(printed)
+
+
+def test_the_tutorial_simulations_are_found_and_cut_output_is_matched() -> None:
+    assert {line.split(" -n")[0] for line, _ in SIMULATIONS} == {
+        "rulesengine simulate examples/tutorial-game.yaml",
+        "rulesengine simulate pan",
+        "rulesengine simulate examples/pan-house-rules.yaml",
+    }
+    assert _agrees(["a", "b", "c", "d"], ["a", "…", "d"]) and _agrees(["a", "b", "c"], ["a", "…"])
+    assert _agrees(["a", "b", "c", "d"], ["a", "…", "c", "…"]) and _agrees(["a", "b"], ["a", "b"])
+    assert not _agrees(["a", "b", "c", "d"], ["a", "…", "c"]) and not _agrees(["a", "b"], ["a", "…", "b"])
+    assert not _agrees(["a", "b"], ["a"]) and not _agrees(["a", "b"], ["a", "b", "…"])
+
+
+@pytest.mark.parametrize(("line", "shown"), SIMULATIONS, ids=[line for line, _ in SIMULATIONS])
+def test_tutorial_simulations_print_what_is_shown(line: str, shown: str) -> None:
+    """Each `rulesengine simulate` of the text prints its figures again (the seed is 0 unless
+    given); lines left out are marked `…`, and only the speed of the last line may differ."""
+    printed = _printed(line)
+    assert _agrees(printed, shown.splitlines()), "\n".join(printed)
+
+
+def test_tutorial_simulation_as_json_has_the_figures_shown() -> None:
+    """The abridged `--json` of step 6: every key shown is printed, in that order, with the
+    value shown (a mapping may leave keys out); speed figures differ between machines."""
+    (line, shown), *_ = [c for b in _blocks("console") for c in _commands(b) if "--json" in c[0]]
+    printed = json.loads("\n".join(_printed(line)))
+    expected = json.loads(shown)
+    speed = {"seconds", "decisions_per_second", "matches_per_second"}
+
+    def within(shown: object, printed: object) -> None:
+        if isinstance(shown, dict):
+            assert isinstance(printed, dict)
+            keys = [k for k in printed if k in shown]
+            assert keys == list(shown), f"{list(shown)} are not printed in this order: {list(printed)}"
+            for key, value in shown.items():
+                if key not in speed:
+                    within(value, printed[key])
+        elif isinstance(shown, list):
+            assert isinstance(printed, list) and len(printed) == len(shown)
+            for one, other in zip(shown, printed, strict=True):
+                within(one, other)
+        else:
+            assert shown == printed
+
+    within(expected, printed)
+
+
+def test_the_house_rules_conclusions_quote_the_figures_shown() -> None:
+    """The text after Part 2's simulations quotes figures of their output, and the ratio of
+    the mean decisions per match of the house rules and of Pan."""
+    text = AUTHORING.read_text(encoding="utf-8")
+    section = text.split("### Do the house rules change the game?")[1].split("\n## ")[0]
+    block = re.search(r"```console\n(.*?)```", section, re.S)[1]
+    outputs = {line: shown for line, shown in _commands(block)}
+    prose = section[section.index("```", section.index("```console") + 3) :]
+    ratio = re.search(r"([\d.]+) times as many decisions", prose)
+    mean = {line: float(re.search(r"^decisions per match: mean ([\d.]+)", o, re.M)[1]) for line, o in outputs.items()}
+    pan = mean["rulesengine simulate pan -n 50 -o word=P"]
+    house = mean["rulesengine simulate examples/pan-house-rules.yaml -n 50 -o word=P"]
+    assert round(house / pan, 2) == float(ratio[1])
+    quoted = re.findall(r"\d+ of \d+|(?<![\d.])\d+(?:\.\d+)?(?![\d.])", prose.replace(ratio[0], ""))
+    assert len(quoted) >= 10
+    for figure in quoted:
+        if figure not in ("50", "25", "2000", "500"):  # matches, interval width, Pan's limit, `-n 500`
+            assert any(re.search(rf"(?<![\d.]){re.escape(figure)}(?![\d.])", o) for o in outputs.values()), figure
 
 
 def test_tutorial_python_prints_what_is_shown(monkeypatch: pytest.MonkeyPatch) -> None:
