@@ -104,12 +104,13 @@ def match_returns(state: Any, rules: ResultRules | None, teams: TeamTable | None
     if rules.returns is not None:
         return [float(rules.returns(state, state._env(p))) for p in range(n)]
     env = state._env(state.current)
+    # nobody (-1) in the list is no player: `winners: [holder(top(pile))]` of an empty pile names no winner
     if program.winners is not None:
-        winners = set(program.winners(state, env))
+        winners = {p for p in program.winners(state, env) if 0 <= p < n}
     elif program.losers is not None:
-        losers = set(program.losers(state, env))
+        losers = {p for p in program.losers(state, env) if 0 <= p < n}
         if team_of is not None:  # a team loses together: its other members lose too
-            losers |= {q for p in losers if 0 <= p < n for q in team_of(p)}
+            losers |= {q for p in losers for q in team_of(p)}
         if not losers:
             return [1.0 if rules.shared_win else 0.0] * n
         if len(losers) == n:
@@ -118,7 +119,7 @@ def match_returns(state: Any, rules: ResultRules | None, teams: TeamTable | None
     else:
         return [0.0] * n
     if team_of is not None:  # a team wins together
-        winners |= {q for p in winners if 0 <= p < n for q in team_of(p)}
+        winners |= {q for p in winners for q in team_of(p)}
     if not winners:
         return [0.0] * n
     if len(winners) == n:

@@ -163,6 +163,20 @@ def test_nobody_losing_is_a_draw_or_a_shared_win(tmp_path: Path, optimize: bool,
     assert state.returns() == [expected] * 4
 
 
+@pytest.mark.parametrize("optimize", [True, False])
+@pytest.mark.parametrize("teams", ["teams: [[0], [1], [2], [3]]", "teams: alternate"])
+@pytest.mark.parametrize("key", ["winners", "losers"])
+def test_nobody_in_the_list_names_no_player(tmp_path: Path, optimize: bool, teams: str, key: str) -> None:
+    """`[holder(top(stock))]` of an empty stock: no winner (or loser), a draw that keeps zero
+    sum; it gave every player -1 (or +1) where the game declares the returns add up to 0."""
+    path = write(tmp_path, 4, teams, f"until: true\n{key}: '[holder(top(stock))]'")
+    game = rulesengine.make_game(path, optimize=optimize)
+    state = game.new_initial_state(seed=4)
+    play_random(state, 4)
+    assert state.is_terminal() and not state.card_locations()["stock"]
+    assert state.returns() == [0.0] * 4  # a draw, whatever the sum the game declares
+
+
 def test_a_shared_win_is_not_zero_sum(tmp_path: Path) -> None:
     draw = rulesengine.make_game(write(tmp_path, 4, "teams: alternate", "until: true\nwinners: players"))
     assert draw.utility.total == 0.0 and (draw.utility.minimum, draw.utility.maximum) == (-1.0, 1.0)
