@@ -58,8 +58,11 @@ def resolve_ruleset(name_or_path: str) -> Path | None:
     given = Path(name_or_path)
     candidates = [given, rulesets_dir() / f"{name_or_path}.yaml", rulesets_dir() / name_or_path]
     for candidate in candidates:
-        if candidate.is_file():
-            return tidy(candidate)
+        try:
+            if candidate.is_file():
+                return tidy(candidate)
+        except OSError:  # a name too long, a folder that may not be entered: no file there
+            continue
     return None
 
 
