@@ -262,6 +262,24 @@ def test_a_request_whose_id_is_invalid_is_answered_with_a_null_id(client: Client
     assert client.serves(tmp_path)
 
 
+def test_a_body_that_is_not_json_is_answered_with_a_parse_error(client: Client, tmp_path: Path):
+    client.send(b"{abc}")
+    answer = client.wait(lambda m: "error" in m)
+    assert answer["id"] is None and answer["error"]["code"] == -32700
+    assert client.serves(tmp_path)
+    assert "Traceback" not in "".join(client.stderr) and "not JSON" in "".join(client.stderr)
+    assert not [m for m in client.passed if m.get("method") == "window/showMessage"]
+
+
+def test_a_notification_whose_params_cannot_be_read_is_passed_over_quietly(client: Client, tmp_path: Path):
+    uri = (tmp_path / "big.yaml").as_uri()
+    document = {"uri": uri, "languageId": "yaml", "version": 10**30, "text": "name: x"}  # past LSP's integers
+    client.notify("textDocument/didOpen", {"textDocument": document})
+    assert client.serves(tmp_path)
+    assert "Traceback" not in "".join(client.stderr) and "ignored textDocument/didOpen" in "".join(client.stderr)
+    assert not [m for m in client.passed if m.get("method") == "window/showMessage"]
+
+
 # ---- framing --------------------------------------------------------------------------------------
 
 FRAMES = {

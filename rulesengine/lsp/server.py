@@ -8,9 +8,11 @@ and columns in characters. The conversions are here, against the text of the fil
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote, unquote_to_bytes, urlparse
 
 from lsprotocol import types
@@ -59,6 +61,14 @@ class RulesServer(LanguageServer):
         self.names: dict[str, dict[str, analysis.Declaration]] = {}
         self.shut_down = False
         self.exit_status: int | None = None  # set by the exit notification
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        # A body that is not JSON is the client's mistake: answered as JSON-RPC says, not
+        # shown to the person as an error of the server.
+        if isinstance(error, json.JSONDecodeError):
+            self.protocol.parse_error()  # type: ignore[attr-defined]
+        else:
+            super().report_server_error(error, source)
 
 
 server = RulesServer()

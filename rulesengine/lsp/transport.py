@@ -4,6 +4,7 @@ the server."""
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from typing import Any, BinaryIO
@@ -13,6 +14,7 @@ from pygls.exceptions import (
     JsonRpcException,
     JsonRpcInvalidParams,
     JsonRpcInvalidRequest,
+    JsonRpcParseError,
     JsonRpcServerNotInitialized,
 )
 from pygls.protocol import LanguageServerProtocol
@@ -31,7 +33,21 @@ class _NoTracebackForBadParams(logging.Filter):
         return not (text.startswith("Unable to deserialize message") and "ClassValidationError" in text)
 
 
+class _NoTracebackForBadJson(logging.Filter):
+    """A body that is not JSON is the client's mistake, answered with a parse error
+    (`RulesProtocol.parse_error`): logged in one line, not as the exception's traceback."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info and isinstance(record.exc_info[1], json.JSONDecodeError):
+            record.msg, record.args = "a message body is not JSON: %s", (record.exc_info[1],)
+            record.exc_info = record.exc_text = None
+        return True
+
+
 logging.getLogger("pygls.protocol.json_rpc").addFilter(_NoTracebackForBadParams())
+_BAD_JSON = _NoTracebackForBadJson()
+logging.getLogger("pygls.server").addFilter(_BAD_JSON)  # the logger the server gives its reading loop
+logging.getLogger("pygls.io_").addFilter(_BAD_JSON)
 
 JSONRPC_VERSION = "2.0"
 
@@ -105,6 +121,14 @@ class Refused:
         self.error = error
 
 
+class Dropped:
+    """A notification whose params cannot be read: nothing answers a notification, so it is
+    logged and passed over (pygls showed the client an "Error in server" message)."""
+
+    def __init__(self, method: str) -> None:
+        self.method = method
+
+
 def request_id(data: dict[str, Any]) -> int | str | None:
     """The id of a request to answer with; None (answered as such) if it is not a valid one."""
     found = data.get("id")
@@ -135,6 +159,8 @@ class RulesProtocol(LanguageServerProtocol):
             return super().structure_message(data)
         except JsonRpcException as error:
             if not is_request(data):
+                if isinstance(error, JsonRpcInvalidParams) and isinstance(data.get("method"), str):
+                    return Dropped(data["method"])
                 raise
             if isinstance(error, JsonRpcInvalidParams):
                 error = JsonRpcInvalidParams(f"invalid params for {data['method']}")
@@ -143,6 +169,8 @@ class RulesProtocol(LanguageServerProtocol):
     def handle_message(self, message: Any) -> None:
         if isinstance(message, Refused):
             self.refuse(message.id, message.error)
+        elif isinstance(message, Dropped):
+            logger.warning("ignored %s: its params cannot be read", message.method[:80])
         elif isinstance(message, dict):  # a JSON object that is not JSON-RPC at all
             if is_request(message):
                 self.refuse(request_id(message), JsonRpcInvalidRequest("not a JSON-RPC 2.0 request"))
@@ -162,6 +190,10 @@ class RulesProtocol(LanguageServerProtocol):
             if getattr(message, "method", None) == INITIALIZE:
                 self.initialize_seen = True
             super().handle_message(message)
+
+    def parse_error(self) -> None:
+        """JSON-RPC's answer to a body that is not JSON: its id cannot be known."""
+        self.refuse(None, JsonRpcParseError("the message is not JSON"))
 
     def refuse(self, message_id: int | str | None, error: JsonRpcException) -> None:
         logger.warning("refused request %r: %s", message_id, error.message)
