@@ -103,6 +103,20 @@ def readable_clauses(document: Path) -> list[str] | str:
         return "cannot be read as UTF-8 text"
 
 
+def _is_file(path: Path) -> bool | str:
+    """Whether `path` is a regular file, or why the system cannot tell (a name longer than the
+    file system allows, a folder that cannot be searched): a reason, never an OSError."""
+    try:
+        return path.is_file()
+    except OSError as error:
+        return error.strerror or type(error).__name__
+
+
+def _shortened(name: str, most: int = 60) -> str:
+    """A name as a message shows it: at most `most` characters."""
+    return name if len(name) <= most else name[: most - 3] + "..."
+
+
 def ruleset_named(name: str, here: Path) -> Path | None:
     """The rule file a test file in `here` names: relative to it (`../game.yaml`) or a shipped
     name, never in the working folder; in its tidy form (no `..`), as a folder walk names it."""
@@ -156,7 +170,7 @@ class _Reader(Shapes):
         ruleset_node = top.get("ruleset")
         if ruleset_node is None:
             reference = default_ruleset(self.path)
-            found = reference if reference.is_file() else None
+            found = reference if _is_file(reference) is True else None
             where = Span.point(self.path, 1, 1)
             name = reference.name
         else:
@@ -237,7 +251,20 @@ class _Reader(Shapes):
         if not name.strip():
             self.error("RE500", "'rules' must name a file, not an empty text", node.span)
             return None
-        return here / name
+        document = here / name
+        looked_up = _is_file(document)
+        if isinstance(looked_up, str):  # the system cannot even look for it (a name too long ...)
+            self.problems.append(
+                Diagnostic(
+                    "RE512",
+                    f"the rules document '{_shortened(document.name)}' cannot be looked up ({looked_up}),"
+                    " so the clauses cited are not checked",
+                    node.span,
+                    severity=WARNING,
+                )
+            )
+            return None
+        return document
 
     def citations(
         self, rules: Path | None, top: Map, not_testable: dict[str, str], scenarios: list[Scenario]

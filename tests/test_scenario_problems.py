@@ -28,6 +28,29 @@ def test_a_rules_document_that_is_not_utf8_is_a_warning_at_its_name(tmp_path):
         assert "Traceback" not in result.stdout + result.stderr
 
 
+def test_a_rules_document_whose_name_the_system_refuses_is_a_warning_and_other_files_are_checked(tmp_path):
+    # a name longer than a file name may be: looking it up fails, which is not "not found"
+    path = write(tmp_path, f"rules: {'r' * 256}\ntests:\n  - {{name: a, clause: '1', expect: {{current: P1}}}}\n")
+    found, problems = load(path)
+    assert [(d.code, d.severity, d.span.line, d.span.column) for d in problems] == [("RE512", "warning", 1, 8)]
+    assert "File name too long" in problems[0].message and found is not None and found.rules is None
+    other = tmp_path / "other" / "tiny.tests.yaml"
+    other.parent.mkdir()
+    write(other.parent, "tests:\n  - {name: b, expect: {current: P9}}\n")
+    result = run("validate", str(path), str(other))
+    assert result.returncode == 1 and "Traceback" not in result.stdout + result.stderr
+    assert "tiny.tests.yaml:1:8: warning[RE512]" in result.stdout and "error[RE509]" in result.stdout
+    for args in (("test",), ("test", "--trace")):
+        result = run(*args, str(path))
+        assert result.returncode == 0 and "warning[RE512]" in result.stdout + result.stderr, result.stdout
+
+
+def test_a_test_file_whose_own_name_is_too_long_for_its_rule_file_is_still_read(tmp_path):
+    # unsaved text (the language server) under a path whose default rule file cannot be looked up
+    _, problems = load(tmp_path / f"{'t' * 300}.tests.yaml", "tests:\n  - {name: a, expect: {current: P1}}\n")
+    assert [d.code for d in problems] == ["RE502"]
+
+
 def test_a_rules_document_larger_than_a_rule_file_is_refused_unread(tmp_path):
     with open(tmp_path / "rules.md", "wb") as document:
         document.truncate(3 * 1024**3)  # sparse: takes no room on disk, but reading it would
