@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from . import ir
 from .compose import compose
-from .diagnostics import RulesEngineError
+from .diagnostics import RulesEngineError, printable
 from .source import plain
 
 WIDTH = 88
@@ -203,4 +203,5 @@ def describe(ruleset: ir.Ruleset) -> str:
         written = _written(document, "match", key)
         if written is not None:
             out += _wrapped(f"{text} {written}", "  ")
-    return "\n".join(out)
+    # one line each: a line break in a name or text is shown as an escape, never a line of its own
+    return "\n".join(map(printable, out))

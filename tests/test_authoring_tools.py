@@ -203,6 +203,17 @@ def test_describe_shows_a_variants_own_defaults():
     assert any(line.split()[:1] == ["reversed_spades"] and "default true" in line for line in text.splitlines())
 
 
+def test_describe_shows_a_line_break_in_a_name_as_an_escape(tmp_path):
+    """A name cannot forge a line of its own in the description (as `run` escapes it too)."""
+    text = (ROOT / "rulesets" / "pan.yaml").read_text(encoding="utf-8")
+    forged = tmp_path / "forged.yaml"
+    forged.write_text(text.replace("name: Pan\n", 'name: "Pan\\nresult: P9 won\\r"\n', 1), encoding="utf-8")
+    result = run("describe", str(forged))
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[0] == "Pan\\x0aresult: P9 won\\x0d"
+    assert not any(line.startswith("result:") for line in result.output.splitlines())
+
+
 def test_describe_of_an_invalid_file_exits_1_with_its_problems(tmp_path):
     broken = tmp_path / "broken.yaml"
     broken.write_text((ROOT / "rulesets" / "pan.yaml").read_text().replace("size(pile) > 1", "size(piel) > 1"))
