@@ -19,6 +19,7 @@ from collections.abc import Callable, Collection
 from typing import Any
 
 from .agents import Agent, CheatingMCTSAgent, GreedyAgent, ISMCTSAgent, MonteCarloAgent, RandomAgent, StateAgent
+from .agents.arguments import MOST_SECONDS, MOST_UNITS
 from .diagnostics import OptionError, did_you_mean, is_whole_number_text
 
 
@@ -85,6 +86,9 @@ def _convert(name: str, key: str, value: str, kind: type, text: str) -> Any:
         raise AgentSpecError(f"'{key}' of agent '{name}' takes {what}, not '{value}' (in '{text}')") from None
     if number <= 0 and key != "c" or number < 0:
         raise AgentSpecError(f"'{key}' of agent '{name}' must be above 0, not {value} (in '{text}')")
+    most = MOST_UNITS if kind is int else MOST_SECONDS if key in ("seconds", "time") else None
+    if most is not None and number > most:  # a typo, not a budget (the agent checks it too)
+        raise AgentSpecError(f"'{key}' of agent '{name}' takes at most {most:,}, not {value} (in '{text}')")
     return number
 
 

@@ -27,6 +27,13 @@ def test_specs_make_agents_per_seat():
         ("ismct", "did you mean 'ismcts'"),
         ("ismcts:abc", "takes a whole number"),
         ("ismcts:0", "must be above 0"),
+        (
+            "ismcts:99999999999999999999",
+            "'iterations' of agent 'ismcts' takes at most 1,000,000,000",
+        ),  # it searched for ever
+        ("mc:1000000001", "takes at most"),
+        ("ismcts:10:samples=2000000000", "'samples' of agent 'ismcts' takes at most"),
+        ("ismcts:seconds=86401", "'seconds' of agent 'ismcts' takes at most 86,400"),
         ("greedy:5", "takes no settings"),
         ("mc:depth=3", "no setting 'depth'"),
         ("ismcts:rollout=forever", "'round' or 'match'"),

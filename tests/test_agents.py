@@ -188,6 +188,8 @@ def test_play_match_needs_one_agent_a_seat():
         (lambda: ISMCTSAgent(10, seconds="1"), "seconds takes a number"),
         (lambda: ISMCTSAgent(10, exploration=float("inf")), "exploration takes a finite number"),
         (lambda: ISMCTSAgent(10, samples=0), "samples must be at least 1"),
+        (lambda: ISMCTSAgent(10**20), "iterations takes at most 1,000,000,000"),
+        (lambda: ISMCTSAgent(10, seconds=10**6), "seconds takes at most 86,400"),
         (lambda: ISMCTSAgent(10, rollout="rund"), "rollout is 'round' or 'match'"),
         (lambda: MonteCarloAgent(0), "playouts must be at least 1"),
         (lambda: RandomAgent(1.5), "seed is a whole number or None"),

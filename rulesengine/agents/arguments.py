@@ -14,6 +14,9 @@ if TYPE_CHECKING:
     from .view import PlayerView
 
 ROLLOUTS = ("round", "match")
+# Past these a budget is a typo, not a plan: a billion iterations is days of search per move.
+MOST_UNITS = 1_000_000_000
+MOST_SECONDS = 86_400
 
 
 def generator(seed: Any) -> random.Random:
@@ -22,8 +25,11 @@ def generator(seed: Any) -> random.Random:
 
 
 def count(value: Any, what: str) -> int:
-    """A budget counted in whole units (iterations, playouts, samples): at least 1."""
-    return whole_number(value, what, least=1)
+    """A budget counted in whole units (iterations, playouts, samples): 1 to MOST_UNITS."""
+    number = whole_number(value, what, least=1)
+    if number > MOST_UNITS:
+        raise OptionError(f"{what} takes at most {MOST_UNITS:,} (a larger budget would search for days), not {number}")
+    return number
 
 
 def finite(value: Any, what: str, positive: bool = False) -> float:
@@ -33,6 +39,14 @@ def finite(value: Any, what: str, positive: bool = False) -> float:
     number = float(value)
     if not math.isfinite(number) or number < 0 or positive and number == 0:
         raise OptionError(f"{what} takes a finite number {'above' if positive else 'of at least'} 0, not {value!r}")
+    return number
+
+
+def seconds(value: Any) -> float:
+    """A time budget per move: above 0, at most a day."""
+    number = finite(value, "seconds", positive=True)
+    if number > MOST_SECONDS:
+        raise OptionError(f"seconds takes at most {MOST_SECONDS:,} (a day a move), not {value!r}")
     return number
 
 

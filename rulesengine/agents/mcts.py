@@ -51,7 +51,7 @@ class ISMCTSAgent:
         self.rng = arguments.generator(seed)
         self.exploration = arguments.finite(exploration, "exploration")
         self.samples = arguments.count(samples, "samples")
-        self.seconds = None if seconds is None else arguments.finite(seconds, "seconds", positive=True)
+        self.seconds = None if seconds is None else arguments.seconds(seconds)
         self.rollout = arguments.rollout(rollout)
         self.last_iterations = 0  # how many iterations the last move ran (for benchmarks)
 
