@@ -117,7 +117,10 @@ def _parse_options(pairs: tuple[str, ...], option: str = "-o") -> dict[str, str]
         name, sep, value = pair.partition("=")
         if not sep or not name.strip():
             raise UsageError(f"{option} takes NAME=VALUE, not '{pair}'")
-        options[name.strip()] = value.strip()  # as the name: "word = X" means X, not " X"
+        name, value = name.strip(), value.strip()  # as the name: "word = X" means X, not " X"
+        if name in options and options[name] != value:  # which one was meant cannot be guessed
+            raise UsageError(f"{option} {name} is given twice, as {options[name]} and as {value}: give it once")
+        options[name] = value
     return options
 
 

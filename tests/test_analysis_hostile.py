@@ -234,6 +234,14 @@ def test_an_empty_agent_spec_is_refused_as_run_refuses_it(agents):
 def test_compare_names_the_option_typed():
     result = cli("compare", "pan", "-n", "2", "-O", "rounds")
     assert result.exit_code == 2 and "-O takes NAME=VALUE, not 'rounds'" in result.output
+    twice = cli("compare", "pan", "-n", "2", "-O", "word=P", "-O", "word=Q")  # the last one was kept unsaid
+    assert twice.exit_code == 2 and "-O word is given twice, as P and as Q" in twice.output
+
+
+def test_standing_takes_one_minus_before_the_variable():
+    assert cli("simulate", "pan", "-n", "1", "--standing", "-letters", "--json").exit_code == 0
+    twice = cli("simulate", "pan", "-n", "1", "--standing", "--letters")  # was read as -letters
+    assert twice.exit_code == 2 and "--standing --letters: not a per-player number variable" in twice.output
 
 
 @pytest.mark.parametrize("command", [["simulate", "pan"], ["compare", "pan", "-O", "word=P"]])

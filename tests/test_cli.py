@@ -47,6 +47,9 @@ def test_usage_errors_exit_2():
     assert result.returncode == 2 and "unknown option 'wrod'" in result.stderr
     assert "Traceback" not in result.stderr
     assert cli("run", "pan", "-o", "novalue").returncode == 2
+    twice = cli("run", "pan", "-o", "word=P", "-o", "word = Q")  # which one was meant cannot be guessed
+    assert twice.returncode == 2 and "-o word is given twice, as P and as Q" in twice.stderr
+    assert cli("run", "pan", "-o", "word=P", "-o", "word=P", "--seed", "1").returncode == 0  # one value, twice
     unknown = cli("run", "nosuchgame")
     assert unknown.returncode == 2 and "shipped:" in unknown.stderr and len(unknown.stderr.strip().splitlines()) <= 2
 

@@ -137,7 +137,7 @@ def _settings(game: Game, workers: str, agents: str, roles: tuple[str, ...], sta
                 f"--role {role}: not a variable of type player (one for the whole game) of {game.ruleset.name}"
                 f" (choose from: {allowed})"
             )
-    if standing is not None and standing.lstrip("-") not in standing_names(game.program):
+    if standing is not None and standing.removeprefix("-") not in standing_names(game.program):
         allowed = ", ".join(standing_names(game.program)) or "none"
         raise cli.ChoiceError(
             f"--standing {standing}: not a per-player number variable of {game.ruleset.name} (choose from: {allowed})"
