@@ -200,6 +200,28 @@ class CheckerBase:
                 self.error("RE205", f"each entry of {what} must be a name", item.span)
         return out
 
+    def listed_once(
+        self, entries: Iterable[tuple[Any, Span]], what: str, hint: str | None = None
+    ) -> list[tuple[Any, Span]]:
+        """The entries of a list whose entries must differ (a deck's suits or ranks, a phase's
+        moves, an option's choices), each once. A repeated entry is RE274 at the repeat, naming
+        where the first stands, as a repeated key is RE002; it is left out of what follows."""
+        first: dict[tuple[type, Any], Span] = {}
+        kept = []
+        for value, span in entries:
+            at = first.setdefault((type(value), value), span)
+            if at is not span:
+                shown = shown_name(value) if isinstance(value, str) else repr(value)
+                self.error(
+                    "RE274",
+                    f"{what} list {shown} twice (first at line {at.line}, column {at.column})",
+                    span,
+                    hint=hint,
+                )
+                continue
+            kept.append((value, span))
+        return kept
+
     def mapping(self, key: str) -> Map | None:
         node = self.doc.get(key)
         if node is None:

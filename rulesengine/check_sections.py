@@ -121,7 +121,7 @@ class SectionReader(CheckerBase):
         """The choices of the option's type; each other one is RE210 at the choice (a value
         of another type could never be given on the command line) and is left out."""
         python_type = ir.OPTION_VALUE_TYPES[type_]
-        kept = []
+        kept: list[tuple[object, Span]] = []
         for item, choice in zip(node.items, choices):
             if choice is not None and type(choice) is not python_type:
                 self.error(
@@ -131,8 +131,9 @@ class SectionReader(CheckerBase):
                     hint=f"every choice is of the option's type, as its default is ({type_})",
                 )
             else:
-                kept.append(choice)
-        return tuple(kept)
+                kept.append((choice, item.span))
+        once = self.listed_once(kept, f"the choices of option '{name}'", hint="list each value once")
+        return tuple(choice for choice, _ in once)
 
     def check_range_applies(self, name: str, type_: str, spec: Map) -> None:
         """`min` and `max` bound a number; on a bool or str option they would be ignored."""
@@ -180,10 +181,12 @@ class SectionReader(CheckerBase):
                     suit_names.append(suit)
                     self.add_suit(suit, attributes, suits_node.key_spans[suit])
             else:
-                for suit, span in self.name_list(suits_node, f"the suits of deck '{name}'"):
+                suits = self.name_list(suits_node, f"the suits of deck '{name}'")
+                for suit, span in self.listed_once(suits, f"the suits of deck '{name}'", hint=_ONE_SUIT):
                     suit_names.append(suit)
                     self.add_suit(suit, {}, span)
-            ranks = [r for r, _ in self.name_list(spec.get("ranks"), f"the ranks of deck '{name}'")]
+            ranks_listed = self.name_list(spec.get("ranks"), f"the ranks of deck '{name}'")
+            ranks = [r for r, _ in self.listed_once(ranks_listed, f"the ranks of deck '{name}'", hint=_ONE_RANK)]
             if not suit_names or not ranks:
                 self.error("RE212", f"deck '{name}' needs suits and ranks", section.key_spans[name])
             for rank in ranks:
@@ -526,7 +529,8 @@ class SectionReader(CheckerBase):
             if spec is None:
                 continue
             moves = []
-            for move, span in self.name_list(spec.get("moves"), f"the moves of phase '{name}'"):
+            listed = self.name_list(spec.get("moves"), f"the moves of phase '{name}'")
+            for move, span in self.listed_once(listed, f"the moves of phase '{name}'", hint=_ONE_MOVE):
                 if move not in self.move_names:
                     self.error(
                         "RE221",
@@ -841,6 +845,10 @@ class SectionReader(CheckerBase):
 
 # what every card has already: a computed or suit attribute of one of these names would hide it
 BUILTIN_CARD_ATTRIBUTES = ("suit", "rank", "order", "id", "deck")
+
+_ONE_SUIT = "list each suit once; for several cards of each suit and rank, give the deck 'copies'"
+_ONE_RANK = "list each rank once; for several cards of each suit and rank, give the deck 'copies'"
+_ONE_MOVE = "list each move once: a move listed twice would be offered twice at every decision"
 
 _TYPE_OF = {int: ir.INT, bool: ir.BOOL, str: ir.STR}
 _KIND_NAMES = {ir.INT: "a number", ir.BOOL: "true or false", ir.STR: "a text"}

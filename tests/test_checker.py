@@ -597,3 +597,58 @@ def test_a_move_has_at_most_eight_parameters(tmp_path, count, bad):
     params = "".join(f'      p{i}: "[1]"\n' for i in range(count))
     text = BASE.replace('    params: {card: "hand[me]"}\n', f'    params:\n      card: "hand[me]"\n{params}')
     assert ("RE272" in codes(diagnose(tmp_path, text))) == bad
+
+
+# ---- lists whose entries must differ --------------------------------------------------------------
+
+
+def places(tmp_path: Path, *changes: tuple[str, str]) -> list[tuple[str, int, int, str]]:
+    """(code, line, column, message) of every diagnostic of BASE with `changes` applied."""
+    text = BASE
+    for old, new in changes:
+        assert old in text, old
+        text = text.replace(old, new, 1)
+    path = tmp_path / "game.yaml"
+    path.write_text(text, encoding="utf-8")
+    _, diagnostics = validate_file(path)
+    return [(d.code, d.span.line, d.span.column, d.message) for d in diagnostics]
+
+
+@pytest.mark.parametrize(
+    "change, line, column, first",
+    [
+        (("suits: [hearts, spades]", "suits: [hearts, spades, hearts]"), 5, 29, "line 5, column 13"),
+        (
+            ("suits: [hearts, spades]", "suits:\n      - hearts\n      - spades\n      - spades"),
+            8,
+            9,
+            "line 7, column 9",
+        ),
+        (('ranks: ["1", "2", "3"', 'ranks: ["1", "2", "1", "3"'), 6, 23, "line 6, column 13"),
+        (('ranks: ["1", "2", "3"', 'ranks: [1, "2", "1", "3"'), 6, 21, "line 6, column 13"),  # one name, as written
+        (("moves: [lay]", "moves: [lay, lay]"), 21, 18, "line 21, column 13"),
+        (
+            (
+                "players: {min: 2, max: 4}\n",
+                "players: {min: 2, max: 4}\noptions:\n  o: {default: b, choices: [a, b, a]}\n",
+            ),
+            4,
+            35,
+            "line 4, column 29",
+        ),
+    ],
+)
+def test_a_list_whose_entries_must_differ_names_none_twice(tmp_path, change, line, column, first):
+    found = [p for p in places(tmp_path, change) if p[0] != "RE240"]
+    assert [p[:3] for p in found] == [("RE274", line, column)], found
+    assert f"twice (first at {first})" in found[0][3]
+
+
+def test_suits_given_as_a_mapping_name_no_suit_twice_and_decks_still_share_suits(tmp_path):
+    twice = ("suits: [hearts, spades]", "suits:\n      hearts: {colour: red}\n      hearts: {colour: black}")
+    assert [p[:3] for p in places(tmp_path, twice)] == [("RE002", 7, 7)]
+    other_deck = (
+        "    zone: stock\n",
+        '    zone: stock\n  jokers:\n    suits: [hearts, spades]\n    ranks: ["1"]\n    zone: stock\n',
+    )
+    assert places(tmp_path, other_deck) == []  # two decks may share a suit and a rank
