@@ -90,7 +90,14 @@ class Checker(SectionReader, ExpressionChecker, ChanceChecker, ProcedureChecker,
         self.move_names = dict.fromkeys((self.mapping("moves") or Map({}, {}, doc.span)).entries)
         self.read_procedures()
         self.check_procedure_bodies()
-        setup = self.effects(doc.get("setup"), Scope())
+        before = len(self.goto_targets)
+        self.in_setup = True
+        try:
+            setup = self.effects(doc.get("setup"), Scope())
+        finally:
+            self.in_setup = False
+        del self.goto_targets[before:]  # a goto in the setup leads to no phase (RE275)
+        self.check_setup_flow(setup)
         round_setup, round_end, limit, limit_effects, stuck = self.read_round()
         phases = self.read_phases()
         moves = self.read_moves()

@@ -103,6 +103,8 @@ class CheckerBase:
         self.expanding: list[str] = []
         self.phase_names: dict[str, None] = {}  # in file order
         self.goto_targets: list[str] = []  # phases some effect says 'goto' to
+        self.in_setup = False  # checking the top-level setup, where flow effects take no effect (RE275)
+        self.flow_reported: dict[int, ir.Stmt] = {}  # such effects reported at a procedure call, by id
         self.move_names: dict[str, None] = {}  # in file order
         self.used: set[str] = set()
         self.statements_seen: list[ir.Stmt] = []  # every checked effect, nested ones too, for whole-file checks

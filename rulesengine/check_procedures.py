@@ -88,7 +88,10 @@ class ProcedureChecker(CheckerBase):
         self.unusable |= unusable
 
     def check_procedure_bodies(self) -> None:
-        """Every procedure's body once on its own, so that its errors show even if unused."""
+        """Every procedure's body once on its own, so that its errors show even if unused. The
+        phases its `goto`s name are reached only through its calls, counted where they stand
+        (a call in the top-level setup leads nowhere)."""
+        before = len(self.goto_targets)
         for procedure in self.procedures.values():
             if procedure.name in self.unusable:
                 continue
@@ -101,6 +104,25 @@ class ProcedureChecker(CheckerBase):
                 self.checked_statements(procedure.body, scope)
             finally:
                 self.calling.pop()
+        del self.goto_targets[before:]
+
+    def check_setup_flow(self, setup: tuple[ir.Stmt, ...]) -> None:
+        """An effect of the top-level setup that steers the flow of a round takes no effect there:
+        the setup runs before the first round, which starts afresh (RE275). `end game`, `turn to`
+        and `reveal` do take effect; effects of a procedure the setup calls are reported at
+        the call."""
+        for statement in ir.nested(setup):
+            if id(statement) not in self.flow_reported and flow_in_setup(statement) is not None:
+                self.setup_flow_error(statement, statement.span, None)
+
+    def setup_flow_error(self, statement: ir.Stmt, where: Span, procedure: str | None) -> None:
+        why = flow_in_setup(statement)
+        assert why is not None
+        effect, reason, hint = why
+        at = statement.span
+        line = f"line {at.line}" if at.file == where.file else f"{at.file}:{at.line}"
+        said = f"{procedure} says '{effect}' ({line}), which" if procedure else f"'{effect}'"
+        self.error("RE275", f"{said} cannot take effect in the top-level setup: {reason}", where, hint=hint)
 
     def report_unused_procedures(self) -> None:
         for procedure in self.procedures.values():
@@ -183,6 +205,11 @@ class ProcedureChecker(CheckerBase):
             body: list[ir.Stmt] = self.checked_statements(procedure.body, inner)
         finally:
             self.calling.pop()
+        if self.in_setup and not self.calling:  # a call the top-level setup makes: reported at the call
+            for statement in ir.nested(body):
+                if flow_in_setup(statement) is not None:
+                    self.setup_flow_error(statement, s.span, f"procedure '{s.name}'")
+                    self.flow_reported[id(statement)] = statement  # kept, so that no other takes its id
         # each argument computed once, in order, before the body runs
         return [*(ir.Let(s.span, slot, arg) for slot, arg in slots), *body]
 
@@ -200,3 +227,36 @@ def _size(statements: tuple[syntax.Stmt, ...]) -> int:
         1 + _size(getattr(s, "then", ())) + _size(getattr(s, "otherwise", ())) + _size(getattr(s, "body", ()))
         for s in statements
     )
+
+
+def flow_in_setup(statement: ir.Stmt) -> tuple[str, str, str] | None:
+    """(the effect as written, why it takes no effect in the top-level setup, what to do), for
+    an effect that steers the flow of a round; None for any other effect."""
+    if isinstance(statement, ir.Goto):
+        return (
+            f"goto {statement.phase}",
+            "the first round starts in the first phase",
+            f"to start in another phase, say 'goto {statement.phase}' in round.setup"
+            " (inside 'if: round == 1' for the first round only)",
+        )
+    if isinstance(statement, ir.End) and statement.what == "phase":
+        return "end phase", "no phase has started yet", "remove it; to start in another phase, use goto in round.setup"
+    if isinstance(statement, ir.End) and statement.what == "round":
+        return (
+            "end round",
+            "no round has started yet, and the first round is played",
+            "to end a round at once, say 'end round' in round.setup; to end the match, 'end game'",
+        )
+    if isinstance(statement, ir.Out):
+        return (
+            "out",
+            "every round starts with every player active",
+            "put it in round.setup (inside 'if: round == 1' for the first round only)",
+        )
+    if isinstance(statement, ir.Reverse):
+        return (
+            "reverse",
+            "every round starts in the direction of play 1",
+            "put it in round.setup (inside 'if: round == 1' for the first round only)",
+        )
+    return None

@@ -652,3 +652,73 @@ def test_suits_given_as_a_mapping_name_no_suit_twice_and_decks_still_share_suits
         '    zone: stock\n  jokers:\n    suits: [hearts, spades]\n    ranks: ["1"]\n    zone: stock\n',
     )
     assert places(tmp_path, other_deck) == []  # two decks may share a suit and a rank
+
+
+# ---- effects of the top-level setup that steer a round ----------------------------------------------
+
+SETUP_FLOW = BASE.replace("round:\n", "setup:\n  - EFFECT\nround:\n", 1).replace(
+    "phases:\n  play:\n    moves: [lay]\n",
+    "phases:\n  play:\n    moves: [lay]\n    next: end\n  bonus:\n    moves: [lay]\n",
+)
+
+
+@pytest.mark.parametrize("effect", ["goto bonus", "end phase", "end round", "out seat(1)", "reverse"])
+def test_an_effect_that_steers_a_round_is_refused_in_the_top_level_setup(tmp_path, effect):
+    path = tmp_path / "game.yaml"
+    path.write_text(SETUP_FLOW.replace("EFFECT", effect), encoding="utf-8")
+    _, diagnostics = validate_file(path)
+    found = [(d.code, d.span.line, d.span.column) for d in diagnostics]
+    assert ("RE275", 15, 5) in found, found
+    assert "cannot take effect in the top-level setup" in diagnostics[0].message
+    # the goto leads nowhere: the phase stays unreachable, as it is in play
+    assert ("RE224", 25, 3) in found
+
+
+@pytest.mark.parametrize("effect", ["end game", "turn to seat(1)", "reveal hand[seat(1)] to seat(0)"])
+def test_an_effect_that_works_in_the_top_level_setup_is_allowed(tmp_path, effect):
+    path = tmp_path / "game.yaml"
+    path.write_text(SETUP_FLOW.replace("EFFECT", effect), encoding="utf-8")
+    _, diagnostics = validate_file(path)
+    assert [d.code for d in diagnostics] == ["RE224"]
+
+
+def test_a_goto_in_the_round_setup_or_a_move_still_reaches_its_phase(tmp_path):
+    for text in (
+        SETUP_FLOW.replace("  - EFFECT\n", "  - turn to seat(0)\n").replace(
+            "  setup:\n", "  setup:\n    - goto bonus\n", 1
+        ),
+        SETUP_FLOW.replace("  - EFFECT\n", "  - turn to seat(0)\n").replace("move card to pile", "goto bonus"),
+    ):
+        path = tmp_path / "game.yaml"
+        path.write_text(text, encoding="utf-8")
+        assert validate_file(path)[1] == []
+
+
+def test_a_setup_effect_in_a_block_or_a_called_procedure_is_refused_at_its_place(tmp_path):
+    procedure = (
+        "procedures:\n  start:\n    effects:\n      - if: size(stock) > 0\n        then: [reverse, goto bonus]\n"
+    )
+    setup = "  - for: p in players\n    do: [goto bonus]\n  - start()\n"
+    text = SETUP_FLOW.replace("  - EFFECT\n", setup).replace("round:\n", procedure + "round:\n", 1)
+    path = tmp_path / "game.yaml"
+    path.write_text(text, encoding="utf-8")
+    _, diagnostics = validate_file(path)
+    found = [(d.code, d.span.line, d.span.column, d.message) for d in diagnostics]
+    assert [f[:3] for f in found] == [("RE275", 16, 10), ("RE275", 17, 5), ("RE275", 17, 5), ("RE224", 32, 3)], found
+    assert "procedure 'start' says 'reverse' (line 22)" in found[1][3] + found[2][3]
+    # the same procedure called from a move reaches the phase
+    path.write_text(text.replace("move card to pile", "start()"), encoding="utf-8")
+    assert [d.code for d in validate_file(path)[1]] == ["RE275", "RE275", "RE275"]
+
+
+@pytest.mark.parametrize("optimize", [False, True])
+def test_turn_to_and_end_game_in_the_top_level_setup_take_effect_in_both_modes(tmp_path, optimize):
+    from rulesengine.api import make_game
+
+    path = tmp_path / "game.yaml"
+    path.write_text(
+        SETUP_FLOW.replace("EFFECT", "turn to seat(1)").replace("  bonus:\n    moves: [lay]\n", ""), "utf-8"
+    )
+    assert make_game(str(path), optimize=optimize).new_initial_state(seed=1).current_player() == 1
+    path.write_text(SETUP_FLOW.replace("EFFECT", "end game").replace("  bonus:\n    moves: [lay]\n", ""), "utf-8")
+    assert make_game(str(path), optimize=optimize).new_initial_state(seed=1).is_terminal()
