@@ -1405,6 +1405,11 @@ class State:
     def history_since(self, earlier: State | None) -> list[tuple[int, bool]]:
         """`history_list` from `earlier` on: a state this one went on from, kept as a clone (a
         checkpoint, which is never played on). None: from the start."""
+        if earlier is not None and not isinstance(earlier, State):
+            raise EngineError(
+                f"history_since takes a state this one went on from (a clone) or None, not {earlier!r} "
+                f"({type(earlier).__name__})"
+            )
         until = None if earlier is None else earlier.history
         if earlier is not None and earlier._tail:
             raise EngineError("a state that was played on after it was cloned is no checkpoint")
@@ -1671,10 +1676,14 @@ class Game:
     def move_of(self, action: int) -> CompiledMove:
         """The move of a complete action given by its key (the engine's number of it: in a game
         without choices made in steps, its id; see compile.key_offsets)."""
-        for move in self.program.moves:
+        if type(action) is not int:
+            action = action_id(action)  # an int given as another type, or an error saying what is expected
+        moves = self.program.moves
+        for move in moves:
             if move.offset <= action < move.offset + move.width:
                 return move
-        raise IllegalActionError(f"{action} is the key of no action of this game")
+        first, last = min(m.offset for m in moves), max(m.offset + m.width for m in moves) - 1
+        raise IllegalActionError(f"{action} is the key of no action of this game (its keys run from {first} to {last})")
 
     def seen_whole(self, key: int, mover: int, player: int) -> bool:
         """Whether `player` sees the complete action `key` of `mover` whole, its cards named:
@@ -1683,7 +1692,10 @@ class Game:
 
     def decode(self, action: int) -> tuple[CompiledMove, tuple]:
         """The move of a complete action given by its key (see `move_of`) and its parameter values."""
-        decoded = self._decoded.get(action)
+        try:
+            decoded = self._decoded.get(action)
+        except TypeError:  # unhashable: no action id (refused below)
+            decoded = None
         if decoded is None:
             action = action_id(action)  # kept under an int key with int values, never under 0.0
             decoded = self._decoded[action] = self._decode(action)
@@ -1707,10 +1719,21 @@ class Game:
                 assert param.size is not None  # a set parameter always has a size
                 values.append(combination_unrank(key, param.size))
             elif param.kind == "subset":
-                values.append(mask_cards(key))
+                cards = mask_cards(key)
+                assert param.size is not None and param.at_least is not None  # a subset has both
+                if not param.at_least <= len(cards) <= param.size:
+                    raise IllegalActionError(
+                        f"{action} is the key of no action of this game: it gives move '{move.name}' a set of "
+                        f"{len(cards)} cards, where it takes {param.at_least} to {param.size}"
+                    )
+                values.append(cards)
             else:
                 assert param.domain is not None  # only card parameters have no static domain
-                values.append(param.domain[key] if key < len(param.domain) else None)
+                if key >= len(param.domain):  # a parameter without candidates: its one key stands for nothing
+                    raise IllegalActionError(
+                        f"{action} is the key of no action of this game: move '{move.name}' has no value there"
+                    )
+                values.append(param.domain[key])
         return move, tuple(values)
 
     def key_name(self, key: int) -> str:

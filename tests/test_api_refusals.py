@@ -1,0 +1,94 @@
+"""The engine's public methods refuse what is not one of their arguments with the project's
+own errors (IllegalActionError, EngineError) saying what they expected, never a Python
+TypeError or AttributeError, nor a made-up action: in both modes alike."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import rulesengine
+from rulesengine import EngineError, IllegalActionError
+
+ROOT = Path(__file__).resolve().parent.parent
+SUM_CAPTURE = str(ROOT / "examples" / "sum-capture.yaml")
+MODES = [True, False]
+
+
+@pytest.mark.parametrize("optimize", MODES)
+@pytest.mark.parametrize("given", [None, "3", 1.5, [1], object()])
+def test_move_of_something_not_an_integer_is_refused(optimize: bool, given) -> None:
+    game = rulesengine.make_game("pan", optimize=optimize)
+    with pytest.raises(IllegalActionError, match="an action is an integer id, not"):
+        game.move_of(given)
+
+
+@pytest.mark.parametrize("optimize", MODES)
+def test_move_of_a_key_past_every_move_names_the_keys(optimize: bool) -> None:
+    game = rulesengine.make_game("pan", optimize=optimize)
+    final = max(game.program.moves, key=lambda move: move.offset + move.width)
+    last = final.offset + final.width - 1
+    assert game.move_of(last) is final
+    with pytest.raises(IllegalActionError, match=rf"^{last + 1} is the key of no action .* to {last}\)$"):
+        game.move_of(last + 1)
+    with pytest.raises(IllegalActionError, match="is the key of no action"):
+        game.move_of(-1)
+
+
+@pytest.mark.parametrize("optimize", MODES)
+@pytest.mark.parametrize("given", [5, "state", object()])
+def test_history_since_something_not_a_state_is_refused(optimize: bool, given) -> None:
+    state = rulesengine.make_game("pan", optimize=optimize).new_initial_state(seed=0)
+    with pytest.raises(EngineError, match=r"^history_since takes a state this one went on from \(a clone\) or None"):
+        state.history_since(given)
+    assert state.history_since(None) == state.history_list()
+
+
+@pytest.mark.parametrize("optimize", MODES)
+@pytest.mark.parametrize("method", ["decode", "key_name"])
+def test_a_key_inside_a_move_that_names_no_action_is_refused(optimize: bool, method: str) -> None:
+    # Sum capture's `play` takes a card and 0 to 3 cards of the table, keyed by a bit per card:
+    # 10**9 sets more than 3 bits, a set no action has (it was shown as 'play A♣ A♣ 2♣ 3♣ ...').
+    game = rulesengine.make_game(SUM_CAPTURE, optimize=optimize)
+    with pytest.raises(
+        IllegalActionError, match=r"^1000000000 is the key of no action .*set of \d+ cards, where it takes 0 to 3$"
+    ):
+        getattr(game, method)(10**9)
+    with pytest.raises(IllegalActionError, match="an action is an integer id"):
+        getattr(game, method)([1])
+    state = game.new_initial_state(seed=3)
+    for key in state._legal_ids() if not game.stepwise else []:
+        assert getattr(game, method)(key)
+    for action in state.legal_actions():
+        assert state.action_to_string(action)
+
+
+EMPTY_VALUES = """\
+name: Empty
+players: {min: 2, max: 2}
+decks:
+  d: {suits: [a], ranks: ["1"], zone: stock}
+zones:
+  stock: {}
+phases:
+  play: {moves: [bid, wait]}
+moves:
+  bid:
+    params: {amount: "[]"}
+    effects: [end game]
+  wait:
+    pass: true
+    effects: [end game]
+match: {until: "true"}
+"""
+
+
+@pytest.mark.parametrize("optimize", MODES)
+def test_the_key_of_a_parameter_without_values_is_no_action(tmp_path: Path, optimize: bool) -> None:
+    path = tmp_path / "empty.yaml"
+    path.write_text(EMPTY_VALUES, encoding="utf-8")
+    game = rulesengine.make_game(str(path), optimize=optimize)
+    bid = next(move for move in game.program.moves if move.name == "bid")
+    with pytest.raises(IllegalActionError, match="move 'bid' has no value there"):
+        game.decode(bid.offset)
