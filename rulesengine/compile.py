@@ -17,7 +17,7 @@ from typing import Any
 import attrs
 
 from . import ir, pyast, stays
-from .codegen import GeneratedSource, free_slots
+from .codegen import GeneratedSource, free_slots, position
 from .codegen_moves import MoveCodeGenerator
 from .layout import Layout, ZoneFamily
 from .lower import lower, seat_slots
@@ -163,6 +163,7 @@ class CompiledPhase:
     # when every move of the phase with a step settles in it: see CompiledMove.settled)
     settle: Callable[[Any], None] | None
     simultaneous: bool = False  # choices are kept hidden until every active player has chosen (engine.py)
+    first_at: str = ""  # the rule-file position of `first`, named when it gives nobody
 
 
 @attrs.frozen
@@ -412,6 +413,7 @@ class Compiler:
                     enumerate_,
                     settle,
                     simultaneous=phase.simultaneous,
+                    first_at=position(phase.first.span) if phase.first is not None else "",
                 )
             )
         self.codegen.entry_functions(lambda phase: self.phase_moves(phase, moves))

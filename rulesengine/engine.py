@@ -21,7 +21,7 @@ from .compile import CompiledMove, Program, Segment, no_effects
 from .diagnostics import EngineError, IllegalActionError, integer, seed_number
 from .effect_flow import most_outcomes
 from .limits import DEFAULT_MAX_STEPS, MAX_TASKS_PER_STEP
-from .runtime import combination_unrank, insert_sorted, mask_cards
+from .runtime import combination_unrank, first_player, insert_sorted, mask_cards, needs_player
 from .teams import may_see
 
 # agenda task kinds
@@ -860,9 +860,10 @@ class State:
                 agenda.append((_FIRST, task[1]))
                 agenda.append((_SEGMENTS, phase.enter, 0, env))
             elif kind == _FIRST:
-                first = program.phases[task[1]].first
-                if first is not None:
-                    self.current = first(self, self._env(self.current))
+                phase = program.phases[task[1]]
+                if phase.first is not None:
+                    player = phase.first(self, self._env(self.current))
+                    self.current = first_player(player, self.num_players, phase.first_at)
             elif kind == _ROUND_END:
                 self._round_end()
             elif kind == _MATCH_CHECK:
@@ -1040,7 +1041,8 @@ class State:
                 return False
         if phase.first is not None:
             me_only = self.program.flow_reads_me_only
-            self.current = phase.first(self, [self.current] if me_only else self._env(self.current))
+            player = phase.first(self, [self.current] if me_only else self._env(self.current))
+            self.current = first_player(player, self.num_players, phase.first_at)
         return True
 
     def _endless(self) -> EngineError:
@@ -1204,7 +1206,7 @@ class State:
     def leave_round(self, player: int, where: str = "") -> None:
         """`player` is out: skipped for the rest of the round."""
         if not 0 <= player < len(self.active):  # e.g. the holder of a card in a shared zone (one entry per seat)
-            raise EngineError(f"{where}: 'out' needs a player, not {player}")
+            raise needs_player("'out'", player, where)
         if self.active[player]:
             self.active[player] = False
             self.active_players.remove(player)
@@ -1212,7 +1214,7 @@ class State:
     def turn_to(self, player: int, where: str) -> None:
         """The next turn is `player`'s, whatever the direction of play."""
         if not 0 <= player < len(self.active):  # one entry per seat
-            raise EngineError(f"{where}: 'turn to' needs a player, not {player}")
+            raise needs_player("'turn to'", player, where)
         self.current = player
         self.turn_set = True
 

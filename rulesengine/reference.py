@@ -22,7 +22,7 @@ from typing import Any
 from . import ir, knowledge, runtime
 from .compile import CompiledMove, CompiledParam, CompiledPhase, CompiledTrigger, Program, Segment, ZoneFamily
 from .effect_flow import Flattener, needs_flow
-from .reference_eval import Evaluator, Fn
+from .reference_eval import Evaluator, Fn, where
 from .reference_layout import (
     attribute_tables,
     card_environment,
@@ -326,6 +326,7 @@ class ReferenceCompiler:
                 self.phase_enumerator(p),
                 settle,
                 simultaneous=p.simultaneous,
+                first_at=where(p.first.span) if p.first is not None else "",
             )
             for p in r.phases
         )

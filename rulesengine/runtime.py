@@ -114,6 +114,19 @@ def seat_of(player: int, players: int, where: str) -> int:
     raise EngineError(f"{where}: a player is needed here, not {'nobody' if player == NOBODY else player}")
 
 
+def needs_player(what: str, player: int, where: str) -> EngineError:
+    """The error of a rule that needs a seat and got nobody (or another number): `turn to`,
+    `out`, a phase's `first`."""
+    return EngineError(f"{where}: {what} needs a player, not {'nobody' if player == NOBODY else player}")
+
+
+def first_player(player: int, players: int, where: str) -> int:
+    """The player a phase's `first` gives, who is to move: nobody is an error."""
+    if 0 <= player < players:
+        return player
+    raise needs_player("'first'", player, where)
+
+
 def left(player: int, players: int) -> int:
     return (player + 1) % players if player >= 0 else NOBODY
 
