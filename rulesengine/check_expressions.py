@@ -18,6 +18,7 @@ from .limits import (
     MAX_EXPANDED_DEPTH,
     MAX_EXPANDED_SIZE,
     MAX_EXPANSIONS,
+    MAX_RANGE,
     MAX_SPELT_OUT_BLOCK_DEPTH,
     MAX_SPELT_OUT_NODES,
 )
@@ -536,6 +537,8 @@ class ExpressionChecker(CheckerBase):
             type_ = result(list(signature)) if callable(result) else result
             if e.name == "card":
                 return self.card_literal(converted, e)
+            if e.name == "range":
+                return self.range_within_limit(ir.Call(type_, e.span, e.name, tuple(converted)))
             return ir.Call(type_, e.span, e.name, tuple(converted))
         shown = " or ".join(
             "(" + ", ".join(ir.type_name(t) if t != "list" else "list" for t in s) + ")" for s in signatures
@@ -633,6 +636,30 @@ class ExpressionChecker(CheckerBase):
             except TooLarge as large:
                 self.too_large(large, "with the options at their defaults, " if options else "")
                 raise Failed() from None
+        return expr
+
+    def range_within_limit(self, expr: ir.Call) -> ir.Expr:
+        """`range(...)`, unless constants alone, or with the options at their defaults, make it
+        more than limits.MAX_RANGE numbers (RE324); other values are checked while playing."""
+        defaults = {name: option.default for name, option in self.options.items()}
+        settings = [({}, self.fold_memo[0]), (defaults, self.fold_memo[1])]
+        for options, memo in settings if defaults else settings[:1]:
+            try:
+                bounds = [fold(a, options, None, memo) for a in expr.args]
+            except TooLarge:
+                return expr  # reported where it is computed
+            if any(type(b) is not int for b in bounds):  # not known before the game (or UNKNOWN)
+                continue
+            low, high = (0, bounds[0]) if len(bounds) == 1 else bounds
+            if high - low > MAX_RANGE:  # type: ignore[operator]
+                when = "with the options at their defaults, " if options else ""
+                self.error(
+                    "RE324",
+                    f"{when}this range has {high - low:,} numbers, more than the language's limit of {MAX_RANGE:,}",  # type: ignore[operator]
+                    expr.span,
+                    hint=f"a range holds at most {MAX_RANGE:,} numbers (limits.MAX_RANGE)",
+                )
+                break  # the expression is still typed: the names it binds are known
         return expr
 
     def binary(self, e: syntax.Binary, scope: Scope) -> ir.Expr:

@@ -816,9 +816,9 @@ class CodeGenerator:
             and e.function == "range"
             and all(isinstance(a, (ir.Const, ir.OptionRef)) for a in e.args)
         ):
-            bounds = [self.gen(a).value for a in e.args]  # type: ignore[attr-defined]
-            if all(type(b) is int for b in bounds):
-                return len(runtime.range1(*bounds) if len(bounds) == 1 else runtime.range2(*bounds))
+            values = _range_values([self.gen(a) for a in e.args])
+            if values is not None:
+                return len(values)
         return None
 
     def _phase_test(self, e: ir.Binary) -> ast.expr | None:
@@ -1060,10 +1060,10 @@ class CodeGenerator:
         if isinstance(e, ir.Builtin) and e.name == "suits":
             return list(range(len(self.layout.suit_names)))
         if isinstance(e, ir.Call) and e.function == "range" and isinstance(node, ast.Call):
-            bounds = node.args
-            if all(is_const(b) and type(b.value) is int for b in bounds):  # type: ignore[attr-defined]
-                values = [b.value for b in bounds]  # type: ignore[attr-defined]
-                return runtime.range1(values[0]) if len(values) == 1 else runtime.range2(values[0], values[1])
+            # list(range(...)), a range known to be within the limit; a helper's call is not listed
+            inner = node.args[0] if node.args and isinstance(node.args[0], ast.Call) else None
+            if inner is not None and isinstance(inner.func, ast.Name) and inner.func.id == "range":
+                return _range_values(inner.args)
         return None
 
     def gen_Call(self, e: ir.Call) -> ast.expr:
@@ -1100,9 +1100,12 @@ class CodeGenerator:
         if function in ("abs", "len"):
             return call(function, args[0])
         if function == "range":
+            if range_within(e, layout, self._lengths):  # at most MAX_RANGE numbers, whatever the bounds
+                return call("list", call("range", *args))
+            where = const(position(e.span))  # the helper raises the error past the limit
             if len(args) == 1:
-                return call(self.helper(runtime.range1, "range1"), args[0])
-            return call(self.helper(runtime.range2, "range2"), args[0], args[1])
+                return call(self.helper(runtime.range1, "range1"), args[0], where)
+            return call(self.helper(runtime.range2, "range2"), args[0], args[1], where)
         if function == "prefix":
             return pyast.slice_(args[0], None, call("max", const(0), args[1]))
         if function == "letter":
@@ -1280,8 +1283,8 @@ def fold_binop(left: ast.expr, op: str, right: ast.expr) -> ast.expr:
 
 _MIRRORED = {"==": "==", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}  # k op c is c op' k
 _NEGATED = {"==": "!=", "!=": "==", "<": ">=", "<=": ">", ">": "<=", ">=": "<"}
-_TOTAL_BUILTINS = frozenset({"len", "any", "all", "map", "sum", "max", "min", "abs", "list"})
-_TOTAL_HELPERS = (runtime.div, runtime.mod, runtime.top, runtime.range1, runtime.range2, runtime.letter)
+_TOTAL_BUILTINS = frozenset({"len", "any", "all", "map", "sum", "max", "min", "abs", "list", "range"})
+_TOTAL_HELPERS = (runtime.div, runtime.mod, runtime.top, runtime.letter)
 
 
 def _holds(op: str, k: int, low: int, high: int | None) -> bool:
@@ -1542,9 +1545,26 @@ def may_fail(e: ir.Expr, layout: Layout, lengths: Lengths = _NO_LENGTHS) -> bool
         bound = value_bound(e, layout, lengths)
         if bound is None or bound > MAX_INTEGER:
             return True
+    if isinstance(e, ir.Call) and e.function == "range" and not range_within(e, layout, lengths):
+        return True
     if isinstance(e, ir.Macro) and e.kind == "bind" and e.body is not None:
         return may_fail(e.collection, layout, lengths) or may_fail(e.body, layout, bind_lengths(e, layout, lengths))
     return any(may_fail(child, layout, lengths) for child in ir.children(e))
+
+
+def range_within(e: ir.Call, layout: Layout, lengths: Lengths = _NO_LENGTHS) -> bool:
+    """Whether `range(...)` gives at most limits.MAX_RANGE numbers whatever its bounds' values
+    (`range(a)` at most |a| numbers, `range(a, b)` at most |a| + |b|): it cannot raise."""
+    bounds = [value_bound(a, layout, lengths) for a in e.args]
+    return None not in bounds and sum(bounds) <= MAX_RANGE  # type: ignore[arg-type]
+
+
+def _range_values(bounds: list[ast.expr]) -> list[int] | None:
+    """The numbers of `range` of constant bounds within the limit (None: not constants, or past it)."""
+    if not all(is_const(b) and type(b.value) is int for b in bounds):  # type: ignore[attr-defined]
+        return None
+    low, high = (0, bounds[0].value) if len(bounds) == 1 else (bounds[0].value, bounds[1].value)  # type: ignore
+    return list(range(low, high)) if high - low <= MAX_RANGE else None
 
 
 def _plain(node: ast.expr) -> bool:

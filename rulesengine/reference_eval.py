@@ -329,9 +329,10 @@ class Evaluator:
         if name == "len":
             return lambda st, env: len(args[0](st, env))
         if name == "range":
+            at = where(e.span)
             if len(args) == 1:
-                return lambda st, env: runtime.range1(args[0](st, env))
-            return lambda st, env: runtime.range2(args[0](st, env), args[1](st, env))
+                return lambda st, env: runtime.range1(args[0](st, env), at)
+            return lambda st, env: runtime.range2(args[0](st, env), args[1](st, env), at)
         if name == "prefix":
             return lambda st, env: args[0](st, env)[: max(0, args[1](st, env))]
         if name == "letter":

@@ -166,12 +166,22 @@ def top(cards: list[int], k: int) -> list[int]:
     return cards[-k:] if k > 0 else []
 
 
-def range1(high: int) -> list[int]:
-    return list(range(max(0, min(high, MAX_RANGE))))
+def range1(high: int, where: str) -> list[int]:
+    """`range(high)`: 0 to high - 1, none if high <= 0; more than MAX_RANGE numbers is an error."""
+    if high > MAX_RANGE:
+        raise range_too_long(high, where)
+    return list(range(high))
 
 
-def range2(low: int, high: int) -> list[int]:
-    return list(range(low, min(high, low + MAX_RANGE)))
+def range2(low: int, high: int, where: str) -> list[int]:
+    """`range(low, high)`: low to high - 1; more than MAX_RANGE numbers is an error."""
+    if high - low > MAX_RANGE:
+        raise range_too_long(high - low, where)
+    return list(range(low, high))
+
+
+def range_too_long(count: int, where: str) -> EngineError:
+    return EngineError(f"{where}: a range of {count:,} numbers, more than {MAX_RANGE:,}, the language's limit")
 
 
 def letter(text: str, i: int) -> str:
