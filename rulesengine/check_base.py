@@ -12,6 +12,8 @@ import re
 from collections.abc import Iterable
 from typing import Any, NoReturn
 
+import yaml
+
 from . import ir, syntax
 from .check_fold import Folded, TooLarge
 from .diagnostics import WARNING, Diagnostic, Span, did_you_mean
@@ -185,7 +187,7 @@ class CheckerBase:
             return node.value
         names = {int: "a whole number", str: "a text", bool: "true or false"}
         expected = " or ".join(names.get(k, k.__name__) for k in kinds)
-        self.error("RE205", f"{what} must be {expected}", node.span)
+        self.error("RE205", f"{what} must be {expected}", node.span, hint=number_hint(node, kinds))
         return None
 
     def name_list(self, node: Node | None, what: str) -> list[tuple[str, Span]]:
@@ -291,6 +293,22 @@ class CheckerBase:
 
     def read_results(self, spec: Map, winners: ir.Expr | None, losers: ir.Expr | None) -> ir.Results | None:
         raise NotImplementedError
+
+
+_YAML_RESOLVER = yaml.resolver.Resolver()
+
+
+def number_hint(node: Node, kinds: tuple[type, ...]) -> str | None:
+    """Why a plain `0100`, `1:40`, `0x64` or `1_000` is no whole number here: YAML 1.1 would
+    read it as another number than the rule language does, so it is kept as its text."""
+    if int not in kinds or not isinstance(node, Scalar) or not isinstance(node.value, str) or node.style:
+        return None
+    if _YAML_RESOLVER.resolve(yaml.ScalarNode, node.value, (True, False)) != "tag:yaml.org,2002:int":
+        return None
+    return (
+        f"'{node.value}' is read as a text: YAML 1.1 takes it for a number in another base or form "
+        "(0100 is 64 to it), the rule language writes numbers in decimal digits only (e.g. 100)"
+    )
 
 
 def _digits(value: int) -> str:

@@ -11,7 +11,7 @@ import itertools
 from collections.abc import Iterator
 
 from . import ir
-from .check_base import RESERVED, STATEMENT_KEYWORDS, CheckerBase, Failed, Scope
+from .check_base import RESERVED, STATEMENT_KEYWORDS, CheckerBase, Failed, Scope, number_hint
 from .check_expressions import FUNCTIONS
 from .check_fold import TooLarge
 from .diagnostics import Span, did_you_mean
@@ -85,6 +85,11 @@ class SectionReader(CheckerBase):
             default = self.scalar(spec.get("default"), (str, int, bool), f"the default of '{name}'")
             declared = self.scalar(spec.get("type"), (str,), f"the type of '{name}'")
             given = spec.get("default")
+            if declared is None and given is not None and (hint := number_hint(given, (int,))) is not None:
+                # read as a text, it would make a text option of what was meant as a number
+                message = f"the default of '{name}' must be a whole number or a quoted text"
+                self.error("RE205", message, given.span, hint=hint)
+                continue
             written = given.value if isinstance(given, Scalar) else default  # typed even when out of bounds
             type_ = declared or (
                 ir.BOOL if isinstance(written, bool) else ir.INT if isinstance(written, int) else ir.STR

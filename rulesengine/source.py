@@ -22,8 +22,10 @@ from .diagnostics import Diagnostic, RuleFileError, Span, editor_lines
 from .limits import MAX_DEPTH, MAX_FILE_BYTES, MAX_INTEGER, MAX_INTEGER_DIGITS, MAX_NODES
 
 # An integer as the rule language writes one. YAML 1.1, which PyYAML reads, also takes
-# `0100` (octal: 64), `1:40` (base 60: 100), `0x64`, `0b101` and `1_000` for integers.
-_DECIMAL_INTEGER = re.compile(r"[-+]?(?:0|[1-9][0-9]*)")
+# `0100` (octal: 64), `1:40` (base 60: 100), `0x64`, `0b101` and `1_000` for integers: such a
+# value is kept as the text it is, as a name is (`ranks: [010]`); where a number is expected
+# the checker refuses it (RE205) and says why.
+DECIMAL_INTEGER = re.compile(r"[-+]?(?:0|[1-9][0-9]*)")
 _PLAIN_TAGS = {f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool", "null", "seq", "map", "merge")}
 
 
@@ -268,9 +270,10 @@ class _Builder:
 
     def scalar(self, node: yaml.ScalarNode) -> Scalar:
         span = _span(self.file, node, self.breaks)
-        if node.tag == "tag:yaml.org,2002:int" and not (
-            self._decimal_integer(node, span) and self._small_integer(node, span)
-        ):
+        if node.tag == "tag:yaml.org,2002:int" and not DECIMAL_INTEGER.fullmatch(node.value):
+            positions = _Positions(self.source, node.start_mark.index, node.end_mark.index, None)
+            return Scalar(node.value, span, None, positions)
+        if node.tag == "tag:yaml.org,2002:int" and not self._small_integer(node, span):
             return Scalar(None, span, node.style or None)
         try:
             value = self.constructor.construct_object(node, deep=True)
@@ -284,19 +287,6 @@ class _Builder:
         style = node.style or None  # libyaml says '' for a plain scalar
         positions = _Positions(self.source, node.start_mark.index, node.end_mark.index, style)
         return Scalar(value, span, style, positions)
-
-    def _decimal_integer(self, node: yaml.ScalarNode, span: Span) -> bool:
-        """An integer written in decimal digits: YAML's other forms would mean another number
-        here than in an expression (`0100` is 64 to YAML, 100 to the rule language)."""
-        if _DECIMAL_INTEGER.fullmatch(node.value):
-            return True
-        self.error(
-            "RE025",
-            f"YAML reads '{node.value}' as an integer in a form the rule language does not write",
-            span,
-            hint="write the number in decimal digits without leading zeros (e.g. 100), or quote it if it is a text",
-        )
-        return False
 
     def _small_integer(self, node: yaml.ScalarNode, span: Span) -> bool:
         """An integer's text is short enough to convert (Python refuses 4,300 digits; we far fewer)."""

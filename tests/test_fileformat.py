@@ -236,3 +236,20 @@ def test_a_file_named_alone_is_checked_even_if_it_is_no_rule_file(repository: Pa
 def test_a_folder_without_yaml_files_is_still_a_usage_error(tmp_path):
     (tmp_path / "notes.txt").write_text("x")
     assert run("validate", str(tmp_path)).exit_code == 2
+
+
+@pytest.mark.parametrize("written", ["010", "0x10", "1_0", "1:10"])
+def test_a_yaml_integer_in_another_form_is_the_text_written(tmp_path: Path, written: str):
+    """YAML 1.1 would make 8, 16, 10 and 70 of these; as a rank they are names as written,
+    and where a number belongs they are refused with a hint (RE205)."""
+    pan = (Path(__file__).resolve().parent.parent / "rulesets" / "pan.yaml").read_text(encoding="utf-8")
+    assert 'ranks: ["9", "10", J, Q, K, A]' in pan
+    named = tmp_path / "named.yaml"
+    named.write_text(pan.replace('ranks: ["9", "10",', f'ranks: ["9", {written},'), encoding="utf-8")
+    ruleset, problems = validate_file(named)
+    assert problems == [] and ruleset is not None and ruleset.ranks[1] == written
+    counted = tmp_path / "counted.yaml"
+    counted.write_text(pan.replace("players: {min: 2, max: 4,", f"players: {{min: 2, max: {written},"), "utf-8")
+    _, problems = validate_file(counted)
+    (problem,) = problems
+    assert problem.code == "RE205" and "decimal digits" in (problem.hint or "")
