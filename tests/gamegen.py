@@ -125,7 +125,7 @@ class GameGenerator:
         self.more_chance = self.rng.random() < 0.5
         self.procedure_names: list[str] = []
         self.forward_only = False
-
+        self.in_setup = False  # writing the top-level setup
     # ---- helpers ---------------------------------------------------------------------
 
     def chance(self, p: float) -> bool:
@@ -586,10 +586,12 @@ class GameGenerator:
             (1, lambda: f"{self.v_last} = {sub(CARD)}"),
             (1, lambda: f"{self.v_word} = prefix({sub(STR)}, {self.rng.randint(0, 12)})"),  # texts stay short
             (1, lambda: f"turn to {self.seat(scope, 1)}"),
-            (1, lambda: "reverse"),
-            (0.5, lambda: f"out {self.seat(scope, 1)}"),
-            (0.5, lambda: f"end {self.pick(['round', 'phase', 'phase', 'game'])}"),
-            (0 if self.forward_only else 0.5, lambda: f"goto {self.pick(self.phase_names)}"),
+            # the top-level setup runs before the first round, which starts afresh: there the
+            # flow's effects would take none (RE275), and a procedure may hold them
+            (0 if self.in_setup else 1, lambda: "reverse"),
+            (0 if self.in_setup else 0.5, lambda: f"out {self.seat(scope, 1)}"),
+            (0.5, lambda: "end game" if self.in_setup else f"end {self.pick(['round', 'phase', 'phase', 'game'])}"),
+            (0 if self.forward_only or self.in_setup else 0.5, lambda: f"goto {self.pick(self.phase_names)}"),
             (2, lambda: f'log "{self.template(scope)}"'),
         ]
         # chance: at the top of a list; in half of the games (so that the other half keeps the
@@ -606,7 +608,7 @@ class GameGenerator:
                 (0.5, lambda: f"{self.v_last} = random {self.pick([self.zone(scope, 1), sub(CARDS)])}"),
                 (0.5, lambda: f"move random {self.zone(scope, 1)} to {self.zone(scope, 1)}"),
             ]
-        if self.procedures_ready and self.procedure_names:
+        if self.procedures_ready and self.procedure_names and not self.in_setup:
             options.append((1, lambda: self.call(scope)))
         if depth > 0:
             options.append((1.5, lambda: self.if_block(scope, depth)))
@@ -856,7 +858,9 @@ class GameGenerator:
         if self.chance(0.3):
             doc["cards"]["label"] = f"{{rank}}/{{suit}}/{{{self.attr_int}}}"
         if self.chance(0.4):
+            self.in_setup = True
             doc["setup"] = [f"shuffle {self.stock}", *self.statements({"me": PLAYER}, 1)]
+            self.in_setup = False
         doc["round"] = round_
         doc["phases"] = self.phases(list(moves))
         doc["moves"] = moves

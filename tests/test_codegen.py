@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import random
+import textwrap
 import traceback
 from pathlib import Path
 
@@ -591,7 +592,9 @@ variables:
 setup:
   - move top(stock) to pile
   - who = holder(top(pile))
-{effects}
+round:
+  setup:  # where 'out' takes effect (RE275 in the setup)
+{textwrap.indent(effects, "  ")}
 phases:
   play:
     moves: [wait]

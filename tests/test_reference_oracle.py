@@ -228,14 +228,16 @@ NOBODY_GAME = textwrap.dedent(
         then: ["n = size(hand[nobody])"]
       - if: what == "score"
         then: ["n = score[nobody]"]
-      - if: what == "out"
-        then: ["out nobody"]
       - if: what == "turn"
         then: ["turn to nobody"]
       - if: what == "assign twice"
         then: ["score[nobody] = size(hand[nobody])"]
       - if: what == "reveal twice"
         then: ["reveal hand[nobody] to nobody"]
+    round:
+      setup:  # 'out' in the setup would be undone when the round starts (RE275)
+        - if: what == "out"
+          then: ["out nobody"]
     phases:
       play:
         moves: [wait]
