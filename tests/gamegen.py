@@ -126,6 +126,7 @@ class GameGenerator:
         self.procedure_names: list[str] = []
         self.forward_only = False
         self.in_setup = False  # writing the top-level setup
+
     # ---- helpers ---------------------------------------------------------------------
 
     def chance(self, p: float) -> bool:
