@@ -767,12 +767,12 @@ class MoveCodeGenerator(CodeGenerator):
             if phase.first is None or 0 in free_slots(phase.first):
                 lines.append(pyast.assign(self.me, pyast.st("current")))
             if phase.first is not None:
-                first = self.gen(phase.first)
-                if not self.seat(phase.first):  # nobody to move is an error naming `first`
+                lines.append(pyast.assign(self.me, self.gen(phase.first)))
+                if not self.seat(phase.first):  # nobody to move is an error naming `first` (no call for a seat)
                     at = const(position(phase.first.span))
-                    players = const(self.layout.num_players)
-                    first = call(self.helper(runtime.first_player, "first_player"), first, players, at)
-                lines.append(pyast.assign(self.me, first))
+                    players = self.layout.num_players
+                    refuse = call(self.helper(runtime.first_player, "first_player"), me, const(players), at)
+                    lines.append(pyast.if_(pyast.not_(pyast.within(me, players)), [pyast.expr(refuse)]))
                 lines.append(pyast.assign(pyast.store_attr(st_, "current"), me))
             if phase.until is not None:
                 lines.append(pyast.if_(self.gen(phase.until), give_up))
