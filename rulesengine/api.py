@@ -170,11 +170,18 @@ def resolve_options(ruleset: ir.Ruleset, given: Mapping[str, object] | None) -> 
         if option.choices is not None and value not in option.choices:
             choices = ", ".join(map(str, option.choices))
             raise OptionError(f"option '{name}' cannot be '{value}'; choices: {choices}")
-        number = cast(int, value)  # only a number option has a range ('min'/'max' are ints)
-        if option.minimum is not None and number < option.minimum:
-            raise OptionError(f"option '{name}' must be at least {option.minimum}, not {value}")
-        if option.maximum is not None and number > option.maximum:
-            raise OptionError(f"option '{name}' must be at most {option.maximum}, not {value}")
+        if isinstance(value, str):  # a text's range is of its length
+            size = len(value)
+            if option.minimum is not None and size < option.minimum:
+                raise OptionError(f"option '{name}' takes at least {option.minimum} character(s), not '{value}'")
+            if option.maximum is not None and size > option.maximum:
+                raise OptionError(f"option '{name}' takes at most {option.maximum} character(s), not '{value}'")
+        else:
+            number = cast(int, value)  # a bool option has no range
+            if option.minimum is not None and number < option.minimum:
+                raise OptionError(f"option '{name}' must be at least {option.minimum}, not {value}")
+            if option.maximum is not None and number > option.maximum:
+                raise OptionError(f"option '{name}' must be at most {option.maximum}, not {value}")
         values[name] = value
     return values
 

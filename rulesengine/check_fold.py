@@ -193,7 +193,7 @@ def _interval(expr: ir.Expr, options: dict[str, ir.Option], players: tuple[int, 
         numbers = [c for c in option.choices or () if isinstance(c, int) and not isinstance(c, bool)]
         if option.choices is not None and len(numbers) == len(option.choices):
             return min(numbers), max(numbers)
-        if option.minimum is not None and option.maximum is not None:
+        if option.type == ir.INT and option.minimum is not None and option.maximum is not None:
             return option.minimum, option.maximum
         return None
     if isinstance(expr, ir.Builtin) and expr.name == "num_players":

@@ -141,12 +141,12 @@ class SectionReader(CheckerBase):
         return tuple(choice for choice, _ in once)
 
     def check_range_applies(self, name: str, type_: str, spec: Map) -> None:
-        """`min` and `max` bound a number; on a bool or str option they would be ignored."""
+        """`min` and `max` bound a number, or a text's length; on a bool option they would be ignored."""
         for key in ("min", "max"):
-            if key in spec and type_ != ir.INT:
+            if key in spec and type_ == ir.BOOL:
                 self.error(
                     "RE201",
-                    f"option '{name}' is a {type_} option: '{key}' applies only to int options",
+                    f"option '{name}' is a bool option: '{key}' applies only to int and str options",
                     spec.key_spans[key],
                     hint="remove it, or list the allowed values under 'choices'",
                 )
@@ -158,12 +158,14 @@ class SectionReader(CheckerBase):
         if minimum is not None and maximum is not None and minimum > maximum:
             where = self.at_conflict(spec, "min", "max")
             self.error("RE211", f"option '{name}' has min {minimum} above max {maximum}", where)
-        elif isinstance(default, int) and not isinstance(default, bool):
-            if (minimum is not None and default < minimum) or (maximum is not None and default > maximum):
+        elif isinstance(default, (int, str)) and not isinstance(default, bool):
+            size = len(default) if isinstance(default, str) else default  # a text is bounded by its length
+            if (minimum is not None and size < minimum) or (maximum is not None and size > maximum):
                 bounds = f"{'' if minimum is None else minimum}..{'' if maximum is None else maximum}"
+                shown = f"'{default}' ({size} characters)" if isinstance(default, str) else str(default)
                 self.error(
                     "RE211",
-                    f"the default {default} of option '{name}' is outside its range {bounds}",
+                    f"the default {shown} of option '{name}' is outside its range {bounds}",
                     self.at_conflict(spec, "default", "min", "max"),
                 )
 

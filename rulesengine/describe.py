@@ -85,13 +85,16 @@ def allowed_values(option: ir.Option) -> str:
         return "one of " + ", ".join(show_value(c) for c in option.choices)
     if option.type == ir.BOOL:
         return "true or false"
-    if option.minimum is not None and option.maximum is not None:
-        return f"{option.minimum} to {option.maximum}"
-    if option.minimum is not None:
-        return f"at least {option.minimum}"
-    if option.maximum is not None:
-        return f"at most {option.maximum}"
-    return "any number" if option.type == ir.INT else "any text"
+    low, high = option.minimum, option.maximum
+    if low is not None and high is not None:
+        bounds = f"{low} to {high}"
+    elif low is not None:
+        bounds = f"at least {low}"
+    elif high is not None:
+        bounds = f"at most {high}"
+    else:
+        return "any number" if option.type == ir.INT else "any text"
+    return bounds if option.type == ir.INT else f"any text of {bounds} character(s)"  # a text's length
 
 
 def _options(options: tuple[ir.Option, ...]) -> list[str]:

@@ -14,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import rulesengine
 from rulesengine import authoring, limits, shape
 from rulesengine.api import validate_file
 from rulesengine.check_base import STATEMENT_KEYWORDS
@@ -722,3 +723,23 @@ def test_turn_to_and_end_game_in_the_top_level_setup_take_effect_in_both_modes(t
     assert make_game(str(path), optimize=optimize).new_initial_state(seed=1).current_player() == 1
     path.write_text(SETUP_FLOW.replace("EFFECT", "end game").replace("  bonus:\n    moves: [lay]\n", ""), "utf-8")
     assert make_game(str(path), optimize=optimize).new_initial_state(seed=1).is_terminal()
+
+
+def test_a_text_options_min_and_max_bound_its_length(tmp_path):
+    """Pan's word may not be empty: a match with an empty word ended after its first deal,
+    everyone a loser of a word of no letters."""
+    with pytest.raises(rulesengine.OptionError, match="option 'word' takes at least 1 character"):
+        rulesengine.make_game("pan", options={"word": ""})
+    assert rulesengine.make_game("pan", options={"word": "P"}).options["word"] == "P"
+    pan = (ROOT / "rulesets" / "pan.yaml").read_text(encoding="utf-8")
+    short = pan.replace("    min: 1      ", "    max: 2      ")
+    assert short != pan
+    path = tmp_path / "short.yaml"
+    path.write_text(short, encoding="utf-8")
+    _, diagnostics = validate_file(path)
+    (problem,) = diagnostics
+    assert problem.code == "RE211" and "the default 'PAN' (3 characters) of option 'word'" in problem.message
+    path.write_text(short.replace("default: PAN", "default: PA"), encoding="utf-8")
+    assert validate_file(path)[1] == []
+    with pytest.raises(rulesengine.OptionError, match="option 'word' takes at most 2 character"):
+        rulesengine.make_game(path, options={"word": "PAN"})
