@@ -193,8 +193,13 @@ SECTIONS: dict[str, Section] = {
                 required=True,
             ),
             "choices": Key(
-                "The only values allowed; the default must be one of them.",
-                {"type": ["array", "null"], "minItems": 1, "items": {"type": ["string", "integer"]}},
+                "The only values allowed, each once; the default must be one of them.",
+                {
+                    "type": ["array", "null"],
+                    "minItems": 1,
+                    "uniqueItems": True,
+                    "items": {"type": ["string", "integer"]},
+                },
             ),
             "min": _count("The smallest value a number option may take; for a text option, its fewest characters."),
             "max": _count("The largest value a number option may take; for a text option, its most characters."),
@@ -508,9 +513,10 @@ _LANGUAGE: dict[str, dict[str, Any]] = {
         "required": ["repeat", "do"],
     },
     "names": {
-        "description": "A list of names (plain numbers are read as names too).",
+        "description": "A list of names (plain numbers are read as names too), each once (RE274).",
         "type": "array",
         "items": {"type": ["string", "integer"]},
+        "uniqueItems": True,
     },
     "dimension": {
         "description": f"What a zone is kept per: 'player', 'suit', 'team', or a count from 1 to {MAX_ZONE_DIMENSION}.",

@@ -87,6 +87,27 @@ def test_schema_has_exactly_the_keys_check_accepts(section):
     assert definition["additionalProperties"] is False
 
 
+@pytest.mark.parametrize(
+    "path, value",
+    [
+        (("decks", "standard", "ranks"), ["9", "10", "10", "J"]),
+        (("decks", "standard", "suits"), ["hearts", "hearts"]),
+        (("phases", "play", "moves"), ["single", "single"]),
+        (("options", "triples", "choices"), ["equal", "equal"]),
+    ],
+)
+def test_the_editor_schema_flags_a_name_listed_twice_as_the_checker_does(path, value):
+    """RE274 in the editor too: the schema's name lists take each name once."""
+    document = document_of(ROOT / "rulesets" / "pan.yaml")
+    assert schema_errors(document) == []
+    place = document
+    for key in path[:-1]:
+        place = place[key]  # type: ignore[index]
+    place[path[-1]] = value  # type: ignore[index]
+    found = schema_errors(document)  # suits: "not valid under any of the given schemas" of its anyOf
+    assert any(error.startswith(str(list(path))) for error in found), found
+
+
 def test_schema_enums_are_those_of_check():
     definitions = schema()["definitions"]
 
