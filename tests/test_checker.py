@@ -62,15 +62,19 @@ match:
 """
 
 
-def diagnose(tmp_path: Path, text: str, *changes: tuple[str, str]) -> list[tuple[str, str]]:
-    """(code, message) of every diagnostic of BASE (or `text`) with `changes` applied."""
+def diagnostics_of(tmp_path: Path, text: str, *changes: tuple[str, str]) -> list:
+    """Every diagnostic of `text` with `changes` applied (each must find its text)."""
     for old, new in changes:
         assert old in text, old
         text = text.replace(old, new, 1)
     path = tmp_path / "game.yaml"
     path.write_text(text, encoding="utf-8")
-    _, diagnostics = validate_file(path)
-    return [(d.code, d.message) for d in diagnostics]
+    return validate_file(path)[1]
+
+
+def diagnose(tmp_path: Path, text: str, *changes: tuple[str, str]) -> list[tuple[str, str]]:
+    """(code, message) of every diagnostic of BASE (or `text`) with `changes` applied."""
+    return [(d.code, d.message) for d in diagnostics_of(tmp_path, text, *changes)]
 
 
 def codes(found: list[tuple[str, str]]) -> set[str]:
@@ -605,14 +609,7 @@ def test_a_move_has_at_most_eight_parameters(tmp_path, count, bad):
 
 def places(tmp_path: Path, *changes: tuple[str, str]) -> list[tuple[str, int, int, str]]:
     """(code, line, column, message) of every diagnostic of BASE with `changes` applied."""
-    text = BASE
-    for old, new in changes:
-        assert old in text, old
-        text = text.replace(old, new, 1)
-    path = tmp_path / "game.yaml"
-    path.write_text(text, encoding="utf-8")
-    _, diagnostics = validate_file(path)
-    return [(d.code, d.span.line, d.span.column, d.message) for d in diagnostics]
+    return [(d.code, d.span.line, d.span.column, d.message) for d in diagnostics_of(tmp_path, BASE, *changes)]
 
 
 @pytest.mark.parametrize(
