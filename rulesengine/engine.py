@@ -20,7 +20,7 @@ from .actions import Encoding
 from .compile import CompiledMove, Program, Segment, no_effects
 from .diagnostics import EngineError, IllegalActionError, integer, seed_number
 from .effect_flow import most_outcomes
-from .limits import DEFAULT_MAX_STEPS, MAX_TASKS_PER_STEP
+from .limits import DEFAULT_MAX_STEPS, MAX_INTEGER, MAX_TASKS_PER_STEP
 from .runtime import combination_unrank, first_player, insert_sorted, mask_cards, needs_player
 from .teams import may_see
 
@@ -886,6 +886,11 @@ class State:
 
     def _new_round(self) -> None:
         n = self.num_players
+        if self.round_number >= MAX_INTEGER:  # only a scenario's position can start so late
+            raise EngineError(
+                f"{self.program.ruleset.file}: a new round would be round {MAX_INTEGER + 1}, "
+                "past the language's integers"
+            )
         self.round_number += 1
         self.turns = 0
         self.passes = 0
@@ -1694,10 +1699,8 @@ class Game:
 
     def decode(self, action: int) -> tuple[CompiledMove, tuple]:
         """The move of a complete action given by its key (see `move_of`) and its parameter values."""
-        try:
-            decoded = self._decoded.get(action)
-        except TypeError:  # unhashable: no action id (refused below)
-            decoded = None
+        # only an int is looked up: True and 1.0 would find the action of key 1
+        decoded = self._decoded.get(action) if type(action) is int else None
         if decoded is None:
             action = action_id(action)  # kept under an int key with int values, never under 0.0
             decoded = self._decoded[action] = self._decode(action)

@@ -25,6 +25,15 @@ def test_move_of_something_not_an_integer_is_refused(optimize: bool, given) -> N
 
 
 @pytest.mark.parametrize("optimize", MODES)
+@pytest.mark.parametrize("given", [True, 1.0, [1]])
+def test_decode_of_something_not_an_integer_is_refused_even_once_key_1_is_known(optimize: bool, given) -> None:
+    game = rulesengine.make_game("pan", optimize=optimize)
+    game.decode(1)  # kept: True and 1.0 hash as 1 and found it
+    with pytest.raises(IllegalActionError, match="an action is an integer id, not"):
+        game.decode(given)
+
+
+@pytest.mark.parametrize("optimize", MODES)
 def test_move_of_a_key_past_every_move_names_the_keys(optimize: bool) -> None:
     game = rulesengine.make_game("pan", optimize=optimize)
     final = max(game.program.moves, key=lambda move: move.offset + move.width)

@@ -341,3 +341,26 @@ def test_players_and_counts_are_written_as_the_log_writes_them(tmp_path):
     ]
     assert "'round' must be at least 1, not -3" in problems[2].message
     assert "P2 is named twice" in problems[5].message and problems[5].span.column == 17
+
+
+def test_a_position_at_the_last_round_number_stops_when_a_new_round_would_pass_it(tmp_path):
+    """round: 9223372036854775807 in a position: the next round's number passed the
+    language's integers without a word (it read 2**63)."""
+    path = write(
+        tmp_path,
+        """\
+tests:
+  - name: the last round
+    position:
+      phase: play
+      current: P1
+      round: 9223372036854775807
+      zones:
+        pile: [1♥, 1♠, 2♠]
+        hand: {P1: [3♥], P2: [2♥]}
+    play: [lay 3♥]
+""",
+    )
+    result = run("test", str(path))
+    assert result.returncode == 1
+    assert "a new round would be round 9223372036854775808, past the language's integers" in result.stdout
