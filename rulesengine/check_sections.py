@@ -508,6 +508,14 @@ class SectionReader(CheckerBase):
         if spec is None:
             return empty, empty, None, empty, empty
         setup = self.effects(spec.get("setup"), Scope())
+        for statement in ir.nested(setup):  # (a procedure's effects too: its body is inlined here)
+            if isinstance(statement, ir.End) and statement.what == "phase":
+                self.error(
+                    "RE275",
+                    "'end phase' cannot take effect in round.setup: the round's first phase starts after it",
+                    statement.span,
+                    hint="remove it; to start the round in another phase, say 'goto PHASE' in round.setup",
+                )
         end = self.effects(spec.get("end"), Scope())
         stuck = self.effects(spec.get("stuck"), Scope())
         limit = None

@@ -126,6 +126,8 @@ class GameGenerator:
         self.procedure_names: list[str] = []
         self.forward_only = False
         self.in_setup = False  # writing the top-level setup
+        self.ends = ["round", "phase", "phase", "game"]  # what `end` may end where effects are written now
+        self.calls = True  # whether they may call a procedure (whose body may end a phase)
 
     # ---- helpers ---------------------------------------------------------------------
 
@@ -591,7 +593,7 @@ class GameGenerator:
             # flow's effects would take none (RE275), and a procedure may hold them
             (0 if self.in_setup else 1, lambda: "reverse"),
             (0 if self.in_setup else 0.5, lambda: f"out {self.seat(scope, 1)}"),
-            (0.5, lambda: "end game" if self.in_setup else f"end {self.pick(['round', 'phase', 'phase', 'game'])}"),
+            (0.5, lambda: f"end {self.pick(self.ends)}"),
             (0 if self.forward_only or self.in_setup else 0.5, lambda: f"goto {self.pick(self.phase_names)}"),
             (2, lambda: f'log "{self.template(scope)}"'),
         ]
@@ -609,7 +611,7 @@ class GameGenerator:
                 (0.5, lambda: f"{self.v_last} = random {self.pick([self.zone(scope, 1), sub(CARDS)])}"),
                 (0.5, lambda: f"move random {self.zone(scope, 1)} to {self.zone(scope, 1)}"),
             ]
-        if self.procedures_ready and self.procedure_names and not self.in_setup:
+        if self.procedures_ready and self.procedure_names and self.calls:
             options.append((1, lambda: self.call(scope)))
         if depth > 0:
             options.append((1.5, lambda: self.if_block(scope, depth)))
@@ -832,13 +834,14 @@ class GameGenerator:
         procedures = self.procedures()
         moves = self.moves()
         deal = max(1, min(rng.randint(1, 5), self.card_count // self.max_players))
+        setup = [*self.gather(), f"shuffle {self.stock}"]
+        setup.append(f"deal {deal} of {self.stock} to {self.hand} from {self.seat({}, 1)}")
+        # no phase has begun in round.setup, so none can end there (RE275)
+        self.ends, self.calls = ["round", "game"], False
+        setup += self.statements({"me": PLAYER}, rng.randint(0, 2), top=True)
+        self.ends, self.calls = ["round", "phase", "phase", "game"], True
         round_: dict[str, object] = {
-            "setup": [
-                *self.gather(),
-                f"shuffle {self.stock}",
-                f"deal {deal} of {self.stock} to {self.hand} from {self.seat({}, 1)}",
-                *self.statements({"me": PLAYER}, rng.randint(0, 2), top=True),
-            ],
+            "setup": setup,
             "end": self.statements({"me": PLAYER}, rng.randint(0, 2), top=True) or ["reverse"],
             "limit": {"turns": rng.randint(4, 30), "effects": self.statements({"me": PLAYER}, 1) or ["reverse"]},
         }
@@ -859,9 +862,9 @@ class GameGenerator:
         if self.chance(0.3):
             doc["cards"]["label"] = f"{{rank}}/{{suit}}/{{{self.attr_int}}}"
         if self.chance(0.4):
-            self.in_setup = True
+            self.in_setup, self.ends, self.calls = True, ["game"], False
             doc["setup"] = [f"shuffle {self.stock}", *self.statements({"me": PLAYER}, 1)]
-            self.in_setup = False
+            self.in_setup, self.ends, self.calls = False, ["round", "phase", "phase", "game"], True
         doc["round"] = round_
         doc["phases"] = self.phases(list(moves))
         doc["moves"] = moves

@@ -710,6 +710,23 @@ def test_a_setup_effect_in_a_block_or_a_called_procedure_is_refused_at_its_place
 
 
 @pytest.mark.parametrize("optimize", [False, True])
+def test_end_phase_is_refused_in_round_setup_where_no_phase_has_begun(tmp_path, optimize):
+    """It was passed over: the round's first phase was played all the same."""
+    path = tmp_path / "game.yaml"
+    ending = "    - deal 3 of stock to hand from seat(0)\n    - if: round >= 1\n      then: [EFFECT]\n"
+    text = BASE.replace("    - deal 3 of stock to hand from seat(0)\n", ending, 1)
+    path.write_text(text.replace("EFFECT", "end phase"), encoding="utf-8")
+    found = [(d.code, d.span.line, d.span.column, d.message) for d in validate_file(path)[1]]
+    assert found == [
+        ("RE275", 20, 14, "'end phase' cannot take effect in round.setup: the round's first phase starts after it")
+    ]
+    # end round does end the round there: the match of one round is over before any decision
+    path.write_text(text.replace("EFFECT", "end round"), encoding="utf-8")
+    assert validate_file(path)[1] == []
+    assert rulesengine.make_game(path, optimize=optimize).new_initial_state(seed=1).is_terminal()
+
+
+@pytest.mark.parametrize("optimize", [False, True])
 def test_turn_to_and_end_game_in_the_top_level_setup_take_effect_in_both_modes(tmp_path, optimize):
     from rulesengine.api import make_game
 
