@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .diagnostics import Diagnostic, RuleFileError, Span, did_you_mean
+from .diagnostics import Diagnostic, RuleFileError, Span, did_you_mean, shortened
 from .fileformat import version_problems
 from .limits import MAX_CHAIN, MAX_COMPOSED_BYTES, MAX_COMPOSED_FILES
 from .resources import rulesets_dir, shipped_rulesets
@@ -286,5 +286,5 @@ def is_confined(resolved: Path, here: Path) -> bool:
 
 def _shown(name: str) -> str:
     """A reference as written, cut short and with control characters made visible."""
-    text = name if len(name) <= 80 else name[:77] + "..."
+    text = shortened(name, 80)
     return text.encode("unicode_escape", "backslashreplace").decode("ascii") if not text.isprintable() else text

@@ -196,6 +196,16 @@ def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
 # --- rendering -------------------------------------------------------------------------
 
 
+def shortened(text: str, most: int) -> str:
+    """`text` as a message shows it: at most `most` characters, cut with "..."."""
+    return text if len(text) <= most else text[: most - 3] + "..."
+
+
+def shown_value(value: object) -> str:
+    """A value a caller gave, as an error message shows it: its repr, cut short."""
+    return shortened(repr(value), 40)
+
+
 def printable(text: str) -> str:
     """`text` safe to print anywhere: lone surrogates and control characters (but tab) written
     as escapes, so that a rule file's names can neither break the output's encoding nor

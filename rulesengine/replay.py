@@ -18,7 +18,7 @@ from typing import Any
 from . import atomic
 from .api import composed_digest, find_ruleset, load_ruleset, make_game, ruleset_digest
 from .compose import find_reference, is_confined
-from .diagnostics import IllegalActionError, OptionError, RuleFileError, RulesEngineError, printable
+from .diagnostics import IllegalActionError, OptionError, RuleFileError, RulesEngineError, printable, shown_value
 from .engine import Game, State
 from .limits import DEFAULT_MAX_STEPS, MAX_INTEGER
 from .resources import rulesets_dir, same_file, shipped_rulesets
@@ -161,7 +161,7 @@ def read(path: str | os.PathLike) -> dict[str, Any]:
         raise ReplayError(f'{path}: not a rulesengine replay (expected "format": "{FORMAT}")')
     if not _is_version(data.get("version")):
         raise ReplayError(
-            f"{path}: replay version {_shown(data.get('version'))} is not supported (expected 1 to {VERSION})"
+            f"{path}: replay version {shown_value(data.get('version'))} is not supported (expected 1 to {VERSION})"
         )
     expected = {"ruleset": str, "players": int, "options": dict, "seed": int, "actions": list}
     if data["version"] >= 2:
@@ -204,11 +204,6 @@ def _check_result(data: dict[str, Any], path: str | os.PathLike) -> None:
             f'{path}: "result" must hold "terminal" (true or false), "returns" (one number '
             f'a player) and "decisions" (a whole number)'
         )
-
-
-def _shown(value: object) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _describe(kind: type) -> str:
@@ -345,7 +340,7 @@ def check_result(data: dict[str, Any], state: State, path: str | os.PathLike = "
     if result["decisions"] != state.steps:
         raise ReplayError(
             f"{path}: the match does not end as recorded: it takes {state.steps} decisions, "
-            f"the replay says {_shown(result['decisions'])}"
+            f"the replay says {shown_value(result['decisions'])}"
         )
 
 

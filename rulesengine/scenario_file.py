@@ -18,7 +18,7 @@ import attrs
 
 from . import api, ir
 from .compose import find_reference
-from .diagnostics import WARNING, Diagnostic, RuleFileError, RulesEngineError, Span, did_you_mean
+from .diagnostics import WARNING, Diagnostic, RuleFileError, RulesEngineError, Span, did_you_mean, shortened
 from .engine import Game
 from .fileformat import TEST_FILE_SUFFIXES
 from .limits import MAX_TEST_SETTINGS
@@ -110,11 +110,6 @@ def _is_file(path: Path) -> bool | str:
         return path.is_file()
     except OSError as error:
         return error.strerror or type(error).__name__
-
-
-def _shortened(name: str, most: int = 60) -> str:
-    """A name as a message shows it: at most `most` characters."""
-    return name if len(name) <= most else name[: most - 3] + "..."
 
 
 def ruleset_named(name: str, here: Path) -> Path | None:
@@ -257,7 +252,7 @@ class _Reader(Shapes):
             self.problems.append(
                 Diagnostic(
                     "RE512",
-                    f"the rules document '{_shortened(document.name)}' cannot be looked up ({looked_up}),"
+                    f"the rules document '{shortened(document.name, 60)}' cannot be looked up ({looked_up}),"
                     " so the clauses cited are not checked",
                     node.span,
                     severity=WARNING,

@@ -25,7 +25,7 @@ from .limits import MAX_DEPTH, MAX_FILE_BYTES, MAX_INTEGER, MAX_INTEGER_DIGITS, 
 # `0100` (octal: 64), `1:40` (base 60: 100), `0x64`, `0b101` and `1_000` for integers: such a
 # value is kept as the text it is, as a name is (`ranks: [010]`); where a number is expected
 # the checker refuses it (RE205) and says why.
-DECIMAL_INTEGER = re.compile(r"[-+]?(?:0|[1-9][0-9]*)")
+_DECIMAL_INTEGER = re.compile(r"[-+]?(?:0|[1-9][0-9]*)")
 _PLAIN_TAGS = {f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool", "null", "seq", "map", "merge")}
 
 
@@ -270,7 +270,7 @@ class _Builder:
 
     def scalar(self, node: yaml.ScalarNode) -> Scalar:
         span = _span(self.file, node, self.breaks)
-        if node.tag == "tag:yaml.org,2002:int" and not DECIMAL_INTEGER.fullmatch(node.value):
+        if node.tag == "tag:yaml.org,2002:int" and not _DECIMAL_INTEGER.fullmatch(node.value):
             positions = _Positions(self.source, node.start_mark.index, node.end_mark.index, None)
             return Scalar(node.value, span, None, positions)
         if node.tag == "tag:yaml.org,2002:int" and not self._small_integer(node, span):

@@ -16,7 +16,7 @@ from typing import Any
 
 from .. import agent_spec, api, replay
 from ..agents import Agent
-from ..diagnostics import RulesEngineError
+from ..diagnostics import RulesEngineError, shown_value
 from ..engine import Game, State
 from ..limits import MAX_BROWSER_SEED
 from . import views
@@ -111,7 +111,7 @@ class Session:
             raise Refused(f"P{mover + 1}'s cards are not on the screen yet")
         choices = state.complete_actions()  # the ids the page was sent (views.moves)
         if isinstance(action, bool) or not isinstance(action, int) or not 0 <= action < len(choices):
-            raise Refused(f"{_shown(action)} is not a legal move now")
+            raise Refused(f"{shown_value(action)} is not a legal move now")
         self._apply(mover, choices[action][3])
 
     def bot_act(self, action: int, version: int) -> bool:
@@ -173,14 +173,14 @@ class Session:
             seed = secrets.randbelow(FRESH_SEEDS)
         if isinstance(seed, bool) or not isinstance(seed, int) or not -MAX_BROWSER_SEED <= seed <= MAX_BROWSER_SEED:
             raise Refused(
-                f"a seed is a whole number from {-MAX_BROWSER_SEED} to {MAX_BROWSER_SEED}, not {_shown(seed)}"
+                f"a seed is a whole number from {-MAX_BROWSER_SEED} to {MAX_BROWSER_SEED}, not {shown_value(seed)}"
             )
         self.revealed = None
         self._start(seed)
 
     # ---- what a seat is told -------------------------------------------------------------
 
-    def seat_shown(self, seats: tuple[int, ...]) -> int:
+    def seatshown_value(self, seats: tuple[int, ...]) -> int:
         """The seat whose view a link shows: its own, or in hot-seat mode the person to move
         (else the person who moved last)."""
         if len(seats) == 1:
@@ -201,7 +201,7 @@ class Session:
     def message(self, seats: tuple[int, ...]) -> dict[str, Any]:
         """The message a link gets: the seat's view, or in hot-seat mode a request to hand
         the screen over when another person is to be shown."""
-        seat = self.seat_shown(seats)
+        seat = self.seatshown_value(seats)
         header = {
             "version": self.version,
             "game": self.game.ruleset.name,
@@ -228,7 +228,7 @@ class Session:
             raise Refused("reveal is only for hot seat; this page shows its own seat")
         if self.state.is_terminal():
             raise Refused("the match is over; there is no screen to hand over")
-        seat = self.seat_shown(seats)
+        seat = self.seatshown_value(seats)
         if self.revealed == seat:
             raise Refused(f"P{seat + 1}'s cards are on the screen already")
         self.revealed = seat
@@ -240,11 +240,6 @@ class Session:
             raise Refused("the replay can be downloaded when the match is over")
         beside = api.find_ruleset(self.ruleset).resolve().parent / "replay.json"
         return replay.record(self.state, self.ruleset, beside)
-
-
-def _shown(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _json_value(value: Any) -> Any:
