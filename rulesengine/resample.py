@@ -13,9 +13,14 @@ uniform over the relabelings consistent with what the player saw.
 Limits: steps before the last shuffle are not replayed, so what they told the player about
 cards that stayed unseen through a shuffle of other cards is not enforced; cards whose
 origin the player cannot know (a card passed face down, later seen) keep their true
-origin. After `attempts` rejected samples the resampler falls back to relabeling the
-current state without the replay: the player's current view and knowledge hold, but
-earlier actions may not all be legal in it (`Resampler.fallbacks` counts these).
+origin. After `attempts` rejected samples (ten times as many for a resampler's first
+sample) the resampler walks from the last sample it
+accepted (swaps of two cards of one class, each kept when the replay agrees: the samples
+stay uniform over the consistent relabelings, but follow one another; `Resampler.walks`
+counts these). With no sample accepted yet, or when other players' hidden choices are
+drawn again, it falls back to relabeling the current state without the replay: the
+player's current view and knowledge hold, but earlier actions may not all be legal in it
+(`Resampler.fallbacks` counts these).
 """
 
 from __future__ import annotations
@@ -29,6 +34,9 @@ from .diagnostics import EngineError, IllegalActionError
 from .engine import seat_of
 
 DEFAULT_ATTEMPTS = 200
+# A resampler's first sample may draw this many times `attempts`: every later sample can walk
+# from an accepted one, so finding one is worth more than any later draw.
+FIRST_SAMPLE_FACTOR = 10
 
 
 class Resampler:
@@ -41,8 +49,11 @@ class Resampler:
         self.state = state
         self.player = player
         self.attempts = attempts
+        self._first = True
         self.fallbacks = 0
         self.rejections = 0
+        self.walks = 0
+        self._accepted: list[int] | None = None  # the relabeling of the last sample the replay accepted
         checkpoint = state._checkpoint
         self.checkpoint = checkpoint
         # what to replay: the actions and chance outcomes since the checkpoint
@@ -68,16 +79,51 @@ class Resampler:
         """A state with the same information state for the player, hidden cards redrawn."""
         if not self.classes and not self.skip:  # nothing hidden from the player: the true places, past forgotten
             return self._forward(self._draw(rng), rng)
-        for _ in range(self.attempts):
+        budget = self.attempts * (FIRST_SAMPLE_FACTOR if self._first else 1)
+        self._first = False
+        for _ in range(budget):
             sigma = self._draw(rng)
             result = self._replay(sigma, rng)
             if result is not None:
+                if not self.skip:  # a sample is then its relabeling alone (nothing drawn again)
+                    self._accepted = sigma
                 return result
             self.rejections += 1
+        if self._accepted is not None:
+            walked = self._walk(self._accepted, rng)
+            if walked is not None:
+                return walked
         self.fallbacks += 1
         if self._loose is None:  # as the knowledge model has it: any card the player does not know where it is
             self._loose = _classes(self.state, self.player, self.state.steps + 1)
         return self._forward(self._draw(rng, self._loose), rng)
+
+    def _walk(self, start: list[int], rng: random.Random) -> Any:
+        """A sample walked to from the relabeling of an accepted one: swaps of two cards of one
+        class, each kept when the replay still agrees with what the player saw. The accepted
+        draws are uniform over the consistent relabelings, and such a walk keeps them so (a swap
+        is proposed as often from either side and undoes itself), so its samples are too, one
+        after another rather than independent. It never starts from the true deal, whose
+        relabeling (none) would give the other hands away. None if the start no longer replays."""
+        self.walks += 1
+        sigma = start[:]
+        class_of = {card: cards for cards in self.classes for card in cards}
+        movable = list(class_of)
+        result = None
+        for _ in range(len(movable)):
+            card = rng.choice(movable)
+            cards = class_of[card]
+            other = cards[rng.randrange(len(cards) - 1)]
+            if other == card:  # one of the others, uniformly: the last stands in for the card itself
+                other = cards[-1]
+            sigma[card], sigma[other] = sigma[other], sigma[card]
+            moved = self._replay(sigma, rng)
+            if moved is None:
+                sigma[card], sigma[other] = sigma[other], sigma[card]
+            else:
+                result = moved
+        self._accepted = sigma
+        return result if result is not None else self._replay(sigma, rng)
 
     def _draw(self, rng: random.Random, classes: list[list[int]] | None = None) -> list[int]:
         sigma = list(range(self.state.program.num_cards))

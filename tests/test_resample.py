@@ -124,6 +124,52 @@ def test_resampled_deals_are_uniform_over_the_consistent_deals():
     assert chi2 < CRITICAL[len(consistent) - 1]
 
 
+def test_walked_samples_are_uniform_over_the_consistent_deals():
+    """Once every fresh draw is refused, the samples walk from the last one accepted: they stay
+    on the consistent deals and uniform over them (never the true deal alone)."""
+    game, state, lay = tiny_state()
+    consistent = consistent_deals(game, state, lay, 1)
+    resampler = Resampler(state, 1)
+    rng = random.Random(11)
+    first = zones_of(resampler.sample(rng))  # a fresh draw, accepted
+    resampler.attempts = 0  # from here on, every sample is walked to
+    draws = 2000
+    counts = Counter(zones_of(resampler.sample(rng)) for _ in range(draws))
+    assert first in consistent and set(counts) == consistent
+    assert resampler.walks == draws and resampler.fallbacks == 0
+    expected = draws / len(consistent)
+    chi2 = sum((counts[deal] - expected) ** 2 / expected for deal in consistent)
+    assert chi2 < CRITICAL[len(consistent) - 1]
+
+
+@pytest.mark.parametrize("name,players", GAMES, ids=lambda v: Path(str(v)).stem if v else "")
+@settings(max_examples=3, deadline=None)
+@given(seed=st.integers(0, 10_000), length=st.integers(1, 60))
+def test_a_walked_sample_looks_the_same_to_the_player(name, players, seed, length):
+    game = game_of(name, players)
+    rng = random.Random(seed)
+    state = game.new_initial_state(seed)
+    for _ in range(length):
+        if state.is_terminal():
+            break
+        step_randomly(state, rng)
+    player = seed % game.num_players
+    key, seen = state.information_state_key(player), state.information_state(player)
+    resampler = Resampler(state, player)
+    resampler.sample(rng)
+    resampler.attempts = 0  # a walk when a sample was accepted, else the fallback
+    walking = resampler._accepted is not None
+    for _ in range(3):
+        sample = resampler.sample(rng)
+        assert sample.information_state_key(player) == key
+        assert sample.information_state(player) == seen
+        assert sorted(c for zone in sample.zones for c in zone) == list(range(game.program.num_cards))
+    if not resampler.classes and not resampler.skip:  # nothing hidden: nothing drawn
+        assert (resampler.walks, resampler.fallbacks) == (0, 0)
+    else:
+        assert (resampler.walks, resampler.fallbacks) == ((3, 0) if walking else (0, 3))
+
+
 def test_resampling_follows_the_view_of_the_player_asked_for():
     game, state, _lay = tiny_state()
     sample = state.resample(0, random.Random(2))  # P1 sees its own hand: only P2's hand and the stock move
