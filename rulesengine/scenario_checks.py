@@ -5,6 +5,7 @@ end of the round and of the match, what a player sees."""
 from __future__ import annotations
 
 import difflib
+import math
 from collections.abc import Callable, Iterator
 from functools import partial
 from typing import Any
@@ -114,11 +115,11 @@ class ExpectReader:
         yield _field(node.span, "the phase", name, lambda s: self.names.phases[s.phase] if s.phase >= 0 else "none")
 
     def round(self, node: Node, _span: Span) -> Iterator[Check]:
-        number = self.reader.integer(node, "'round'")
+        number = self.names.count(node, "'round'", 1)
         yield _field(node.span, "the round", str(number), lambda s: str(s.round_number))
 
     def direction(self, node: Node, _span: Span) -> Iterator[Check]:
-        value = self.reader.integer(node, "'direction'")
+        value = self.names.direction(node)
         yield _field(node.span, "the direction of play", str(value), lambda s: str(s.direction))
 
     def out(self, node: Node, _span: Span) -> Iterator[Check]:
@@ -140,7 +141,7 @@ class ExpectReader:
     def _zone(self, flat: str, value: Node, cards_of: Callable[[State], Any]) -> Iterator[Check]:
         reader, names = self.reader, self.names
         if is_int(value):
-            count = reader.integer(value, "a number of cards")
+            count = names.count(value, "a number of cards")
             yield _field(
                 value.span,
                 f"the number of cards in {flat}",
@@ -152,6 +153,8 @@ class ExpectReader:
             entries = reader.mapping(value, f"the check of '{flat}'", {"contains": "", "excludes": "", "size": ""})
             for key, inner in entries.items():
                 if key == "size":
+                    if not is_int(inner):
+                        raise reader.fail("RE500", "'size' must be a whole number of cards", inner.span)
                     yield from self._zone(flat, inner, cards_of)
                     continue
                 wanted = names.card_names(inner)
@@ -217,11 +220,10 @@ class ExpectReader:
         items = self.reader.items(node, "'returns'")
         values = []
         for item in items:
-            if not (
-                isinstance(item, Scalar) and isinstance(item.value, (int, float)) and not isinstance(item.value, bool)
-            ):
-                raise self.reader.fail("RE500", "a return must be a number", item.span)
-            values.append(float(item.value))
+            value = _finite(item)
+            if value is None:
+                raise self.reader.fail("RE500", "a return must be a finite number", item.span)
+            values.append(value)
         if len(values) != self.game.num_players:
             raise self.reader.fail(
                 "RE500", f"'returns' needs one value per player ({self.game.num_players})", node.span
@@ -270,6 +272,17 @@ def _show(values: Any) -> str:
     if isinstance(values, float) and values.is_integer():
         return str(int(values))
     return str(values)
+
+
+def _finite(node: Node) -> float | None:
+    """A number written in the file as a float, if it is one no float overflows on (a return)."""
+    if not isinstance(node, Scalar) or isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
+        return None
+    try:
+        value = float(node.value)
+    except OverflowError:  # an integer past the floats
+        return None
+    return value if math.isfinite(value) else None
 
 
 def _show_value(game: Game, value: Any, type_: str) -> str:

@@ -27,7 +27,7 @@ from .resources import tidy
 from .scenario_checks import Check, ExpectReader
 from .scenario_names import PositionReader
 from .scenario_shapes import Shapes, Skip, declared_text
-from .source import Map, Node, Scalar, load_file, load_yaml, read_bytes
+from .source import Map, Node, Scalar, Seq, load_file, load_yaml, read_bytes
 
 FILE_KEYS = {
     "ruleset": "the rule file under test: a path relative to this file, or a shipped name",
@@ -112,6 +112,15 @@ def _is_file(path: Path) -> bool | str:
         return error.strerror or type(error).__name__
 
 
+def _missing(path: Path) -> str:
+    """Why a file named to be read cannot be: it is not there, or it is a folder, a device or a pipe."""
+    try:
+        there = path.exists()
+    except (OSError, ValueError):  # a name too long, or holding a NUL
+        there = False
+    return "is not a regular file" if there else "is not found"
+
+
 def ruleset_named(name: str, here: Path) -> Path | None:
     """The rule file a test file in `here` names: relative to it (`../game.yaml`) or a shipped
     name, never in the working folder; in its tidy form (no `..`), as a folder walk names it."""
@@ -168,6 +177,8 @@ class _Reader(Shapes):
             found = reference if _is_file(reference) is True else None
             where = Span.point(self.path, 1, 1)
             name = reference.name
+            # the file looked for, as the test file was named (`tests/climb.yaml`)
+            missing = f"{_missing(reference)} (looked for {shortened(str(reference), 80)}, beside this file)"
         else:
             try:
                 name = self.text(ruleset_node, "'ruleset'")
@@ -175,10 +186,11 @@ class _Reader(Shapes):
                 return None
             found = ruleset_named(name, here)
             where = ruleset_node.span
+            missing = _missing(here / name)
         if found is None:
             self.error(
                 "RE502",
-                f"the rule file '{name}' to test is not found",
+                f"the rule file '{shortened(name, 80)}' to test {missing}",
                 where,
                 "name it with 'ruleset:' (a path relative to this file, or a shipped name)",
             )
@@ -212,6 +224,8 @@ class _Reader(Shapes):
                 items = self.items(tests, "'tests'")
             except Skip:
                 items = ()
+            if not items and isinstance(tests, Seq):
+                self.error("RE503", "'tests' lists no test", tests.span, "add a test: its 'name' and what it checks")
             names: dict[str, Span] = {}
             for item in items:
                 # A test's name is taken before the rest is read: a test with problems of its
@@ -269,10 +283,13 @@ class _Reader(Shapes):
         if rules is None:
             return []
         if not rules.is_file():
+            written = top.entries["rules"]
+            name = written.value if isinstance(written, Scalar) and isinstance(written.value, str) else rules.name
             self.problems.append(
                 Diagnostic(
                     "RE512",
-                    f"the rules document '{rules.name}' is not found, so the clauses cited are not checked",
+                    f"the rules document '{shortened(name, 60)}' {_missing(rules)},"
+                    " so the clauses cited are not checked",
                     top.entries["rules"].span,
                     severity=WARNING,
                 )

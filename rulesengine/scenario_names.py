@@ -85,6 +85,19 @@ class Names:
             names.append(str(item.value))  # type: ignore[union-attr]
         return names
 
+    def count(self, node: Node, what: str, least: int = 0) -> int:
+        """A whole number from `least` on: a round counts from 1; turns, passes and cards from 0."""
+        value = self.reader.integer(node, what)
+        if value < least:
+            raise self.reader.fail("RE500", f"{what} must be at least {least}, not {value}", node.span)
+        return value
+
+    def direction(self, node: Node) -> int:
+        value = self.reader.integer(node, "'direction'")
+        if value not in (1, -1):
+            raise self.reader.fail("RE500", f"'direction' must be 1 or -1, not {value}", node.span)
+        return value
+
     def phase(self, node: Node) -> int:
         name = self.reader.text(node, "a phase")
         if name not in self.phases:
@@ -309,15 +322,12 @@ class PositionReader:
         for key in ("round", "turns", "passes"):
             if key in position:
                 try:
-                    fields[key] = self.count(position.entries[key], key)
+                    fields[key] = names.count(position.entries[key], f"'{key}'", 1 if key == "round" else 0)
                 except Skip:
                     broken = True
         try:
             if "direction" in position:
-                direction = reader.integer(position.entries["direction"], "'direction'")
-                if direction not in (1, -1):
-                    raise reader.fail("RE500", "'direction' must be 1 or -1", position.entries["direction"].span)
-                fields["direction"] = direction
+                fields["direction"] = names.direction(position.entries["direction"])
         except Skip:
             broken = True
         if current in out:
@@ -343,14 +353,6 @@ class PositionReader:
             turns=fields.get("turns", 0),
             passes=fields.get("passes", 0),
         )
-
-    def count(self, node: Node, key: str) -> int:
-        """`round` (from 1), `turns` or `passes` (from 0)."""
-        value = self.reader.integer(node, f"'{key}'")
-        least = 1 if key == "round" else 0
-        if value < least:
-            raise self.reader.fail("RE500", f"'{key}' must be at least {least}, not {value}", node.span)
-        return value
 
     def rest(self, position: Map) -> int | None:
         node = position.get("rest")

@@ -498,7 +498,7 @@ def _load_yaml(text: str, file: str) -> Node:
     except yaml.YAMLError as exc:
         raise RuleFileError([Diagnostic("RE001", f"YAML syntax error: {exc}", Span.point(file, 1, 1))]) from None
     if root is None:
-        raise RuleFileError([Diagnostic("RE006", "the rule file is empty", Span.point(file, 1, 1))])
+        raise RuleFileError([Diagnostic("RE006", "the file is empty", Span.point(file, 1, 1))])
     builder = _Builder(file, text)
     try:
         tree = builder.build(root)

@@ -288,7 +288,9 @@ def test_file_level_problems(tmp_path):
     (tmp_path / "tiny.yaml").unlink()
     _, problems = load(path)
     assert [d.code for d in problems] == ["RE502"]
-    path.write_text("ruleset: tiny.yaml\nrules: nowhere.md\ntests: []\n", encoding="utf-8")
+    path.write_text(
+        "ruleset: tiny.yaml\nrules: nowhere.md\ntests:\n  - {name: a, expect: {current: P1}}\n", encoding="utf-8"
+    )
     (tmp_path / "tiny.yaml").write_text(GAME, encoding="utf-8")
     _, problems = load(path)
     assert [(d.code, d.severity) for d in problems] == [("RE512", "warning")]

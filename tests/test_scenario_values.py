@@ -1,0 +1,90 @@
+"""Values a scenario test file checks against, and the files it names: a value no match can
+show is a problem of the file (as it is in a position), not a test that can only fail, and a
+file that cannot be read says why."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from rulesengine.scenario_file import load
+from tests.test_scenarios import run, write
+
+
+def problems(path) -> list[tuple[str, int, int, str]]:
+    return [(d.code, d.span.line, d.span.column, d.message) for d in load(path)[1]]
+
+
+@pytest.mark.parametrize(
+    "expect,message",
+    [
+        ("{round: 0}", "'round' must be at least 1, not 0"),
+        ("{direction: 7}", "'direction' must be 1 or -1, not 7"),
+        ("{zones: {pile: -1}}", "a number of cards must be at least 0, not -1"),
+        ("{zones: {pile: {size: -2}}}", "a number of cards must be at least 0, not -2"),
+        ("{zones: {pile: {size: {contains: ['1♥']}}}}", "'size' must be a whole number of cards"),
+        ("{returns: [.nan, 0]}", "a return must be a finite number"),
+        ("{returns: [0, -.inf]}", "a return must be a finite number"),
+        ("{returns: [1e400, 0]}", "a return must be a finite number"),
+    ],
+)
+def test_an_expected_value_no_match_can_show_is_a_problem_at_its_place(tmp_path, expect, message):
+    path = write(tmp_path, f"tests:\n  - name: a\n    expect: {expect}\n")
+    found = problems(path)
+    assert [(code, line, text) for code, line, _column, text in found] == [("RE500", 3, message)]
+    result = run("validate", str(path))
+    assert result.returncode == 1 and message in result.stdout
+
+
+def test_the_same_values_are_refused_in_a_position_and_in_expect(tmp_path):
+    position = "position: {phase: play, round: 0, direction: 2}"
+    path = write(tmp_path, f"tests:\n  - name: a\n    {position}\n    expect: {{round: 0, direction: 2}}\n")
+    messages = [text for _code, _line, _column, text in problems(path)]
+    assert messages.count("'round' must be at least 1, not 0") == 2
+    assert messages.count("'direction' must be 1 or -1, not 2") == 2
+
+
+def test_checks_that_can_hold_are_still_accepted(tmp_path):
+    expect = "{round: 1, direction: -1, zones: {pile: 0, stock: {size: 2}}, returns: [0, 0.5]}"
+    path = write(tmp_path, f"tests:\n  - name: a\n    expect: {expect}\n")
+    assert problems(path) == []
+
+
+def test_an_empty_list_of_tests_is_a_problem(tmp_path):
+    path = write(tmp_path, "tests: []\n")
+    assert problems(path) == [("RE503", 1, 8, "'tests' lists no test")]
+
+
+def test_an_empty_test_file_is_called_a_file(tmp_path):
+    path = write(tmp_path, "")
+    assert problems(path) == [("RE006", 1, 1, "the file is empty")]
+
+
+def test_a_missing_rule_file_is_named_where_it_was_looked_for(tmp_path):
+    folder = tmp_path / "tests"
+    folder.mkdir()
+    path = folder / "tiny.tests.yaml"
+    path.write_text("tests:\n  - {name: a, expect: {round: 1}}\n", encoding="utf-8")
+    [(code, _line, _column, message)] = problems(path)
+    assert code == "RE502"
+    looked_for = folder / "tiny.yaml"
+    assert message == f"the rule file 'tiny.yaml' to test is not found (looked for {looked_for}, beside this file)"
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are a POSIX feature")
+def test_a_rule_file_or_rules_document_that_is_not_a_regular_file_is_called_so(tmp_path):
+    os.mkfifo(tmp_path / "pipe.yaml")
+    (tmp_path / "folder").mkdir()
+    path = write(tmp_path, "ruleset: pipe.yaml\ntests:\n  - {name: a, expect: {round: 1}}\n")
+    assert [message for _c, _l, _col, message in problems(path)] == [
+        "the rule file 'pipe.yaml' to test is not a regular file"
+    ]
+    path = write(tmp_path, "rules: folder\ntests:\n  - {name: a, expect: {round: 1}}\n")
+    assert [message for _c, _l, _col, message in problems(path)] == [
+        "the rules document 'folder' is not a regular file, so the clauses cited are not checked"
+    ]
+    path = write(tmp_path, "rules: .\ntests:\n  - {name: a, expect: {round: 1}}\n")
+    assert [message for _c, _l, _col, message in problems(path)] == [
+        "the rules document '.' is not a regular file, so the clauses cited are not checked"
+    ]
