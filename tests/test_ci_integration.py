@@ -246,5 +246,9 @@ def test_the_action_installs_rulesengine_and_annotates_the_problems(tmp_path):
     assert strict.returncode == 1 and "::warning file=warned/game.yaml," in strict.stdout
     wrong = validate(strict="yes")
     assert wrong.returncode == 2 and "::error title=rulesengine::the input 'strict'" in wrong.stdout
+    injected = validate(strict="x\n::warning::injected")  # a value never starts a command of its own
+    assert injected.returncode == 2 and "::warning" not in injected.stdout
     assert validate(paths="  \n").returncode == 2
-    assert validate(paths="no-such-folder").returncode == 2
+    missing = validate(paths="no-such-folder")
+    assert missing.returncode == 2
+    assert "::error title=rulesengine::the input 'paths' could not be checked" in missing.stdout
