@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 import click
 from click.core import ParameterSource
 
-from . import api, fileformat, ir
+from . import api, fileformat, given_files, ir
 from .click_types import BROWSER_SEED, MAX_STEPS_OPTION, SEED, FiniteFloatRange, WholeNumber
 from .diagnostics import (
     ERROR,
@@ -26,7 +26,6 @@ from .diagnostics import (
     OptionError,
     RuleFileError,
     RulesEngineError,
-    Span,
     printable,
     render_github,
     render_json,
@@ -67,47 +66,25 @@ def _colour(stream) -> bool:
 
 
 def _collect_files(paths: tuple[str, ...]) -> tuple[list[Path], list[Diagnostic]]:
-    """The files to validate, and a diagnostic for each symbolic link pointing out of its folder
-    (such a file is not read: a pull request cannot make `validate` print a file elsewhere)."""
-    files: list[Path] = []
-    refused: list[Diagnostic] = []
-
-    def take(path: Path, root: Path) -> None:
-        try:
-            inside = path.resolve().is_relative_to(root.resolve())
-        except (OSError, RuntimeError):  # a symbolic link that leads back to itself
-            refused.append(
-                Diagnostic("RE009", "cannot read file: a loop of symbolic links", Span.point(str(path), 1, 1))
-            )
-            return
-        if not inside:  # a link, or a file in a linked folder
-            refused.append(
-                Diagnostic(
-                    "RE023",
-                    "this file is a symbolic link to a file outside its folder; it is not read",
-                    Span.point(str(path), 1, 1),
-                )
-            )
-        else:
-            files.append(path)
-
+    """The files to validate, and a diagnostic for each refused one (`given_files` says which)."""
+    gathered = given_files.Gathered()
     for raw in paths:
         path = Path(raw)
         try:
-            is_dir, there = path.is_dir(), path.exists() or path.is_symlink()
-        except OSError as error:  # a name too long, a folder that may not be entered: as a missing path
-            raise UsageError(f"cannot look up {printable(raw)}: {error.strerror or error}") from None
+            is_dir, there = given_files.look_up(raw)
+        except given_files.CannotLookUp as error:  # as a missing path
+            raise UsageError(str(error)) from None
         if is_dir:
             for found in sorted(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file()):
-                take(found, path)
+                gathered.take(found, path)
         elif there:
-            take(path, path.parent)  # not a regular file: validate says so (RE009)
+            gathered.take(path, path.parent)  # not a regular file: validate says so (RE009)
         else:
             try:
-                files.append(api.find_ruleset(raw))  # a shipped name, as every other command takes
+                gathered.files.append(api.find_ruleset(raw))  # a shipped name, as every other command takes
             except RulesEngineError:
                 raise UsageError(f"no such file or folder, nor a shipped ruleset: {printable(raw)}") from None
-    return files, refused
+    return gathered.files, gathered.refused
 
 
 def _parse_options(pairs: tuple[str, ...], option: str = "-o") -> dict[str, str]:
@@ -740,13 +717,13 @@ def test_command(paths: tuple[str, ...], output_format: str, strict: bool, verbo
     from .scenario_run import run_file
 
     try:
-        files = scenario_report.collect(paths)
+        files, refused = scenario_report.collect(paths)
     except scenario_report.NoTests as error:
         raise UsageError(str(error)) from None
     if trace:  # the table needs the tests' citations, not their outcomes
         if output_format not in ("text", "json"):
             raise UsageError(f"--trace prints its table as text or json, not {output_format}")
-        loaded = [(str(file), *load_tests(file)) for file in files]
+        loaded = [(d.span.file, None, [d]) for d in refused] + [(str(file), *load_tests(file)) for file in files]
         coverages, broken = scenario_report.coverages([(path, tests) for path, tests, _problems in loaded])
         missing = [clause for coverage in coverages for clause in coverage.missing]
         if output_format == "json":
@@ -760,7 +737,7 @@ def test_command(paths: tuple[str, ...], output_format: str, strict: bool, verbo
             click.echo(render_text(problems, {}, colour=_colour(sys.stderr)), err=True)
         failing = [d for d in problems if d.severity == ERROR or strict]
         raise SystemExit(1 if missing or failing or any(tests is None for _, tests, _ in loaded) else 0)
-    results = [run_file(file) for file in files]
+    results = [*map(scenario_report.refused_file, refused), *map(run_file, files)]
     if output_format == "json":
         click.echo(scenario_report.as_json(results))
     elif output_format == "github":

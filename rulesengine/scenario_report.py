@@ -13,6 +13,7 @@ import attrs
 
 from .diagnostics import ERROR, Diagnostic, printable, render_github, render_text
 from .fileformat import TEST_FILE_SUFFIXES, is_test_file
+from .given_files import Gathered
 from .scenario_file import TestFile, readable_clauses
 from .scenario_run import FileResult, TestResult
 
@@ -21,10 +22,11 @@ class NoTests(Exception):
     """A path names nothing that holds scenario tests (a usage error)."""
 
 
-def collect(paths: Sequence[str]) -> list[Path]:
+def collect(paths: Sequence[str]) -> tuple[list[Path], list[Diagnostic]]:
     """Test files: given ones, every NAME.tests.yaml in folders, and those of given rule files
-    (NAME.tests.yaml beside NAME.yaml, or in a `tests` folder beside it)."""
-    files: list[Path] = []
+    (NAME.tests.yaml beside NAME.yaml, or in a `tests` folder beside it); and a diagnostic for
+    each refused by the rule `validate` follows (a link out of its folder is not read)."""
+    gathered = Gathered()
     for raw in paths:
         if not raw:  # Path("") would be the working folder: a script's empty variable tests nothing
             raise NoTests("an empty path names no file or folder")
@@ -32,28 +34,35 @@ def collect(paths: Sequence[str]) -> list[Path]:
         if path.is_dir():
             found: Iterable[Path] = (p for p in path.rglob("*") if is_test_file(p) and p.is_file())
             # hidden folders (.git, .venv, a pre-commit cache) hold no tests of this repository
-            files.extend(sorted(p for p in found if not any(d.startswith(".") for d in p.relative_to(path).parts)))
+            for file in sorted(p for p in found if not any(d.startswith(".") for d in p.relative_to(path).parts)):
+                gathered.take(file, path)
         elif path.is_file() and is_test_file(path):
-            files.append(path)
+            gathered.take(path, path.parent)
         elif path.is_file():
             stem = path.name.rsplit(".", 1)[0]
-            found = [
-                c
+            beside = [
+                (candidate, folder)
                 for folder in (path.parent, path.parent / "tests")
                 for suffix in TEST_FILE_SUFFIXES
-                if (c := folder / f"{stem}{suffix}").is_file()
+                if (candidate := folder / f"{stem}{suffix}").is_file()
             ]
-            if not found:
+            if not beside:
                 raise NoTests(f"no scenario tests for {raw} (looked for {stem}.tests.yaml beside it and in tests/)")
-            files.extend(found)
+            for candidate, folder in beside:
+                gathered.take(candidate, folder)
         elif os.path.lexists(path):  # a pipe, a device, a link that leads nowhere or in a loop
             raise NoTests(f"not a regular file or a folder: {raw}")
         else:
             raise NoTests(f"no such file or folder: {raw}")
-    unique = list(dict.fromkeys(files))
-    if not unique:
+    files, refused = list(dict.fromkeys(gathered.files)), list(dict.fromkeys(gathered.refused))
+    if not files and not refused:
         raise NoTests("no scenario test files found (looked for NAME.tests.yaml)")
-    return unique
+    return files, refused
+
+
+def refused_file(refusal: Diagnostic) -> FileResult:
+    """A test file that is not read: its refusal is its one problem."""
+    return FileResult(refusal.span.file, None, (refusal,), ())
 
 
 def failed(results: Sequence[FileResult], strict: bool = False) -> bool:

@@ -364,3 +364,23 @@ tests:
     result = run("test", str(path))
     assert result.returncode == 1
     assert "a new round would be round 9223372036854775808, past the language's integers" in result.stdout
+
+
+def test_a_test_file_linked_from_outside_its_folder_is_refused_unread_as_validate_refuses_it(tmp_path):
+    (tmp_path / "secret.yaml").write_text("ruleset: SECRET_VALUE\nSECRET_KEY: 1\n", encoding="utf-8")
+    rules = tmp_path / "rules"
+    (rules / "tests").mkdir(parents=True)
+    (rules / "game.yaml").write_text(GAME, encoding="utf-8")
+    for link in (rules / "evil.tests.yaml", rules / "tests" / "game.tests.yaml"):
+        link.symlink_to(tmp_path / "secret.yaml")
+    for given in (rules, rules / "evil.tests.yaml", rules / "game.yaml"):
+        for output_format in ("text", "json", "github", "junit"):
+            result = run("test", "--format", output_format, str(given))
+            assert result.returncode == 1 and "RE023" in result.stdout, (given, output_format, result.stdout)
+            assert "SECRET" not in result.stdout + result.stderr
+        trace = run("test", "--trace", str(given))
+        assert trace.returncode == 1 and "RE023" in trace.stderr and "SECRET" not in trace.stdout + trace.stderr
+    validated = run("validate", str(rules / "evil.tests.yaml"))
+    assert validated.returncode == 1 and "error[RE023]: this file is a symbolic link" in validated.stdout
+    tested = run("test", str(rules / "evil.tests.yaml"))
+    assert tested.stdout.splitlines()[0] == validated.stdout.splitlines()[0]
