@@ -334,8 +334,10 @@ def _workspace_path(file: str) -> str:
     """A file inside the workspace (GitHub's `GITHUB_WORKSPACE`, else the working folder) as a
     path relative to it, without a leading `./`: GitHub places an annotation on a line of a
     pull request only for such a path, and a base file is named by its absolute path."""
-    root = os.path.abspath(os.environ.get("GITHUB_WORKSPACE") or os.curdir)
-    absolute = os.path.abspath(file)
+    # both resolved: a workspace reached through a symbolic link (macOS's /var) holds the base
+    # files named by their resolved paths
+    root = os.path.realpath(os.environ.get("GITHUB_WORKSPACE") or os.curdir)
+    absolute = os.path.realpath(file)
     if absolute == root or not absolute.startswith(root.rstrip(os.sep) + os.sep):
         return file  # elsewhere (a shipped ruleset): as it is
     return Path(os.path.relpath(absolute, root)).as_posix()

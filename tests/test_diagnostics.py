@@ -113,6 +113,23 @@ def test_github_annotations_name_files_relative_to_the_workspace(tmp_path, monke
     assert "file=/somewhere/else.yaml," in render_github([outside])
 
 
+def test_github_annotations_name_files_relative_to_a_workspace_reached_through_a_link(tmp_path, monkeypatch):
+    # the workspace named by a symbolic link (macOS's /var is one): the base is named by its resolved path
+    real = tmp_path / "real"
+    (real / "rules").mkdir(parents=True)
+    (real / "rules" / "base.yaml").write_text(
+        (CORPUS / "deck_too_small.yaml").read_text(encoding="utf-8"), encoding="utf-8"
+    )
+    (real / "rules" / "variant.yaml").write_text("extends: base.yaml\nname: v\n", encoding="utf-8")
+    link = tmp_path / "link"
+    link.symlink_to(real, target_is_directory=True)
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(link))
+    monkeypatch.chdir(link)
+    _, diagnostics = validate_file("rules/variant.yaml")
+    files = {line.split("file=")[1].split(",")[0] for line in render_github(diagnostics).splitlines()}
+    assert files == {"rules/base.yaml"}
+
+
 # ---- hints that teach --------------------------------------------------------------------
 
 HINTS = {
