@@ -10,11 +10,12 @@ have, and skips other YAML files (CI workflows, tool configurations) with a note
 from __future__ import annotations
 
 import enum
+import math
 import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from .diagnostics import Diagnostic, RuleFileError
+from .diagnostics import Diagnostic, RuleFileError, printable
 from .limits import MAX_FILE_BYTES
 from .shape import FORMAT_VERSION, MARKER, RULE_FILE_SECTIONS
 from .source import Map, Scalar, load_yaml, read_head
@@ -105,10 +106,13 @@ def choose(file: Path, skipping: bool) -> tuple[bool, str | None]:
     if is_test_file(file):
         return True, None
     kind = recognise(file)
+    # the name as the notes print it: a line break in a file's name would start a line (a CI
+    # system's command) of its own
+    shown = printable(str(file))
     if kind is Kind.OTHER and skipping:
-        return False, f"note: {file}: skipped, not a rule file (no '{MARKER}:' line and no rule-file sections)"
+        return False, f"note: {shown}: skipped, not a rule file (no '{MARKER}:' line and no rule-file sections)"
     if kind is Kind.UNMARKED:
-        return True, f"note: {file}: no '{MARKER}: {FORMAT_VERSION}' line; read as format version 1"
+        return True, f"note: {shown}: no '{MARKER}: {FORMAT_VERSION}' line; read as format version 1"
     return True, None
 
 
@@ -120,7 +124,7 @@ def version_problems(tree: Map) -> list[Diagnostic]:
         return []
     value = node.value if isinstance(node, Scalar) else None
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        shown = "a list or mapping" if not isinstance(node, Scalar) else repr(value)
+        shown = "a list or mapping" if not isinstance(node, Scalar) else _as_written(value)
         digits = value.strip() if isinstance(value, str) and value.strip().isdigit() else None
         if digits is not None and int(digits[:40]) < 1:
             digits = None
@@ -146,3 +150,14 @@ def version_problems(tree: Map) -> list[Diagnostic]:
             )
         ]
     return []
+
+
+def _as_written(value: object) -> str:
+    """A YAML scalar as a rule file writes it: null, true, false, a number or a quoted text."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and not math.isfinite(value):
+        return ".nan" if math.isnan(value) else ".inf" if value > 0 else "-.inf"
+    return repr(value)

@@ -207,6 +207,18 @@ def test_validate_a_folder_skips_other_yaml_files_with_a_note(repository: Path, 
     ]
 
 
+def test_a_file_name_cannot_start_a_line_of_its_own_in_a_note(repository: Path, monkeypatch):
+    # a CI system reads commands from every line of the output, notes on stderr too
+    monkeypatch.chdir(repository)
+    (repository / "odd").mkdir()
+    (repository / "odd" / "a\n::error title=x::injected\n.yml").write_text("name: x\n")
+    (repository / "odd" / "b\n::warning::injected\n.yml").write_text("extends: pan\n")
+    result = run("validate", "--format", "github", "odd")
+    notes = result.stderr.splitlines()
+    assert result.exit_code == 0 and len(notes) == 2
+    assert all(line.startswith("note: odd/") and "\\x0a::" in line for line in notes)
+
+
 def test_skipped_files_stay_out_of_machine_readable_output(repository: Path, monkeypatch):
     monkeypatch.chdir(repository)
     (repository / "rules" / "game.yaml").write_text(GAME.replace("moves: [lay]", "moves: [lya]"))
