@@ -13,7 +13,7 @@ import attrs
 
 from .diagnostics import ERROR, Diagnostic, printable, render_github, render_text
 from .fileformat import TEST_FILE_SUFFIXES, is_test_file
-from .given_files import Gathered
+from .given_files import CannotLookUp, Gathered, look_up
 from .scenario_file import TestFile, readable_clauses
 from .scenario_run import FileResult, TestResult
 
@@ -31,7 +31,11 @@ def collect(paths: Sequence[str]) -> tuple[list[Path], list[Diagnostic]]:
         if not raw:  # Path("") would be the working folder: a script's empty variable tests nothing
             raise NoTests("an empty path names no file or folder")
         path = Path(raw)
-        if path.is_dir():
+        try:
+            is_dir, _there = look_up(raw)
+        except CannotLookUp as error:  # as a missing path
+            raise NoTests(str(error)) from None
+        if is_dir:
             found: Iterable[Path] = (p for p in path.rglob("*") if is_test_file(p) and p.is_file())
             # hidden folders (.git, .venv, a pre-commit cache) hold no tests of this repository
             for file in sorted(p for p in found if not any(d.startswith(".") for d in p.relative_to(path).parts)):
@@ -44,7 +48,8 @@ def collect(paths: Sequence[str]) -> tuple[list[Path], list[Diagnostic]]:
                 (candidate, folder)
                 for folder in (path.parent, path.parent / "tests")
                 for suffix in TEST_FILE_SUFFIXES
-                if (candidate := folder / f"{stem}{suffix}").is_file()
+                # os.path.isfile: a test file's longer name may be too long for the system
+                if os.path.isfile(candidate := folder / f"{stem}{suffix}")
             ]
             if not beside:
                 raise NoTests(f"no scenario tests for {raw} (looked for {stem}.tests.yaml beside it and in tests/)")

@@ -384,3 +384,15 @@ def test_a_test_file_linked_from_outside_its_folder_is_refused_unread_as_validat
     assert validated.returncode == 1 and "error[RE023]: this file is a symbolic link" in validated.stdout
     tested = run("test", str(rules / "evil.tests.yaml"))
     assert tested.stdout.splitlines()[0] == validated.stdout.splitlines()[0]
+
+
+def test_a_path_whose_name_is_too_long_is_a_usage_error_as_validate_makes_it(tmp_path):
+    too_long = str(tmp_path / ("a" * 300 + ".tests.yaml"))
+    for command in ("validate", "test"):
+        result = run(command, too_long)
+        assert result.returncode == 2 and "cannot look up" in result.stderr and "too long" in result.stderr, command
+    # a rule file's name that the system takes, to which ".tests" adds too much
+    rule_file = tmp_path / ("b" * 250 + ".yaml")
+    rule_file.write_text(GAME, encoding="utf-8")
+    lonely = run("test", str(rule_file))
+    assert lonely.returncode == 2 and "no scenario tests for" in lonely.stderr
