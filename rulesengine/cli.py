@@ -745,7 +745,7 @@ def test_command(paths: tuple[str, ...], output_format: str, strict: bool, verbo
         if shown:
             click.echo(shown)
     elif output_format == "junit":
-        click.echo(scenario_report.junit(results))
+        click.echo(scenario_report.junit(results, strict))
     else:
         click.echo(scenario_report.text(results, verbose=verbose, colour=sys.stdout.isatty()))
     raise SystemExit(1 if scenario_report.failed(results, strict) else 0)

@@ -70,8 +70,13 @@ def refused_file(refusal: Diagnostic) -> FileResult:
     return FileResult(refusal.span.file, None, (refusal,), ())
 
 
+def fails(diagnostic: Diagnostic, strict: bool) -> bool:
+    """Whether a test file's diagnostic fails the run: an error, or (`--strict`) any."""
+    return diagnostic.severity == ERROR or strict
+
+
 def failed(results: Sequence[FileResult], strict: bool = False) -> bool:
-    problems = any(d.severity == ERROR or strict for r in results for d in r.problems)
+    problems = any(fails(d, strict) for r in results for d in r.problems)
     return problems or any(not t.passed for r in results for t in r.results)
 
 
@@ -136,11 +141,13 @@ def _escaped(diagnostic: Diagnostic) -> Diagnostic:
     return attrs.evolve(diagnostic, message=printable(diagnostic.message), hint=hint)
 
 
-def junit(results: Sequence[FileResult]) -> str:
-    """JUnit XML: a test suite per file; a file's own problems are one errored test case."""
+def junit(results: Sequence[FileResult], strict: bool = False) -> str:
+    """JUnit XML: a test suite per file; a file's own problems that fail the run (errors; with
+    `strict` warnings too) are one errored test case, the others its suite's output."""
     suites = ElementTree.Element("testsuites")
     for result in results:
-        problems = [d for d in result.problems if d.severity == ERROR]
+        problems = [d for d in result.problems if fails(d, strict)]
+        others = [d for d in result.problems if not fails(d, strict)]
         path = printable(result.path)  # every text escaped: the XML stays well-formed
         suite = ElementTree.SubElement(
             suites,
@@ -161,6 +168,8 @@ def junit(results: Sequence[FileResult]) -> str:
             if test.failures:
                 failure = ElementTree.SubElement(case, "failure", message=printable(test.failures[0].message))
                 failure.text = render_text(list(test.failures), {})
+        if others:  # shown as every other format shows them, counted as the exit code counts them
+            ElementTree.SubElement(suite, "system-out").text = render_text(others, {})
     ElementTree.indent(suites)
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ElementTree.tostring(suites, encoding="unicode")
 

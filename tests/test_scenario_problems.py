@@ -396,3 +396,15 @@ def test_a_path_whose_name_is_too_long_is_a_usage_error_as_validate_makes_it(tmp
     rule_file.write_text(GAME, encoding="utf-8")
     lonely = run("test", str(rule_file))
     assert lonely.returncode == 2 and "no scenario tests for" in lonely.stderr
+
+
+def test_junit_shows_the_warnings_of_a_test_file_and_counts_them_as_the_exit_code_does(tmp_path):
+    path = write(tmp_path, "rules: nowhere.md\ntests:\n  - name: a\n    expect: {current: P1}\n")
+    for strict in ((), ("--strict",)):
+        result = run("test", "--format", "junit", *strict, str(path))
+        suite = ElementTree.fromstring(result.stdout).find("testsuite")
+        assert suite is not None and "RE512" in result.stdout
+        failing = int(suite.get("errors") or 0) + int(suite.get("failures") or 0)
+        assert result.returncode == (1 if strict else 0) and bool(failing) == bool(strict), (strict, result.stdout)
+    error = suite.find("./testcase[@name='the test file']/error")
+    assert error is not None and "warning[RE512]" in (error.text or "")
