@@ -12,12 +12,12 @@ from __future__ import annotations
 import enum
 import math
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from .diagnostics import Diagnostic, RuleFileError, printable
 from .limits import MAX_FILE_BYTES
-from .shape import FORMAT_VERSION, MARKER, RULE_FILE_SECTIONS
+from .shape import FORMAT_VERSION, MARKER, RULE_FILE_SECTIONS, extends_names_rule_file
 from .source import Map, Scalar, load_yaml, read_head
 
 __all__ = [
@@ -25,7 +25,7 @@ __all__ = [
     "MARKER",
     "RULE_FILE_SECTIONS",
     "Kind",
-    "kind_of_keys",
+    "kind_of_document",
     "recognise",
     "TEST_FILE_SUFFIXES",
     "choose",
@@ -49,12 +49,15 @@ class Kind(enum.Enum):
     UNKNOWN = "unreadable: checked, so that the problem is reported"
 
 
-def kind_of_keys(keys: Iterable[str]) -> Kind:
-    """A mapping with these top-level keys is a rule file if it has the marker or a rule-file section."""
-    names = set(keys)
-    if MARKER in names:
+def kind_of_document(document: Mapping[str, object]) -> Kind:
+    """A mapping (its top-level keys and their plain values) is a rule file if it has the marker
+    or a rule-file section; `extends` alone counts when it names a rule file."""
+    if MARKER in document:
         return Kind.MARKED
-    return Kind.UNMARKED if names & _SECTIONS else Kind.OTHER
+    sections = _SECTIONS.intersection(document)
+    if sections == {"extends"} and not extends_names_rule_file(document["extends"]):
+        return Kind.OTHER
+    return Kind.UNMARKED if sections else Kind.OTHER
 
 
 def recognise(path: Path) -> Kind:
@@ -71,20 +74,23 @@ def recognise(path: Path) -> Kind:
         except (RuleFileError, ValueError):  # ValueError: PyYAML refusing an integer of thousands of digits
             pass
         else:
-            return kind_of_keys(tree.entries) if isinstance(tree, Map) else Kind.OTHER
-    return kind_of_keys(_top_level_keys(text))
+            if not isinstance(tree, Map):
+                return Kind.OTHER
+            return kind_of_document({k: v.value if isinstance(v, Scalar) else v for k, v in tree.entries.items()})
+    return kind_of_document(_top_level_lines(text))
 
 
-def _top_level_keys(text: str) -> list[str]:
-    """The names of the unindented `name:` lines of a text, read without a YAML parser."""
-    keys = []
+def _top_level_lines(text: str) -> dict[str, str]:
+    """The unindented `name: value` lines of a text, read without a YAML parser (the value as
+    written, without a comment or quotes)."""
+    lines = {}
     for line in text.splitlines():
         if not line or line[0] in " \t#-{[\"'":
             continue
-        name, colon, _ = line.partition(":")
+        name, colon, value = line.partition(":")
         if colon and name.strip().replace("_", "a").replace("-", "a").isalnum():
-            keys.append(name.strip())
-    return keys
+            lines[name.strip()] = value.split(" #")[0].strip().strip("\"'")
+    return lines
 
 
 def lenient(paths: Sequence[str], skip_non_rule_files: bool) -> bool:

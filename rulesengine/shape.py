@@ -3,8 +3,10 @@ JSON Schema of its value.
 
 The checker takes the keys it accepts from here (`TOP_KEYS`, `SECTION_KEYS`), and
 `json_schema()` builds the draft-07 schema that `rulesengine schema` prints and the
-package ships as rule-file.schema.json, so the two can never disagree. After changing a
-key, run `rulesengine schema > rulesengine/rule-file.schema.json` (a test compares them).
+package ships as rule-file.schema.json, so the two know the same sections and keys. What
+JSON Schema cannot see (YAML merge keys, `1.0` against `1`) and the checks of names, types
+and expressions are the checker's alone. After changing a key, run
+`rulesengine schema > rulesengine/rule-file.schema.json` (a test compares them).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import attrs
 
 from . import ir
 from .limits import MAX_PLAYERS, MAX_SET_SIZE, MAX_ZONE_DIMENSION
+from .resources import shipped_rulesets
 
 VISIBILITIES = ("all", "owner", "team", "nobody")
 VARIABLE_TYPES = (ir.INT, ir.BOOL, ir.STR, ir.PLAYER, ir.SUIT, ir.CARD)
@@ -26,6 +29,12 @@ NULLABLE_TEXT = {"type": ["string", "null"]}
 def ref(name: str) -> dict[str, Any]:
     """A value described by a shared definition (wrapped, so a description may stand beside it)."""
     return {"allOf": [{"$ref": f"#/definitions/{name}"}]}
+
+
+def given(name: str) -> dict[str, Any]:
+    """As `ref`, but never null: inside an effect block nothing is merged from a base file, so
+    an empty (null) key there removes nothing and the checker refuses it (RE103)."""
+    return {"allOf": [{"$ref": f"#/definitions/{name}"}, {"not": {"type": "null"}}]}
 
 
 @attrs.frozen
@@ -438,6 +447,14 @@ SECTION_KEYS: dict[str, frozenset[str]] = {kind: frozenset(section.keys) for kin
 # without the marker is taken for a rule file only when it has one of the other sections.
 SHARED_TOP_KEYS = frozenset({"name", "description", "variables", "include"})
 RULE_FILE_SECTIONS: tuple[str, ...] = tuple(k for k in (*TOP, *COMPOSE) if k not in SHARED_TOP_KEYS | {MARKER})
+# `extends` alone marks a rule file only when it names one (a YAML file or a shipped ruleset):
+# other tools' configurations have an `extends` of their own (`extends: default` in
+# .yamllint.yml, a list in .eslintrc.yml)
+YAML_SUFFIXES = (".yaml", ".yml")
+
+
+def extends_names_rule_file(value: object) -> bool:
+    return isinstance(value, str) and (value.endswith(YAML_SUFFIXES) or value in shipped_rulesets())
 
 
 def required_keys(kind: str) -> tuple[str, ...]:
@@ -479,9 +496,9 @@ _LANGUAGE: dict[str, dict[str, Any]] = {
         "type": "object",
         "additionalProperties": False,
         "properties": {
-            "if": {"description": "The condition, a truth-valued expression.", **ref("expression")},
-            "then": {"description": "Effects run when the condition is true.", **ref("effects")},
-            "else": {"description": "Effects run when the condition is false.", **ref("effects")},
+            "if": {"description": "The condition, a truth-valued expression.", **given("expression")},
+            "then": {"description": "Effects run when the condition is true.", **given("effects")},
+            "else": {"description": "Effects run when the condition is false.", **given("effects")},
         },
         "required": ["if", "then"],
     },
@@ -493,7 +510,7 @@ _LANGUAGE: dict[str, dict[str, Any]] = {
             "for": {"description": "The loop, written 'x in collection', e.g. 'p in players'.", "type": "string"},
             "do": {
                 "description": "Effects run once for each element, with the loop variable bound to it.",
-                **ref("effects"),
+                **given("effects"),
             },
         },
         "required": ["for", "do"],
@@ -505,10 +522,10 @@ _LANGUAGE: dict[str, dict[str, Any]] = {
         "properties": {
             "repeat": {
                 "description": "The most passes: a number, or an option with 'max' or 'choices' (at most 1000).",
-                **ref("expression"),
+                **given("expression"),
             },
-            "do": {"description": "Effects of one pass.", **ref("effects")},
-            "until": {"description": "Checked after each pass: the repeat stops once it holds.", **ref("expression")},
+            "do": {"description": "Effects of one pass.", **given("effects")},
+            "until": {"description": "Checked after each pass: the repeat stops once it holds.", **given("expression")},
         },
         "required": ["repeat", "do"],
     },
@@ -612,7 +629,15 @@ def _by_content(schema: dict[str, Any]) -> dict[str, Any]:
     (as 'rulesengine validate' recognises them), and require the marker in them. Other YAML
     files pass, so editors may apply the schema to every YAML file of a repository."""
     rule_file = {key: schema.pop(key) for key in ("type", "additionalProperties", "properties", "if", "else")}
-    recognised = [{"required": [key]} for key in (MARKER, *RULE_FILE_SECTIONS)]
+    recognised: list[dict[str, Any]] = [
+        {"required": [key]} for key in (MARKER, *RULE_FILE_SECTIONS) if key != "extends"
+    ]
+    names_rule_file = {
+        "description": "A base rule file: a YAML file's name or a shipped ruleset's.",
+        "type": "string",
+        "anyOf": [{"pattern": "\\.ya?ml$"}, {"enum": shipped_rulesets()}],
+    }
+    recognised.append({"required": ["extends"], "properties": {"extends": names_rule_file}})
     return {
         "$schema": schema.pop("$schema"),
         "$id": f"urn:rulesengine:rule-file:{FORMAT_VERSION}",

@@ -165,7 +165,7 @@ _KEYS = st.sampled_from(sorted({*shape.TOP, *shape.COMPOSE, "on", "jobs", "repos
 @given(st.dictionaries(_KEYS | st.text(max_size=6), st.none() | st.integers() | st.text(max_size=4), max_size=6))
 def test_the_schema_checks_exactly_the_files_validate_recognises(document: dict):
     recognised = jsonschema.Draft7Validator(json.loads(authoring.schema_text())["if"]).is_valid(document)
-    assert recognised == (fileformat.kind_of_keys(document) is not Kind.OTHER)
+    assert recognised == (fileformat.kind_of_document(document) is not Kind.OTHER)
 
 
 def test_the_schema_names_its_format_version_and_requires_the_marker():
@@ -205,6 +205,24 @@ def test_validate_a_folder_skips_other_yaml_files_with_a_note(repository: Path, 
     assert [line for line in notes if "skipped" not in line] == [
         f"note: rules/old.yml: no '{MARKER}: {FORMAT_VERSION}' line; read as format version 1"
     ]
+
+
+def test_other_tools_configurations_with_an_extends_of_their_own_are_skipped(repository: Path, monkeypatch):
+    monkeypatch.chdir(repository)
+    (repository / ".yamllint.yml").write_text("extends: default\nrules:\n  line-length: disable\n")
+    (repository / ".eslintrc.yml").write_text("extends:\n  - eslint:recommended\nenv:\n  node: true\n")
+    (repository / ".spectral.yaml").write_text('extends: "spectral:oas"  # the API rules\n')
+    (repository / "rules" / "house.yaml").write_text("extends: game.yaml\nname: House rules\n")
+    result = run("validate", "--strict", ".")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.strip() == "3 file(s) checked: 0 error(s), 0 warning(s); valid"
+    for name in (".yamllint.yml", ".eslintrc.yml", ".spectral.yaml"):
+        assert f"note: {name}: skipped, not a rule file" in result.stderr
+    assert recognise(repository / "rules" / "house.yaml") is Kind.UNMARKED  # a base named by its file
+    assert recognise(repository / "rules" / "old.yml") is Kind.UNMARKED  # a shipped base
+    broken = repository / ".broken.yml"
+    broken.write_text("extends: default\nrules: [\n")  # judged by its lines: the same
+    assert recognise(broken) is Kind.OTHER
 
 
 def test_a_file_name_cannot_start_a_line_of_its_own_in_a_note(repository: Path, monkeypatch):
