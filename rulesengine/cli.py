@@ -726,8 +726,9 @@ def test_command(paths: tuple[str, ...], output_format: str, strict: bool, verbo
         loaded = [(d.span.file, None, [d]) for d in refused] + [(str(file), *load_tests(file)) for file in files]
         coverages, broken = scenario_report.coverages([(path, tests) for path, tests, _problems in loaded])
         missing = [clause for coverage in coverages for clause in coverage.missing]
+        failing = scenario_report.failing_files(loaded, strict)
         if output_format == "json":
-            click.echo(scenario_report.trace_json(coverages, broken))
+            click.echo(scenario_report.trace_json(coverages, failing))
         else:
             click.echo(scenario_report.trace_markdown(coverages, broken))
             if missing:
@@ -735,8 +736,7 @@ def test_command(paths: tuple[str, ...], output_format: str, strict: bool, verbo
         problems = [d for _path, _tests, found in loaded for d in found]
         if problems:  # as validate shows them: a file with problems fails the trace too
             click.echo(render_text(problems, {}, colour=_colour(sys.stderr)), err=True)
-        failing = [d for d in problems if d.severity == ERROR or strict]
-        raise SystemExit(1 if missing or failing or any(tests is None for _, tests, _ in loaded) else 0)
+        raise SystemExit(1 if missing or failing else 0)
     results = [*map(scenario_report.refused_file, refused), *map(run_file, files)]
     if output_format == "json":
         click.echo(scenario_report.as_json(results))

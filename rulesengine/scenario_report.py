@@ -219,6 +219,12 @@ def coverages(results: Sequence[FileResult | tuple[str, TestFile | None]]) -> tu
     return [_coverage(group) for group in groups.values()], broken
 
 
+def failing_files(loaded: Sequence[tuple[str, TestFile | None, Sequence[Diagnostic]]], strict: bool) -> list[str]:
+    """The test files whose problems fail the trace: those not read, and those with an error
+    (`strict`: with any problem)."""
+    return [path for path, tests, found in loaded if tests is None or any(fails(d, strict) for d in found)]
+
+
 def trace_markdown(found: Sequence[Coverage], broken: Sequence[str]) -> str:
     """One Markdown table clause -> tests per rules document."""
     out = [f"{printable(path)}: the test file has problems; no table\n" for path in broken]
@@ -239,9 +245,9 @@ def trace_markdown(found: Sequence[Coverage], broken: Sequence[str]) -> str:
     return "\n".join(out)
 
 
-def trace_json(found: Sequence[Coverage], broken: Sequence[str]) -> str:
+def trace_json(found: Sequence[Coverage], with_problems: Sequence[str]) -> str:
     """The coverage as one JSON object: `documents` (each with its clauses), `missing`, and the
-    test files with problems."""
+    test files whose problems fail the trace (`failing_files`)."""
     documents = [
         {
             "title": c.title,
@@ -255,7 +261,9 @@ def trace_json(found: Sequence[Coverage], broken: Sequence[str]) -> str:
     ]
     missing = [m for c in found for m in c.missing]
     return json.dumps(
-        {"documents": documents, "missing": missing, "files_with_problems": list(broken)}, indent=2, ensure_ascii=False
+        {"documents": documents, "missing": missing, "files_with_problems": list(with_problems)},
+        indent=2,
+        ensure_ascii=False,
     )
 
 

@@ -408,3 +408,15 @@ def test_junit_shows_the_warnings_of_a_test_file_and_counts_them_as_the_exit_cod
         assert result.returncode == (1 if strict else 0) and bool(failing) == bool(strict), (strict, result.stdout)
     error = suite.find("./testcase[@name='the test file']/error")
     assert error is not None and "warning[RE512]" in (error.text or "")
+
+
+def test_the_json_trace_lists_every_test_file_whose_problems_fail_it(tmp_path):
+    twice = write(tmp_path, "tests:\n  - {name: a, expect: {current: P1}}\n  - {name: a, expect: {current: P1}}\n")
+    result = run("test", "--trace", "--format", "json", str(twice))
+    assert result.returncode == 1 and "RE503" in result.stderr
+    assert json.loads(result.stdout)["files_with_problems"] == [str(twice)]
+    warned = write(tmp_path, "rules: nowhere.md\ntests:\n  - {name: a, expect: {current: P1}}\n")
+    for strict, listed in (((), []), (("--strict",), [str(warned)])):
+        result = run("test", "--trace", "--format", "json", *strict, str(warned))
+        assert json.loads(result.stdout)["files_with_problems"] == listed
+        assert result.returncode == (1 if listed else 0)
