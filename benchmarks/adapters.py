@@ -21,6 +21,8 @@ from collections.abc import Callable
 
 import rulesengine
 
+from . import arguments
+
 Playout = Callable[[int], int]  # seed -> player decisions made
 
 
@@ -105,17 +107,18 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", default="pan", help="ruleset name or file (default pan)")
     parser.add_argument("--players", type=int, default=3, help="players (default 3)")
-    parser.add_argument("--seconds", type=float, default=4.0, help="processor time per measurement (default 4)")
-    parser.add_argument("--rounds", type=int, default=6, help="alternating rounds (default 6)")
+    parser.add_argument(
+        "--seconds", type=arguments.seconds, default=4.0, help="processor time per measurement (default 4)"
+    )
+    parser.add_argument("--rounds", type=arguments.rounds, default=6, help="alternating rounds (default 6)")
     args = parser.parse_args(argv)
-    rounds = max(1, args.rounds)
     native = native_playout(args.game, args.players)
     spiel = openspiel_playout(args.game, args.players)
     print(f"{args.game}, {args.players} players")
     if spiel is None:
         print("OpenSpiel: not installed (pip install 'rulesengine[openspiel]')")
     else:
-        native_rate, spiel_rate, ratio = alternate(native, spiel, args.seconds, rounds)
+        native_rate, spiel_rate, ratio = alternate(native, spiel, args.seconds, args.rounds)
         print(f"native API        {native_rate:>10,.0f} decisions/s  {1e6 / native_rate:>7.1f} µs/decision")
         print(f"OpenSpiel adapter {spiel_rate:>10,.0f} decisions/s  {1e6 / spiel_rate:>7.1f} µs/decision")
         print(f"OpenSpiel cost per decision ÷ native: {ratio:.2f}")

@@ -28,7 +28,7 @@ from typing import NamedTuple
 
 import rulesengine
 
-from . import callgrind
+from . import arguments, callgrind
 
 # game -> (ruleset, players, options, hand-written module under benchmarks.handwritten)
 GAMES: dict[str, tuple[str, int, dict[str, object], str]] = {
@@ -136,8 +136,10 @@ INSTRUCTION_MATCHES = {"pan": 2, "padvinderspel": 24, "padan": 20}
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", choices=sorted(GAMES), action="append", help="benchmark only this game")
-    parser.add_argument("--seconds", type=float, default=4.0, help="processor time per side and game (default 4)")
-    parser.add_argument("--rounds", type=int, default=8, help="alternating rounds per game (default 8)")
+    parser.add_argument(
+        "--seconds", type=arguments.seconds, default=4.0, help="processor time per side and game (default 4)"
+    )
+    parser.add_argument("--rounds", type=arguments.rounds, default=8, help="alternating rounds per game (default 8)")
     parser.add_argument(
         "--instructions", action="store_true", help="also instructions per decision, under valgrind's callgrind"
     )
@@ -149,7 +151,7 @@ def main(argv: list[str] | None = None) -> None:
         ruleset, players, options, module = GAMES[name]
         engine = Playouts(side_playouts("engine", name))
         hand = Playouts(side_playouts("hand", name))
-        found = compare(engine, hand, args.seconds, max(1, args.rounds))
+        found = compare(engine, hand, args.seconds, args.rounds)
         label = f"{name} ({players}p)"
         spread = f"{found.lowest_ratio:.2f}-{found.highest_ratio:.2f}"
         line = f"{label:<20}{found.engine_rate:>14,.0f}{found.hand_rate:>20,.0f}{found.ratio:>8.2f}{spread:>12}"

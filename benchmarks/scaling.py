@@ -25,6 +25,8 @@ import yaml
 import rulesengine
 from rulesengine.resources import rulesets_dir
 
+from . import arguments
+
 PLAYERS = {"pan": (2, 3, 4), "padvinderspel": (2, 4, 6), "padan": (2,)}
 PATROL_LENGTHS = (5, 10, 20, 40)
 
@@ -79,7 +81,7 @@ def long_patrols(numbers: int, folder: Path) -> Path:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=1.0, help="processor time per figure (default 1)")
+    parser.add_argument("--seconds", type=arguments.seconds, default=1.0, help="processor time per figure (default 1)")
     args = parser.parse_args(argv)
 
     print("cost per decision and memory per state, by players")

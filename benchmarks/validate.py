@@ -28,7 +28,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import callgrind
+from . import arguments, callgrind
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_TARGETS = ("rulesets", "examples")
@@ -90,14 +90,14 @@ def measure(runs: dict[str, list[str] | None], rounds: int) -> dict[str, tuple[f
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("targets", nargs="*", default=list(DEFAULT_TARGETS), help="files or folders")
-    parser.add_argument("--rounds", type=int, default=7, help="cold runs of each command (default 7)")
+    parser.add_argument("--rounds", type=arguments.rounds, default=7, help="cold runs of each command (default 7)")
     parser.add_argument("--instructions", action="store_true", help="also instructions, under valgrind's callgrind")
     args = parser.parse_args(argv)
     runs = commands(args.targets)
-    results = measure(runs, max(1, args.rounds))
+    results = measure(runs, args.rounds)
     counting = callgrind.counting(args.instructions, "times")
     counts = {name: count_instructions(cmd) for name, cmd in runs.items() if cmd and counting}
-    print(f"cold runs on {' '.join(args.targets)} (medians of {max(1, args.rounds)})")
+    print(f"cold runs on {' '.join(args.targets)} (medians of {args.rounds})")
     print(f"{'command':<24}{'process ms':>12}{'wall ms':>10}" + (f"{'instructions':>16}" if counts else ""))
     for name, cmd in runs.items():
         if cmd is None:

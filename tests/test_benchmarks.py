@@ -1,4 +1,5 @@
-"""The benchmark commands run and print what they promise (figures are not asserted)."""
+"""The benchmark commands run and print what they promise (figures are not asserted), and refuse
+what they could not measure."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ import sys
 import pytest
 
 import rulesengine
-from benchmarks import adapters, callgrind
+from benchmarks import adapters, arguments, callgrind, run, scaling
+from benchmarks import validate as validation
 
 
 def test_the_adapter_benchmark_prints_both_costs_and_the_step_rate(capsys) -> None:
@@ -45,3 +47,39 @@ def test_callgrind_counts_the_instructions_a_program_executes() -> None:
     with pytest.raises(subprocess.CalledProcessError):
         callgrind.instructions([sys.executable, "-c", "raise SystemExit(1)"])
     assert callgrind.instructions([sys.executable, "-c", "raise SystemExit(1)"], check=False)[0] > 0
+
+
+# Values that would make a measuring loop never end (NaN, infinity) or that it would hide
+# (nothing to measure): each refused before anything is measured.
+BAD_SECONDS = ["nan", "inf", "-inf", "1e400", "0", "-1", "86401", "four"]
+BAD_ROUNDS = ["0", "-5", "10001", "1000000000", "1.5", "many"]
+COMMANDS = {"run": run, "adapters": adapters, "scaling": scaling, "validate": validation}
+
+
+def _usage_error(command: str, argv: list[str], capsys) -> str:
+    """The message of the usage error `command` stops with (exit code 2), having printed nothing."""
+    with pytest.raises(SystemExit) as stop:
+        COMMANDS[command].main(argv)
+    assert stop.value.code == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    return err
+
+
+@pytest.mark.parametrize("command", ["run", "adapters", "scaling"])
+@pytest.mark.parametrize("value", BAD_SECONDS)
+def test_a_duration_that_is_not_finite_and_positive_is_a_usage_error(command: str, value: str, capsys) -> None:
+    err = _usage_error(command, [f"--seconds={value}"], capsys)
+    assert "argument --seconds: expected" in err and repr(value) in err
+
+
+@pytest.mark.parametrize("command", ["run", "adapters", "validate"])
+@pytest.mark.parametrize("value", BAD_ROUNDS)
+def test_a_count_of_rounds_out_of_range_is_a_usage_error(command: str, value: str, capsys) -> None:
+    err = _usage_error(command, [f"--rounds={value}"], capsys)
+    assert "argument --rounds: expected" in err and repr(value) in err
+
+
+def test_the_argument_types_take_the_values_at_their_bounds() -> None:
+    assert arguments.seconds("0.001") == 0.001 and arguments.seconds("86400") == arguments.MOST_SECONDS
+    assert arguments.rounds("1") == 1 and arguments.rounds("10000") == arguments.MOST_ROUNDS
