@@ -103,6 +103,19 @@ def alternate(a: Playout, b: Playout, seconds: float, rounds: int) -> tuple[floa
     return statistics.median(rates_a), statistics.median(rates_b), statistics.median(ratios)
 
 
+def refuse_unplayable(parser: argparse.ArgumentParser, ruleset: str, players: int) -> None:
+    """A usage error naming the argument, for a ruleset that does not load or a player count it
+    does not take, rather than a traceback from the first playout built."""
+    try:
+        rulesengine.load_ruleset(ruleset)
+    except rulesengine.RulesEngineError as error:
+        parser.error(f"argument --game: {error}")
+    try:
+        rulesengine.make_game(ruleset, players=players)
+    except rulesengine.RulesEngineError as error:  # the ruleset loaded: what is left to refuse is the count
+        parser.error(f"argument --players: {error}")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", default="pan", help="ruleset name or file (default pan)")
@@ -112,6 +125,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--rounds", type=arguments.rounds, default=6, help="alternating rounds (default 6)")
     args = parser.parse_args(argv)
+    refuse_unplayable(parser, args.game, args.players)
     native = native_playout(args.game, args.players)
     spiel = openspiel_playout(args.game, args.players)
     print(f"{args.game}, {args.players} players")

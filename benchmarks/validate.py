@@ -87,12 +87,20 @@ def measure(runs: dict[str, list[str] | None], rounds: int) -> dict[str, tuple[f
     }
 
 
+def missing_targets(targets: list[str]) -> list[str]:
+    """The targets that name nothing; the commands run in the project folder, so read from there."""
+    return [target for target in targets if not os.path.exists(ROOT / target)]
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("targets", nargs="*", default=list(DEFAULT_TARGETS), help="files or folders")
     parser.add_argument("--rounds", type=arguments.rounds, default=7, help="cold runs of each command (default 7)")
     parser.add_argument("--instructions", action="store_true", help="also instructions, under valgrind's callgrind")
     args = parser.parse_args(argv)
+    missing = missing_targets(args.targets)
+    if missing:
+        parser.error(f"argument targets: no such file or folder: {', '.join(missing)} (read from {ROOT})")
     runs = commands(args.targets)
     results = measure(runs, args.rounds)
     counting = callgrind.counting(args.instructions, "times")

@@ -83,3 +83,29 @@ def test_a_count_of_rounds_out_of_range_is_a_usage_error(command: str, value: st
 def test_the_argument_types_take_the_values_at_their_bounds() -> None:
     assert arguments.seconds("0.001") == 0.001 and arguments.seconds("86400") == arguments.MOST_SECONDS
     assert arguments.rounds("1") == 1 and arguments.rounds("10000") == arguments.MOST_ROUNDS
+
+
+@pytest.mark.parametrize(
+    ("argv", "refused"),
+    [
+        (["--game", "nope"], "argument --game: unknown ruleset 'nope'"),
+        (["--game", "padan"], "argument --players: Padan is for 2 to 2 players, not 3"),  # 3 is the default
+        (["--players", "0"], "argument --players: Pan is for 2 to 4 players, not 0"),
+        (["--players", "-1"], "argument --players: Pan is for 2 to 4 players, not -1"),
+        (["--players", "99"], "argument --players: Pan is for 2 to 4 players, not 99"),
+    ],
+)
+def test_the_adapter_benchmark_refuses_a_game_it_cannot_play(argv: list[str], refused: str, capsys) -> None:
+    assert refused in _usage_error("adapters", [*argv, "--seconds", "0.01", "--rounds", "1"], capsys)
+
+
+def test_the_adapter_benchmark_refuses_a_file_that_is_no_rule_file(tmp_path, capsys) -> None:
+    accounts = tmp_path / "passwd"
+    accounts.write_text("root:x:0:0:root:/root:/bin/bash\n", encoding="utf-8")
+    err = _usage_error("adapters", ["--game", str(accounts), "--seconds", "0.01"], capsys)
+    assert f"argument --game: {accounts}:1:1: error[RE010]" in err
+
+
+def test_the_validation_benchmark_refuses_a_path_that_names_nothing(capsys) -> None:
+    err = _usage_error("validate", ["--rounds", "1", "examples", "no/such/path"], capsys)
+    assert "argument targets: no such file or folder: no/such/path" in err and "examples" not in err
