@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from xml.etree import ElementTree
@@ -174,6 +175,9 @@ def junit(results: Sequence[FileResult], strict: bool = False) -> str:
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ElementTree.tostring(suites, encoding="unicode")
 
 
+_RECORDED_CHOICE = re.compile(r"C[0-9]+")
+
+
 @attrs.frozen
 class Clause:
     """One clause of a rules document and what shows it: the tests citing it, or why none can."""
@@ -184,9 +188,9 @@ class Clause:
 
     @property
     def uncovered(self) -> bool:
-        """A numbered rule neither shown nor declared not testable (the recorded choices, C1...,
-        need no test of their own)."""
-        return not self.tests and self.not_testable is None and "." in self.clause
+        """A numbered rule (`1`, `2.3`) neither shown nor declared not testable; the recorded
+        choices (C1, C2, ...) need no test of their own."""
+        return not self.tests and self.not_testable is None and not _RECORDED_CHOICE.fullmatch(self.clause)
 
 
 @attrs.frozen

@@ -420,3 +420,18 @@ def test_the_json_trace_lists_every_test_file_whose_problems_fail_it(tmp_path):
         result = run("test", "--trace", "--format", "json", *strict, str(warned))
         assert json.loads(result.stdout)["files_with_problems"] == listed
         assert result.returncode == (1 if listed else 0)
+
+
+def test_the_trace_reports_every_uncovered_numbered_clause_and_no_recorded_choice(tmp_path):
+    (tmp_path / "rules.md").write_text(
+        "- **1** Each player gets two cards.\n- **2** A card must be higher.\n- **2.1** Or equal.\n"
+        "- **C1 Two cards.** Chosen so.\n",
+        encoding="utf-8",
+    )
+    path = write(tmp_path, "rules: rules.md\ntests:\n  - {name: a, clause: '2.1', expect: {current: P1}}\n")
+    result = run("test", "--trace", str(path))
+    assert result.returncode == 1
+    assert "| 1 | **not covered** |" in result.stdout and "| C1 | - |" in result.stdout
+    assert "not covered: rules.md 1, rules.md 2\n" in result.stdout
+    as_json = json.loads(run("test", "--trace", "--format", "json", str(path)).stdout)
+    assert as_json["missing"] == ["rules.md 1", "rules.md 2"]
