@@ -11,6 +11,8 @@ What an installed tool keeps on disk is there for both, as after `pip install`: 
 command runs once before the measured rounds, with Python's bytecode cache allowed (a
 PYTHONDONTWRITEBYTECODE in the environment is not passed on), so that the rounds measure
 neither compiling the tools' own Python sources nor building the grammar's parse tables.
+A command that does not check the files (a usage error, a file it cannot read, a crash)
+stops the benchmark with its message and no figures: its time would measure nothing.
 With --instructions, each command also runs once under callgrind and the machine
 instructions it executed are printed: a figure that does not depend on how busy the
 machine is (the time per instruction still differs between the two programs).
@@ -41,15 +43,35 @@ def _environment() -> dict[str, str]:
     return env
 
 
+# Both tools exit 0 on files without problems and 1 on files with some: either way they checked
+# them. Anything else did not: a usage error (2), a file yamllint cannot read (-1, seen as 255),
+# a signal (negative). A crash of Python exits 1 too, told apart by its traceback.
+CHECKED_EXIT_CODES = (0, 1)
+TRACEBACK = "Traceback (most recent call last):"
+
+
+class CommandFailed(Exception):
+    """A compared command did not check the files, so its time says nothing about checking them."""
+
+
+def checked_the_files(exit_code: int, stderr: str) -> bool:
+    return exit_code in CHECKED_EXIT_CODES and TRACEBACK not in stderr
+
+
 def run_once(command: list[str]) -> tuple[float, float]:
-    """(processor seconds, wall seconds) of one run of `command` in a new process."""
+    """(processor seconds, wall seconds) of one run of `command` in a new process; CommandFailed
+    if it did not check the files."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    subprocess.run(
-        command, cwd=ROOT, env=_environment(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False
+    done = subprocess.run(
+        command, cwd=ROOT, env=_environment(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False
     )
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    stderr = done.stderr.decode("utf-8", "replace")
+    if not checked_the_files(done.returncode, stderr):
+        last_line = next((line for line in reversed(stderr.splitlines()) if line.strip()), "no message")
+        raise CommandFailed(f"exit code {done.returncode}: {last_line.strip()[:300]}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return cpu, wall
 
@@ -77,14 +99,21 @@ def measure(runs: dict[str, list[str] | None], rounds: int) -> dict[str, tuple[f
     """Median (processor, wall) seconds per available command, over alternating rounds."""
     samples: dict[str, list[tuple[float, float]]] = {name: [] for name, cmd in runs.items() if cmd}
     for name in samples:  # once unmeasured: the bytecode and grammar caches an installed tool has
-        run_once(runs[name])  # type: ignore[arg-type]
+        _run_named(name, runs[name])  # type: ignore[arg-type]
     for _ in range(rounds):
         for name in samples:
-            samples[name].append(run_once(runs[name]))  # type: ignore[arg-type]
+            samples[name].append(_run_named(name, runs[name]))  # type: ignore[arg-type]
     return {
         name: (statistics.median(c for c, _ in got), statistics.median(w for _, w in got))
         for name, got in samples.items()
     }
+
+
+def _run_named(name: str, command: list[str]) -> tuple[float, float]:
+    try:
+        return run_once(command)
+    except CommandFailed as failure:
+        raise CommandFailed(f"{name} did not check the files, {failure}") from None
 
 
 def missing_targets(targets: list[str]) -> list[str]:
@@ -102,7 +131,11 @@ def main(argv: list[str] | None = None) -> None:
     if missing:
         parser.error(f"argument targets: no such file or folder: {', '.join(missing)} (read from {ROOT})")
     runs = commands(args.targets)
-    results = measure(runs, args.rounds)
+    try:
+        results = measure(runs, args.rounds)
+    except CommandFailed as failure:
+        print(f"{failure}\nno figures: the time of a run that did not check the files tells nothing", file=sys.stderr)
+        raise SystemExit(1) from None
     counting = callgrind.counting(args.instructions, "times")
     counts = {name: count_instructions(cmd) for name, cmd in runs.items() if cmd and counting}
     print(f"cold runs on {' '.join(args.targets)} (medians of {args.rounds})")

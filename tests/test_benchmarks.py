@@ -109,3 +109,44 @@ def test_the_adapter_benchmark_refuses_a_file_that_is_no_rule_file(tmp_path, cap
 def test_the_validation_benchmark_refuses_a_path_that_names_nothing(capsys) -> None:
     err = _usage_error("validate", ["--rounds", "1", "examples", "no/such/path"], capsys)
     assert "argument targets: no such file or folder: no/such/path" in err and "examples" not in err
+
+
+def test_a_run_that_found_problems_checked_the_files_and_one_that_failed_did_not() -> None:
+    def python(code: str) -> list[str]:
+        return [sys.executable, "-c", code]
+
+    processor, wall = validation.run_once(python("raise SystemExit(1)"))  # problems found: timed
+    assert processor >= 0 and wall > 0
+    for code, reason in [
+        ("raise SystemExit(2)", "exit code 2"),  # a usage error
+        ("import sys; sys.exit(-1)", "exit code 255"),  # yamllint on a file it cannot read
+        ("raise ValueError('cannot decode byte 0xe9')", "exit code 1: ValueError: cannot decode byte 0xe9"),
+    ]:
+        with pytest.raises(validation.CommandFailed, match=reason):
+            validation.run_once(python(code))
+
+
+def test_the_validation_benchmark_prints_no_figures_when_validate_checks_nothing(tmp_path, capsys) -> None:
+    # An empty folder: `rulesengine validate` stops with a usage error (no rule files found).
+    with pytest.raises(SystemExit) as stop:
+        validation.main(["--rounds", "1", str(tmp_path)])
+    assert stop.value.code == 1
+    out, err = capsys.readouterr()
+    assert "rulesengine validate did not check the files, exit code 2: Error: no rule files found" in err
+    assert "no figures" in err and "validate / yamllint" not in out
+
+
+def test_the_validation_benchmark_prints_no_ratio_when_yamllint_fails(monkeypatch, capsys) -> None:
+    def run_once(command: list[str]) -> tuple[float, float]:
+        if "rulesengine.cli" in command:
+            return 0.5, 0.6
+        raise validation.CommandFailed("exit code 255: [Errno 13] Permission denied: 'examples/game.yaml'")
+
+    monkeypatch.setattr(validation, "run_once", run_once)
+    monkeypatch.setattr(validation.shutil, "which", lambda name: "/usr/bin/" + name)
+    with pytest.raises(SystemExit) as stop:
+        validation.main(["--rounds", "1", "examples"])
+    assert stop.value.code == 1
+    out, err = capsys.readouterr()
+    assert "yamllint did not check the files, exit code 255: [Errno 13] Permission denied" in err
+    assert "validate / yamllint" not in out
