@@ -609,6 +609,12 @@ def new(file: str, base: str | None, force: bool) -> None:
         raise UsageError("new needs the name of the file to write, e.g. game.yaml")
     if file.endswith(("/", os.sep)):  # Path() drops the slash: it would write a file of the folder's name
         raise UsageError(f"{shown} names a folder, not a file: name the file to write in it, e.g. {shown}game.yaml")
+    if fileformat.is_test_file(path.name):  # validate, test and the editor would read the rules as tests
+        stem = printable(path.name.rsplit(".tests.", 1)[0] or "game")
+        raise UsageError(
+            f"{shown} is named as a scenario test file (NAME.tests.yaml), which every command reads as tests, "
+            f"not as rules; name the rule file {stem}.yaml (its tests go in {stem}.tests.yaml)"
+        )
     exists = ChoiceError(f"{shown} already exists; choose another name, or add --force to overwrite it")
     try:  # everything is checked before anything is written
         real = atomic.target(path, replace=force)

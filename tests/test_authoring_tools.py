@@ -276,6 +276,15 @@ def test_new_writes_a_valid_game_and_refuses_to_overwrite_it(tmp_path):
     assert game.read_text() == written
 
 
+@pytest.mark.parametrize("name", ["x.tests.yaml", "x.tests.yml"])
+@pytest.mark.parametrize("extends", [(), ("--extends", "pan")])
+def test_new_refuses_the_name_of_a_scenario_test_file(tmp_path, name, extends):
+    result = run("new", str(tmp_path / name), *extends)
+    assert result.exit_code == 2
+    assert "is named as a scenario test file" in result.output and "name the rule file x.yaml" in result.output
+    assert list(tmp_path.iterdir()) == []  # nothing written, not even the schema
+
+
 def test_the_new_game_plays_to_the_end():
     from rulesengine import make_game
 
