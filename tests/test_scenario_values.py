@@ -5,6 +5,7 @@ file that cannot be read says why."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -61,15 +62,14 @@ def test_an_empty_test_file_is_called_a_file(tmp_path):
     assert problems(path) == [("RE006", 1, 1, "the file is empty")]
 
 
-def test_a_missing_rule_file_is_named_where_it_was_looked_for(tmp_path):
-    folder = tmp_path / "tests"
-    folder.mkdir()
-    path = folder / "tiny.tests.yaml"
+def test_a_missing_rule_file_is_named_where_it_was_looked_for(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the test file named as a user names it: the message shows it so
+    (tmp_path / "tests").mkdir()
+    path = Path("tests") / "tiny.tests.yaml"
     path.write_text("tests:\n  - {name: a, expect: {round: 1}}\n", encoding="utf-8")
     [(code, _line, _column, message)] = problems(path)
     assert code == "RE502"
-    looked_for = folder / "tiny.yaml"
-    assert message == f"the rule file 'tiny.yaml' to test is not found (looked for {looked_for}, beside this file)"
+    assert message == "the rule file 'tiny.yaml' to test is not found (looked for tests/tiny.yaml, beside this file)"
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are a POSIX feature")
