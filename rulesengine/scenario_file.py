@@ -11,6 +11,7 @@ whose clauses the tests cite (`rules:`) and the clauses no position can show
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -79,15 +80,20 @@ class TestFile:
     scenarios: tuple[Scenario, ...]
 
 
+# a clause's number (`5`, `5.2`, `5.2.1`) or a recorded choice's (`C3`)
+_CLAUSE_NUMBER = re.compile(r"\d+(?:\.\d+)*|C\d+")
+
+
 def clauses_in(text: str) -> list[str]:
     """The clause numbers of a rules document's text, in order: the first word of the bold text
-    that starts a list item (`- **1.2** ...`, `- **C3 Three cards.** ...`)."""
+    that starts a list item, when it is a number (`- **1.2** ...`, `- **C3 Three cards.** ...`;
+    not `- **Note** ...`)."""
     found = []
     for line in text.splitlines():
         line = line.strip()
         if line.startswith("- **"):
             words = line[4:].split("**", 1)[0].split()
-            if words and words[0][0].isalnum():
+            if words and _CLAUSE_NUMBER.fullmatch(words[0]):
                 found.append(words[0])
     return found
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rulesengine.scenario_file import load
+from rulesengine.scenario_file import clauses_in, load
 from tests.test_scenarios import run, write
 
 
@@ -88,3 +88,11 @@ def test_a_rule_file_or_rules_document_that_is_not_a_regular_file_is_called_so(t
     assert [message for _c, _l, _col, message in problems(path)] == [
         "the rules document '.' is not a regular file, so the clauses cited are not checked"
     ]
+
+
+def test_the_clauses_of_a_rules_document_are_its_numbered_list_items():
+    document = (
+        "- **1** Players.\n- **1.2** Seats.\n  - **3.10.1** Nested.\n- **C3 Three cards.** A choice.\n"
+        "- **Note** read this first.\n- **x** a bold letter.\n- **1a** not a number.\n- plain item\n"
+    )
+    assert clauses_in(document) == ["1", "1.2", "3.10.1", "C3"]
