@@ -35,6 +35,8 @@ from rulesengine.agents import GreedyAgent, ISMCTSAgent, RandomAgent, play_match
 from rulesengine.analysis.stats import wilson
 from rulesengine.resample import Resampler
 
+from . import arguments
+
 GAMES = {"padan": ("padan", 2), "pan": ("pan", 2), "padvinderspel": ("padvinderspel", 2)}
 OPPONENTS = {"random": RandomAgent, "greedy": GreedyAgent}
 
@@ -87,20 +89,29 @@ def settings_key(record: dict) -> tuple:
     return (record["game"], record["opponent"], record["iterations"], record["samples"], tuple(sorted(options.items())))
 
 
+# what a finished match's record holds (`play_one`), read back to resume a run
+RESULT_KEYS = frozenset(
+    {"game", "opponent", "iterations", "samples", "options", "match", "value", "seconds", "iterations_done"}
+)
+
+
 def read_results(path: str | None) -> list[dict]:
     if path is None or not os.path.exists(path):
         return []
     records = []
-    with open(path, encoding="utf-8") as lines:
+    with open(path, encoding="utf-8", errors="replace") as lines:  # a line not UTF-8 is refused as a line
         for number, line in enumerate(lines, 1):
             if not line.strip():
                 continue
             try:
-                records.append(json.loads(line))
+                record = json.loads(line)
             except json.JSONDecodeError as error:
                 raise SystemExit(
                     f"{path}:{number}: not a result line ({error.msg}); remove the line to resume"
                 ) from None
+            if not (isinstance(record, dict) and RESULT_KEYS <= record.keys() and isinstance(record["options"], dict)):
+                raise SystemExit(f"{path}:{number}: not a result line (no match's record); remove the line to resume")
+            records.append(record)
     return records
 
 
@@ -226,22 +237,39 @@ def knowledge_cost(seed: int = 1) -> None:
             print(f"{state.steps:>6} {since:>13} {cached:>22.1f} {after_step:>20.1f} {resample:>17.2f}", flush=True)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--game", choices=sorted(GAMES), action="append", help="one game (repeat for more)")
-    parser.add_argument("--matches", type=int, default=400)
-    parser.add_argument("--iterations", type=int, default=1000)
-    parser.add_argument("--samples", type=int, default=32, help="resampled states per ISMCTS move")
-    parser.add_argument("-o", "--option", action="append", default=[], metavar="NAME=VALUE")
-    parser.add_argument("--workers", type=int, default=1, help="matches played at a time, one process each")
+    parser.add_argument("--matches", type=arguments.whole(1, 1_000_000, "matches"), default=400)
+    parser.add_argument("--iterations", type=arguments.whole(1, 10**9, "iterations"), default=1000)
+    parser.add_argument(
+        "--samples", type=arguments.whole(1, 10**6, "samples"), default=32, help="resampled states per ISMCTS move"
+    )
+    parser.add_argument("-o", "--option", type=arguments.option, action="append", default=[], metavar="NAME=VALUE")
+    parser.add_argument(
+        "--workers",
+        type=arguments.whole(1, 1024, "workers"),
+        default=1,
+        help="matches played at a time, one process each",
+    )
     parser.add_argument("--results", metavar="FILE", help="append each match to FILE (JSON lines); resume from it")
     parser.add_argument("--knowledge", action="store_true", help="measure the knowledge model instead")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.knowledge:
         knowledge_cost()
         return
-    options = dict(pair.split("=", 1) for pair in args.option)
-    strength(args.game or list(GAMES), args.matches, args.iterations, args.samples, options, args.workers, args.results)
+    options = dict(args.option)
+    names = args.game or list(GAMES)
+    known = {o.name for name in names for o in rulesengine.load_ruleset(GAMES[name][0]).options}
+    unknown = sorted(set(options) - known)
+    if unknown:  # each game takes the options it knows; one that none knows is a typo
+        parser.error(f"argument -o/--option: no game of this run has an option {unknown[0]!r}")
+    for name in names:  # an option value a game refuses stops the run before any match is played
+        try:
+            setting(name, tuple(sorted(options.items())))
+        except rulesengine.RulesEngineError as error:
+            parser.error(f"argument -o/--option: {error}")
+    strength(names, args.matches, args.iterations, args.samples, options, args.workers, args.results)
 
 
 if __name__ == "__main__":

@@ -33,3 +33,26 @@ def rounds(text: str) -> int:
     if not 1 <= value <= MOST_ROUNDS:
         raise argparse.ArgumentTypeError(f"expected from 1 to {MOST_ROUNDS:,} rounds, not {text!r}")
     return value
+
+
+def whole(least: int, most: int, what: str):
+    """The type of a count of `what` from `least` to `most` (iterations, matches, workers)."""
+
+    def count(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number of {what}, not {text!r}") from None
+        if not least <= value <= most:
+            raise argparse.ArgumentTypeError(f"expected from {least:,} to {most:,} {what}, not {text!r}")
+        return value
+
+    return count
+
+
+def option(text: str) -> tuple[str, str]:
+    """One `-o NAME=VALUE`."""
+    name, equals, value = text.partition("=")
+    if not equals or not name:
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, not {text!r}")
+    return name, value

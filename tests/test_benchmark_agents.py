@@ -44,11 +44,32 @@ def test_other_settings_in_the_same_file_are_not_counted(tmp_path, monkeypatch):
     assert len(played) == 8
 
 
-def test_a_corrupt_line_is_reported_with_its_position(tmp_path):
+TASK = {"game": "padan", "opponent": "random", "iterations": 10, "samples": 4, "options": {}, "match": 0}
+
+
+@pytest.mark.parametrize("line", ["{broken", "[1, 2]", '{"match": 3}', json.dumps({**TASK, "options": 5}), "\udcff"])
+def test_a_corrupt_line_is_reported_with_its_position(tmp_path, line):
     results = tmp_path / "strength.jsonl"
-    results.write_text(json.dumps(fake_play({"match": 0})) + "\n{broken\n", encoding="utf-8")
+    results.write_text(json.dumps(fake_play(TASK)) + "\n" + line + "\n", encoding="utf-8", errors="surrogateescape")
     with pytest.raises(SystemExit, match=r"strength.jsonl:2: not a result line"):
         bench.read_results(str(results))
+
+
+@pytest.mark.parametrize(
+    "argv,message",
+    [
+        (["--matches", "0"], "argument --matches: expected from 1 to 1,000,000 matches, not '0'"),
+        (["--iterations", "x"], "argument --iterations: expected a whole number of iterations, not 'x'"),
+        (["--workers", "-2"], "argument --workers: expected from 1 to 1,024 workers"),
+        (["-o", "target"], "argument -o/--option: expected NAME=VALUE, not 'target'"),
+        (["-o", "nonsense=1"], "argument -o/--option: no game of this run has an option 'nonsense'"),
+        (["--game", "padan", "-o", "target=abc"], "argument -o/--option: option 'target' takes a whole number"),
+    ],
+)
+def test_arguments_no_run_could_use_are_usage_errors(argv, message, capsys):
+    with pytest.raises(SystemExit) as stopped:
+        bench.main(argv)
+    assert stopped.value.code == 2 and message in capsys.readouterr().err
 
 
 def test_summary_gives_the_wilson_interval_of_the_wins():
