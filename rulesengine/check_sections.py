@@ -35,7 +35,17 @@ class SectionReader(CheckerBase):
                 continue
             spec = self.keys(node, SECTION_KEYS[kind], f"{kind} '{name}'")
             if spec is not None:
+                if "description" in SECTION_KEYS[kind]:
+                    self.description(spec, f"{kind} '{name}'")
                 yield name, span, spec
+
+    def description(self, spec: Map, what: str) -> str:
+        """The text of a section's `description`: "" when left out or empty (null), as at the
+        top level; any other value than a text is RE205 there too (and in the schema)."""
+        node = spec.get("description")
+        if isinstance(node, Scalar) and node.value is None:
+            return ""
+        return self.scalar(node, (str,), f"the description of {what}") or ""
 
     def read_players(self) -> tuple[int, int, int]:
         node = self.doc.get("players")
@@ -119,8 +129,8 @@ class SectionReader(CheckerBase):
             minimum = self.scalar(spec.get("min"), (int,), "an option's min")
             maximum = self.scalar(spec.get("max"), (int,), "an option's max")
             self.check_option_range(name, spec, default, minimum, maximum)
-            description = self.scalar(spec.get("description"), (str,), "a description") or ""
-            self.options[name] = ir.Option(name, type_, default, choices, minimum, maximum, description, span)
+            text = _text_of(spec.get("description"))  # checked with the option's other keys (RE205)
+            self.options[name] = ir.Option(name, type_, default, choices, minimum, maximum, text, span)
 
     def choices_of_type(self, name: str, type_: str, node: Seq, choices: tuple[object, ...]) -> tuple[object, ...]:
         """The choices of the option's type; each other one is RE210 at the choice (a value
@@ -543,6 +553,7 @@ class SectionReader(CheckerBase):
             spec = self.keys(node, SECTION_KEYS["phase"], f"phase '{name}'")
             if spec is None:
                 continue
+            self.description(spec, f"phase '{name}'")
             moves = []
             listed = self.name_list(spec.get("moves"), f"the moves of phase '{name}'")
             for move, span in self.listed_once(listed, f"the moves of phase '{name}'", hint=_ONE_MOVE):
@@ -867,6 +878,11 @@ _ONE_MOVE = "list each move once: a move listed twice would be offered twice at 
 
 _TYPE_OF = {int: ir.INT, bool: ir.BOOL, str: ir.STR}
 _KIND_NAMES = {ir.INT: "a number", ir.BOOL: "true or false", ir.STR: "a text"}
+
+
+def _text_of(node: Node | None) -> str:
+    """The value of a node that holds a text; "" for any other node, or none."""
+    return node.value if isinstance(node, Scalar) and isinstance(node.value, str) else ""
 
 
 def _article(word: str) -> str:

@@ -757,3 +757,39 @@ def test_a_text_options_min_and_max_bound_its_length(tmp_path):
     assert validate_file(path)[1] == []
     with pytest.raises(rulesengine.OptionError, match="option 'word' takes at most 2 character"):
         rulesengine.make_game(path, options={"word": "PAN"})
+
+
+# ---- descriptions ------------------------------------------------------------------------------
+
+# Where each kind of section that takes a description sits in BASE, to give it one.
+DESCRIBED = {
+    kind: (old, new.replace("zz: 1", "description: VALUE"))
+    for kind, (old, new) in PLACES.items()
+    if "description" in shape.SECTIONS[kind].keys
+}
+
+
+def errors(tmp_path: Path, text: str, *changes: tuple[str, str]) -> list[tuple[str, str]]:
+    return [(d.code, d.message) for d in diagnostics_of(tmp_path, text, *changes) if d.severity == "error"]
+
+
+def test_every_kind_with_a_description_is_tried():
+    assert set(DESCRIBED) == {"option", "zone", "variable", "phase", "move", "procedure", "trigger"}
+
+
+@pytest.mark.parametrize("kind", sorted(DESCRIBED))
+@pytest.mark.parametrize("value", ["[a, b]", "{a: b}", "true", "7", "1.5"])
+def test_a_description_that_is_not_a_text_is_refused_as_at_the_top_level(tmp_path, kind, value):
+    old, new = DESCRIBED[kind]
+    found = errors(tmp_path, BASE, (old, new.replace("VALUE", value)))
+    assert [code for code, _ in found] == ["RE205"], found
+    assert found[0][1].startswith(f"the description of {kind} '") and found[0][1].endswith("' must be a text")
+    top = errors(tmp_path, BASE, ("name: Checker game\n", f"name: Checker game\ndescription: {value}\n"))
+    assert top == [("RE205", "'description' must be a text")]
+
+
+@pytest.mark.parametrize("kind", sorted(DESCRIBED))
+@pytest.mark.parametrize("value", ["What it is for.", "''", "null", ""])
+def test_a_description_may_be_a_text_or_left_empty(tmp_path, kind, value):
+    old, new = DESCRIBED[kind]
+    assert errors(tmp_path, BASE, (old, new.replace("VALUE", value))) == []
