@@ -92,6 +92,7 @@ class CheckerBase:
         self.problems: list[Diagnostic] = []
         self.slots = 1  # slot 0 is `me`
         self.options: dict[str, ir.Option] = {}
+        self.unusable_options: set[str] = set()  # declared with a reported fault: their uses say nothing more
         self.suits: dict[str, ir.Suit] = {}
         self.suit_spans: dict[str, Span] = {}  # each suit ("hearts") and its attribute values ("hearts.colour")
         self.ranks: list[str] = []

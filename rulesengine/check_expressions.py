@@ -373,6 +373,8 @@ class ExpressionChecker(CheckerBase):
         if ident in self.options:
             self.used.add(ident)
             return ir.OptionRef(self.options[ident].type, e.span, ident)
+        if ident in self.unusable_options:
+            raise Failed()  # the option's fault is reported where it is declared
         candidates = [*scope.names, *self.definitions, *BUILTINS, *self.variables, *self.zones, *self.options, "me"]
         hint = did_you_mean(ident, candidates)
         if hint is None and self.expanding:

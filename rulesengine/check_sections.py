@@ -91,6 +91,7 @@ class SectionReader(CheckerBase):
                     self.error("RE205", "choices must be a non-empty list", choices_node.span)
             if "default" not in spec:
                 self.error("RE208", f"option '{name}' has no default", span)
+                self.unusable_options.add(name)
                 continue
             default = self.scalar(spec.get("default"), (str, int, bool), f"the default of '{name}'")
             declared = self.scalar(spec.get("type"), (str,), f"the type of '{name}'")
@@ -99,11 +100,12 @@ class SectionReader(CheckerBase):
                 # read as a text, it would make a text option of what was meant as a number
                 message = f"the default of '{name}' must be a whole number or a quoted text"
                 self.error("RE205", message, given.span, hint=hint)
+                self.unusable_options.add(name)
                 continue
-            written = given.value if isinstance(given, Scalar) else default  # typed even when out of bounds
-            type_ = declared or (
-                ir.BOOL if isinstance(written, bool) else ir.INT if isinstance(written, int) else ir.STR
-            )
+            type_ = declared or _option_type(given, choices)
+            if type_ is None:  # a refused default, and no type or choices that tell what was meant
+                self.unusable_options.add(name)
+                continue
             if type_ not in OPTION_TYPES:
                 self.error(
                     "RE209",
@@ -111,15 +113,19 @@ class SectionReader(CheckerBase):
                     self.at(spec, "type"),
                     hint=f"option types: {', '.join(OPTION_TYPES)}",
                 )
+                self.unusable_options.add(name)
                 continue
             python_type = ir.OPTION_VALUE_TYPES[type_]
             if default is not None and (type(default) is not python_type):
                 self.error("RE210", f"the default of option '{name}' is not of type {type_}", self.at(spec, "default"))
+                self.unusable_options.add(name)
                 continue
+            every_choice_read = choices is not None and None not in choices
             if choices is not None and isinstance(choices_node, Seq):
                 choices = self.choices_of_type(name, type_, choices_node, choices)
             self.check_range_applies(name, type_, spec)
-            if choices is not None and None not in choices and default not in choices:
+            # a refused default or choice is reported already: whether it is among the others is unknown
+            if every_choice_read and choices and default is not None and default not in choices:
                 self.error(
                     "RE211",
                     f"the default '{default}' of option '{name}' is not one of its choices",
@@ -130,7 +136,10 @@ class SectionReader(CheckerBase):
             maximum = self.scalar(spec.get("max"), (int,), "an option's max")
             self.check_option_range(name, spec, default, minimum, maximum)
             text = _text_of(spec.get("description"))  # checked with the option's other keys (RE205)
-            self.options[name] = ir.Option(name, type_, default, choices, minimum, maximum, text, span)
+            if choices == ():  # every choice is refused (RE205, RE210): the values it may take are unknown
+                self.unusable_options.add(name)
+            else:
+                self.options[name] = ir.Option(name, type_, default, choices, minimum, maximum, text, span)
 
     def choices_of_type(self, name: str, type_: str, node: Seq, choices: tuple[object, ...]) -> tuple[object, ...]:
         """The choices of the option's type; each other one is RE210 at the choice (a value
@@ -138,7 +147,9 @@ class SectionReader(CheckerBase):
         python_type = ir.OPTION_VALUE_TYPES[type_]
         kept: list[tuple[object, Span]] = []
         for item, choice in zip(node.items, choices):
-            if choice is not None and type(choice) is not python_type:
+            if choice is None:
+                continue  # refused already (RE205): it is no value to compare with the others
+            if type(choice) is not python_type:
                 self.error(
                     "RE210",
                     f"the choice {choice!r} of option '{name}' is not of type {type_}",
@@ -883,6 +894,17 @@ _KIND_NAMES = {ir.INT: "a number", ir.BOOL: "true or false", ir.STR: "a text"}
 def _text_of(node: Node | None) -> str:
     """The value of a node that holds a text; "" for any other node, or none."""
     return node.value if isinstance(node, Scalar) and isinstance(node.value, str) else ""
+
+
+def _option_type(default: Node | None, choices: tuple[object, ...] | None) -> str | None:
+    """The type of an option that declares none: its default's, when the default is a text, a
+    whole number (even one out of bounds) or true/false. A default of another kind (a fraction,
+    a list) is refused and says nothing of what was meant; the choices may still say it, when
+    those read agree. None when nothing tells."""
+    if isinstance(default, Scalar) and type(default.value) in _TYPE_OF:
+        return _TYPE_OF[type(default.value)]
+    kinds = {type(choice) for choice in choices or () if choice is not None}
+    return _TYPE_OF[kinds.pop()] if len(kinds) == 1 else None
 
 
 def _article(word: str) -> str:

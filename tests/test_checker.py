@@ -793,3 +793,73 @@ def test_a_description_that_is_not_a_text_is_refused_as_at_the_top_level(tmp_pat
 def test_a_description_may_be_a_text_or_left_empty(tmp_path, kind, value):
     old, new = DESCRIBED[kind]
     assert errors(tmp_path, BASE, (old, new.replace("VALUE", value))) == []
+
+
+# ---- a refused option value says nothing more ---------------------------------------------------
+
+WITH_OPTION = BASE.replace("zones:\n", "options:\n  target: OPTION\nzones:\n", 1).replace(
+    "  until: round >= 1\n", "  until: round >= target\n"
+)
+
+
+@pytest.mark.parametrize(
+    "option",
+    [
+        "{default: 3.5, choices: [1, 3, 5]}",  # the choices say it is a number
+        "{default: 3.5, type: int}",
+        "{default: 3.5}",  # nothing says what was meant: its uses are not checked
+        "{default: [3]}",
+        "{default: 3.5, choices: [1, a]}",
+        "{default: 1.5, choices: [1, 2.5]}",
+    ],
+)
+def test_an_option_default_that_is_refused_is_the_only_error(tmp_path, option):
+    found = errors(tmp_path, WITH_OPTION, ("OPTION", option))
+    assert found[0] == ("RE205", "the default of 'target' must be a text or a whole number or true or false")
+    assert all(code == "RE205" and "'target'" not in message for code, message in found[1:]), found  # only choices
+    assert "None" not in str(found)
+
+
+def test_an_option_typed_by_its_choices_is_checked_at_its_uses(tmp_path):
+    found = errors(
+        tmp_path,
+        WITH_OPTION,
+        ("OPTION", "{default: 3.5, choices: [a, b]}"),
+        ("round >= target", "round >= 1 and target"),
+    )
+    assert [code for code, _ in found] == ["RE205", "RE301"], found  # a text where a truth value belongs
+
+
+@pytest.mark.parametrize(
+    "option, code",
+    [
+        ("{choices: [1, 3]}", "RE208"),
+        ("{default: three, type: int}", "RE210"),
+        ("{default: 3, type: integer}", "RE209"),
+        ("{default: 1:40}", "RE205"),
+        ("{default: 3, choices: [a, b]}", "RE210"),
+    ],
+)
+def test_the_uses_of_an_option_reported_at_its_declaration_say_nothing_more(tmp_path, option, code):
+    found = errors(tmp_path, WITH_OPTION, ("OPTION", option))
+    assert {c for c, _ in found} == {code}, found  # not RE310 "unknown name" nor RE301 at `round >= target`
+
+
+def test_a_variant_s_refused_option_default_is_reported_in_the_variant_alone(tmp_path):
+    (tmp_path / "base.yaml").write_text(WITH_OPTION.replace("OPTION", "{default: 3, choices: [1, 3, 5]}"))
+    variant = tmp_path / "variant.yaml"
+    for default in ("0.5", "null"):
+        variant.write_text(f"extends: base.yaml\noptions: {{target: {{default: {default}}}}}\n", encoding="utf-8")
+        found = [(Path(d.span.file).name, d.code) for d in validate_file(variant)[1]]
+        assert found == [("variant.yaml", "RE205" if default == "0.5" else "RE208")]
+
+
+@pytest.mark.parametrize("choices", ["[true, false]", "[yes, no, yes]", "[1.5, 1.5]", "[[a], [a]]"])
+def test_refused_choices_are_not_compared_with_each_other(tmp_path, choices):
+    found = errors(tmp_path, WITH_OPTION, ("OPTION", f"{{default: 1, choices: {choices}}}"))
+    assert found and {code for code, _ in found} == {"RE205"}, found  # not RE274 "list None twice"
+
+
+def test_a_default_among_refused_choices_is_not_called_missing_from_them(tmp_path):
+    found = errors(tmp_path, WITH_OPTION, ("OPTION", "{default: 2, choices: [1, 2.0, 3]}"))
+    assert [code for code, _ in found] == ["RE205"], found  # not RE211: 2.0 may have meant 2
