@@ -16,7 +16,7 @@ import yaml
 
 from . import ir, syntax
 from .check_fold import Folded, TooLarge
-from .diagnostics import WARNING, Diagnostic, Span, did_you_mean
+from .diagnostics import WARNING, Diagnostic, Span, did_you_mean, shortened
 from .limits import MAX_INTEGER
 from .resources import grammar_text
 from .source import Map, Node, Scalar, Seq
@@ -99,6 +99,7 @@ class CheckerBase:
         self.rank_index: dict[str, int] = {}  # each rank's place in self.ranks
         self.suit_index: dict[str, int] = {}  # each suit's place in self.suits
         self.decks: list[ir.Deck] = []
+        self.decks_misread = False  # some suits or ranks are refused: the decks' true sizes are unknown
         self.card_attrs: dict[str, ir.CardAttribute] = {}
         self.zones: dict[str, ir.Zone] = {}
         self.variables: dict[str, ir.Variable] = {}
@@ -195,7 +196,9 @@ class CheckerBase:
         if node is None:
             return []
         if not isinstance(node, Seq):
-            self.error("RE205", f"{what} must be a list", node.span)
+            one = node.value if isinstance(node, Scalar) and type(node.value) in (str, int) else None
+            hint = None if one is None else f"e.g. [{shortened(str(one), 40)}]"
+            self.error("RE205", f"{what} must be a list", node.span, hint=hint)
             return []
         out = []
         for item in node.items:

@@ -121,7 +121,7 @@ class FileLints(CheckerBase):
 
     def check_deals(self, effect_lists: Iterable[tuple[ir.Stmt, ...]], min_players: int, max_players: int) -> None:
         """Error when the 'deal N of Z' effects of a setup need more cards than zone Z can ever hold."""
-        if any(p.code in ("RE212", "RE213", "RE218", "RE219", "RE237") for p in self.problems):
+        if self.decks_misread or any(p.code in ("RE212", "RE213", "RE218", "RE219", "RE237") for p in self.problems):
             return  # the decks themselves are wrong; counting their cards would only repeat that
         reported: set[int] = set()
         for players in range(min(max_players, MAX_PLAYERS), min_players - 1, -1):  # the largest count first

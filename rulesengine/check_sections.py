@@ -210,13 +210,23 @@ class SectionReader(CheckerBase):
                     self.add_suit(suit, attributes, suits_node.key_spans[suit])
             else:
                 suits = self.name_list(suits_node, f"the suits of deck '{name}'")
+                self.decks_misread |= _partly_refused(suits_node, suits)
                 for suit, span in self.listed_once(suits, f"the suits of deck '{name}'", hint=_ONE_SUIT):
                     suit_names.append(suit)
                     self.add_suit(suit, {}, span)
-            ranks_listed = self.name_list(spec.get("ranks"), f"the ranks of deck '{name}'")
+            ranks_node = spec.get("ranks")
+            ranks_listed = self.name_list(ranks_node, f"the ranks of deck '{name}'")
+            self.decks_misread |= _partly_refused(ranks_node, ranks_listed)
             ranks = [r for r, _ in self.listed_once(ranks_listed, f"the ranks of deck '{name}'", hint=_ONE_RANK)]
-            if not suit_names or not ranks:
-                self.error("RE212", f"deck '{name}' needs suits and ranks", section.key_spans[name])
+            # a list refused as written (RE205) is reported already: it is not missing
+            missing = [
+                part
+                for part, found, node in (("suits", suit_names, suits_node), ("ranks", ranks, ranks_node))
+                if not found and _left_empty(node)
+            ]
+            if missing:
+                message = f"deck '{name}' needs suits and ranks: it has no {' and no '.join(missing)}"
+                self.error("RE212", message, section.key_spans[name])
             for rank in ranks:
                 if rank not in self.rank_index:
                     self.rank_index[rank] = len(self.ranks)
@@ -576,7 +586,7 @@ class SectionReader(CheckerBase):
                         hint=did_you_mean(move, self.move_names),
                     )
                 moves.append(move)
-            if not moves:
+            if not moves and _left_empty(spec.get("moves")):  # a list refused as written is reported already
                 self.error("RE222", f"phase '{name}' allows no moves", section.key_spans[name])
             first = self.optional_expr(spec.get("first"), Scope(), ir.PLAYER)
             until = self.optional_expr(spec.get("until"), Scope(), ir.BOOL)
@@ -660,8 +670,12 @@ class SectionReader(CheckerBase):
 
     @staticmethod
     def _quiet_names(node: Node | None) -> list[tuple[str, Span]]:
+        """The names a phase's `moves` give, read without reporting (a single name not in a
+        list, refused as RE205, still says which move was meant)."""
         if isinstance(node, Seq):
             return [(str(i.value), i.span) for i in node.items if isinstance(i, Scalar)]
+        if isinstance(node, Scalar) and node.value is not None:
+            return [(str(node.value), node.span)]
         return []
 
     def set_bounds(self, name: str, spec: Map, size: int | None, span: Span) -> tuple[int, int] | None:
@@ -905,6 +919,17 @@ def _option_type(default: Node | None, choices: tuple[object, ...] | None) -> st
         return _TYPE_OF[type(default.value)]
     kinds = {type(choice) for choice in choices or () if choice is not None}
     return _TYPE_OF[kinds.pop()] if len(kinds) == 1 else None
+
+
+def _partly_refused(node: Node | None, read: list[tuple[str, Span]]) -> bool:
+    """Whether a list of names is refused (RE205), wholly or some of its entries."""
+    return node is not None and (not isinstance(node, Seq) or len(read) < len(node.items))
+
+
+def _left_empty(node: Node | None) -> bool:
+    """Whether a list of names (a deck's suits or ranks, a phase's moves) is left out or
+    written empty, rather than refused as another kind of value."""
+    return node is None or (isinstance(node, Seq) and not node.items) or (isinstance(node, Map) and not node.entries)
 
 
 def _article(word: str) -> str:

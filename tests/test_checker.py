@@ -863,3 +863,47 @@ def test_refused_choices_are_not_compared_with_each_other(tmp_path, choices):
 def test_a_default_among_refused_choices_is_not_called_missing_from_them(tmp_path):
     found = errors(tmp_path, WITH_OPTION, ("OPTION", "{default: 2, choices: [1, 2.0, 3]}"))
     assert [code for code, _ in found] == ["RE205"], found  # not RE211: 2.0 may have meant 2
+
+
+# ---- a list written as one value --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "change, what",
+    [
+        (('ranks: ["1", "2", "3", "4", "5", "6"]', "ranks: A"), "the ranks of deck 'standard'"),
+        (("suits: [hearts, spades]", "suits: hearts"), "the suits of deck 'standard'"),
+        (("moves: [lay]", "moves: lay"), "the moves of phase 'play'"),
+    ],
+)
+def test_a_list_written_as_one_name_is_reported_once(tmp_path, change, what):
+    found = [(d.code, d.message, d.hint) for d in diagnostics_of(tmp_path, BASE, change)]
+    name = change[1].split(": ")[1]
+    assert found == [("RE205", f"{what} must be a list", f"e.g. [{name}]")]  # not RE212, RE222, RE227 nor RE236
+
+
+@pytest.mark.parametrize(
+    "change, missing",
+    [
+        (('ranks: ["1", "2", "3", "4", "5", "6"]', "ranks: []"), "no ranks"),
+        (('    ranks: ["1", "2", "3", "4", "5", "6"]\n', ""), "no ranks"),
+        (("suits: [hearts, spades]", "suits: {}"), "no suits"),
+    ],
+)
+def test_a_deck_without_suits_or_ranks_says_which(tmp_path, change, missing):
+    found = errors(tmp_path, BASE, change)
+    assert found == [("RE212", f"deck 'standard' needs suits and ranks: it has {missing}")]
+
+
+# ---- the format marker's value as the file writes it --------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "written, shown",
+    [("", "null"), ("null", "null"), ("true", "true"), ("false", "false"), ("1.0", "1.0"), ('"1"', "'1'"), ("0", "0")],
+)
+def test_a_marker_that_is_not_a_version_is_shown_as_written(tmp_path, written, shown):
+    found = errors(tmp_path, f"rulesengine: {written}\n" + BASE)
+    assert found == [
+        ("RE041", f"'rulesengine' takes the version of the rule-file format, a whole number from 1, not {shown}")
+    ]
