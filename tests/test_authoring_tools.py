@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rulesengine import authoring, ir, load_ruleset, shape
+from rulesengine.api import validate_file
 from rulesengine.check import OPTION_TYPES, SECTION_KEYS, TOP_KEYS, VARIABLE_TYPES, VISIBILITIES
 from rulesengine.cli import main
 from rulesengine.diagnostics import Span
@@ -168,6 +169,74 @@ def test_schema_rejects_what_check_rejects():
     assert broken(lambda d: d["moves"]["pick_up"].update(legall="true"))
     assert broken(lambda d: d["round"]["setup"].append({"if": "true", "than": ["reverse"]}))
     assert broken(lambda d: d["phases"]["play"].update(moves=[]))
+
+
+def check_errors(tmp_path: Path, document: object) -> list[str]:
+    """The codes of the errors `rulesengine validate` reports for `document`, written as YAML."""
+    path = tmp_path / "game.yaml"
+    path.write_text(yaml.safe_dump(document, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    return [d.code for d in validate_file(path)[1] if d.severity == "error"]
+
+
+def _round_end(document: dict) -> list:
+    return document["round"]["end"]
+
+
+# Changes to pan.yaml, each refused by the checker and by the schema alike.
+BOTH_REFUSE = {
+    "a variable's description is a list": lambda d: d["variables"]["letters"].update(description=["a", "b"]),
+    "a zone's description is a mapping": lambda d: d["zones"]["pile"].update(description={"a": "b"}),
+    "a move's description is true": lambda d: d["moves"]["pick_up"].update(description=True),
+    "a phase's description is a number": lambda d: d["phases"]["play"].update(description=7),
+    "a trigger's description is a fraction": lambda d: d["triggers"]["going_out"].update(description=1.5),
+    "an option's description is a list": lambda d: d["options"]["word"].update(description=["a"]),
+    "an empty then": lambda d: _round_end(d)[1].update(then=None),
+    "an empty else": lambda d: _round_end(d)[1].update(**{"else": None}),
+    "an empty if": lambda d: _round_end(d)[1].update(**{"if": None}),
+    "an empty do": lambda d: _round_end(d)[0].update(do=None),
+    "an empty repeat": lambda d: _round_end(d).append({"repeat": None, "do": ["reverse"]}),
+    "an empty do of a repeat": lambda d: _round_end(d).append({"repeat": 2, "do": None}),
+    "an empty until": lambda d: _round_end(d).append({"repeat": 2, "do": ["reverse"], "until": None}),
+}
+
+# Changes to pan.yaml that both accept.
+BOTH_ACCEPT = {
+    "a variable's description is a text": lambda d: d["variables"]["letters"].update(description="letters taken"),
+    "a zone's description is empty": lambda d: d["zones"]["pile"].update(description=None),
+    "an option's description is empty": lambda d: d["options"]["word"].update(description=None),
+    "an empty then list": lambda d: _round_end(d)[1].update(then=[]),
+}
+
+
+@pytest.mark.parametrize("change", BOTH_REFUSE.values(), ids=list(BOTH_REFUSE))
+def test_the_schema_and_the_checker_both_refuse(tmp_path, change):
+    document = document_of(ROOT / "rulesets" / "pan.yaml")
+    change(document)
+    assert check_errors(tmp_path, document)
+    assert schema_errors(document)
+
+
+@pytest.mark.parametrize("change", BOTH_ACCEPT.values(), ids=list(BOTH_ACCEPT))
+def test_the_schema_and_the_checker_both_accept(tmp_path, change):
+    document = document_of(ROOT / "rulesets" / "pan.yaml")
+    change(document)
+    assert check_errors(tmp_path, document) == []
+    assert schema_errors(document) == []
+
+
+def test_what_the_schema_cannot_see_is_the_checker_s_alone(tmp_path):
+    """JSON Schema reads YAML's data, not its text: `1.0` is the number 1 to it, and a merge
+    key is already merged (or a plain '<<' key) before it looks. The checker sees both."""
+    document = document_of(ROOT / "rulesets" / "pan.yaml")
+    document["rulesengine"] = 1.0
+    assert schema_errors(document) == []
+    assert check_errors(tmp_path, document) == ["RE041"]
+    path = tmp_path / "merged.yaml"
+    pan = (ROOT / "rulesets" / "pan.yaml").read_text(encoding="utf-8")
+    merged = pan.replace("  pile: {", "  base: &shared {visibility: all}\n  pile: {<<: *shared, ", 1)
+    assert merged != pan
+    path.write_text(merged, encoding="utf-8")
+    assert [d.code for d in validate_file(path)[1]] == ["RE004"]
 
 
 def test_schema_accepts_a_variant_that_only_changes_and_removes():
