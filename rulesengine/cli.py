@@ -81,9 +81,10 @@ def _collect_files(paths: tuple[str, ...]) -> tuple[list[Path], list[Diagnostic]
             gathered.take(path, path.parent)  # not a regular file: validate says so (RE009)
         else:
             try:
-                gathered.files.append(api.find_ruleset(raw))  # a shipped name, as every other command takes
+                shipped = api.find_ruleset(raw)  # a shipped name, as every other command takes
             except RulesEngineError:
                 raise UsageError(f"no such file or folder, nor a shipped ruleset: {printable(raw)}") from None
+            gathered.take_shipped(shipped)
     return gathered.files, gathered.refused
 
 
@@ -172,18 +173,21 @@ def validate(paths: tuple[str, ...], output_format: str, strict: bool, skip_non_
     """
     if any(not path for path in paths):  # "" would be the working folder, as "." is
         raise UsageError("a path to check cannot be empty; to check the working folder, give '.'")
-    files, problems = _collect_files(paths)
-    if not files and not problems:
+    files, refused = _collect_files(paths)
+    if not files and not refused:
         raise UsageError("no rule files found (looked for .yaml and .yml files)")
     skipping = fileformat.lenient(paths, skip_non_rule_files)
     chosen = 0
+    checked: list[Diagnostic] = []
     for file in files:
         taken, note = fileformat.choose(file, skipping)
         if note is not None:
             click.echo(note, err=True)
         if taken:
             chosen += 1
-            problems.extend(api.validate_file(file)[1])
+            checked.extend(api.validate_file(file)[1])
+    # a base checked alone and again through its variant: each problem once
+    problems = [*refused, *given_files.once_each(checked)]
     failed = any(p.severity == ERROR or strict for p in problems)
     if output_format == "json":
         click.echo(render_json(problems))
@@ -196,8 +200,8 @@ def validate(paths: tuple[str, ...], output_format: str, strict: bool, skip_non_
         errors = sum(p.severity == ERROR for p in problems)
         warnings = len(problems) - errors
         verdict = "invalid" if failed else "valid"
-        checked = chosen + sum(p.code == "RE023" for p in problems)
-        click.echo(f"{checked} file(s) checked: {errors} error(s), {warnings} warning(s); {verdict}")
+        counted = chosen + sum(p.code == "RE023" for p in problems)
+        click.echo(f"{counted} file(s) checked: {errors} error(s), {warnings} warning(s); {verdict}")
     raise SystemExit(1 if failed else 0)
 
 

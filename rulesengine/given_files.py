@@ -1,10 +1,13 @@
 """The files a command reads from the paths on its command line, by one rule for `validate`
 and `test`: a path the system cannot look up is a usage error, and a file whose symbolic
 links lead out of its folder is refused unread (a pull request cannot make a command print
-a file elsewhere)."""
+a file elsewhere). A file named twice (`a.yaml`, `./a.yaml`, its absolute path) is read
+once, under the name given first."""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterable
 from pathlib import Path
 
 import attrs
@@ -25,15 +28,33 @@ def look_up(raw: str) -> tuple[bool, bool]:
         raise CannotLookUp(f"cannot look up {printable(raw)}: {error.strerror or error}") from None
 
 
+def identity(path: str | os.PathLike[str]) -> str:
+    """What a name stands for: its absolute path with the folders resolved, its own last
+    part kept (a symbolic link is a name of its own, refused or read as such)."""
+    absolute = os.path.abspath(path)
+    return os.path.join(os.path.realpath(os.path.dirname(absolute)), os.path.basename(absolute))
+
+
 @attrs.define
 class Gathered:
     """The files to read, in the order taken, and a diagnostic for each file refused."""
 
     files: list[Path] = attrs.Factory(list)
     refused: list[Diagnostic] = attrs.Factory(list)
+    _seen: set[str] = attrs.Factory(set)
+
+    def _first_time(self, path: Path) -> bool:
+        key = identity(path)
+        if key in self._seen:
+            return False
+        self._seen.add(key)
+        return True
 
     def take(self, path: Path, folder: Path) -> None:
-        """Take `path`, given or found in `folder`, unless its links lead out of that folder."""
+        """Take `path`, given or found in `folder`, unless its links lead out of that folder or
+        it was taken already under another name."""
+        if not self._first_time(path):
+            return
         try:
             inside = path.resolve().is_relative_to(folder.resolve())
         except (OSError, RuntimeError):  # a symbolic link that leads back to itself
@@ -51,3 +72,36 @@ class Gathered:
             )
         else:
             self.files.append(path)
+
+    def take_shipped(self, path: Path) -> None:
+        """Take a shipped ruleset, named by its name: it lies where the package put it."""
+        if self._first_time(path):
+            self.files.append(path)
+
+
+def once_each(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
+    """The diagnostics without repeats, in the order first met: a base or a block checked on
+    its own and again through the file that extends or includes it, under its absolute path,
+    reports each problem once, under the name met first. The same problem is the same
+    resolved file, place, code and message (a hint may differ: suggestions are bounded per
+    check)."""
+    resolved: dict[str, str] = {}
+    seen: set[tuple[object, ...]] = set()
+    kept = []
+    for diagnostic in diagnostics:
+        span = diagnostic.span
+        if span.file not in resolved:
+            resolved[span.file] = _resolved(span.file)
+        place = (resolved[span.file], span.line, span.column, span.end_line, span.end_column)
+        key = (*place, diagnostic.severity, diagnostic.code, diagnostic.message)
+        if key not in seen:
+            seen.add(key)
+            kept.append(diagnostic)
+    return kept
+
+
+def _resolved(file: str) -> str:
+    try:
+        return os.path.realpath(file)
+    except (OSError, ValueError):  # a name the system refuses: only the same name is the same file
+        return file

@@ -1,0 +1,86 @@
+"""`validate` on the paths it is given: a file met twice reports its problems once."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from tests.test_diagnostics import GAME
+
+BROKEN = GAME.replace("deal 3 of stock to hand from", "deal 3 of stock to hands from")  # RE303, one error
+VARIANT = "rulesengine: 1\nextends: base.yaml\nname: Variant\n"
+
+
+def run(*args: str, cwd: Path) -> tuple[int, str, str]:
+    """`validate` in this process, in `cwd`: its exit code, standard output and error."""
+    from rulesengine.cli import main
+
+    old = Path.cwd()
+    os.chdir(cwd)
+    try:
+        result = CliRunner().invoke(main, ["validate", *args])
+    finally:
+        os.chdir(old)
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.fixture
+def variant(tmp_path: Path) -> Path:
+    """A folder with a base that has one error and a variant that extends it."""
+    (tmp_path / "rules").mkdir()
+    (tmp_path / "rules" / "base.yaml").write_text(BROKEN, encoding="utf-8")
+    (tmp_path / "rules" / "variant.yaml").write_text(VARIANT, encoding="utf-8")
+    return tmp_path
+
+
+# ---- each problem once -------------------------------------------------------------------------
+
+
+def test_a_base_checked_with_its_variant_reports_its_problem_once_in_every_format(variant: Path):
+    code, out, _ = run("rules", cwd=variant)
+    assert code == 1 and out.count("error[RE303]") == 1, out
+    assert out.splitlines()[-1] == "2 file(s) checked: 1 error(s), 0 warning(s); invalid"
+    code, out, _ = run("--format", "json", "rules", cwd=variant)
+    # named as the folder walk met it first, not by the absolute path the variant gives
+    assert code == 1 and [(d["file"], d["code"]) for d in json.loads(out)] == [("rules/base.yaml", "RE303")]
+    code, out, _ = run("--format", "github", "rules", cwd=variant)
+    assert code == 1 and len(out.splitlines()) == 1 and out.startswith("::error file=rules/base.yaml,line=")
+
+
+def test_the_variant_named_first_names_the_base_by_the_path_it_gives(variant: Path):
+    code, out, _ = run("--format", "json", "rules/variant.yaml", "rules/base.yaml", cwd=variant)
+    assert code == 1 and [d["file"] for d in json.loads(out)] == [str((variant / "rules" / "base.yaml").resolve())]
+
+
+def test_a_file_named_twice_is_checked_once_under_the_name_given_first(variant: Path):
+    base = variant / "rules" / "base.yaml"
+    names = ("rules/base.yaml", "./rules/base.yaml", str(base), "rules/../rules/base.yaml")
+    code, out, err = run(*names, cwd=variant)
+    assert code == 1 and out.count("error[RE303]") == 1, out
+    assert out.splitlines()[-1] == "1 file(s) checked: 1 error(s), 0 warning(s); invalid"
+    assert err.count("note:") == 1  # no marker: noted once, not once per name
+    code, out, _ = run("--format", "json", *names, cwd=variant)
+    assert [d["file"] for d in json.loads(out)] == ["rules/base.yaml"]
+
+
+def test_the_same_problem_in_two_files_is_reported_for_each(variant: Path):
+    (variant / "rules" / "copy.yaml").write_text(BROKEN, encoding="utf-8")
+    code, out, _ = run("--format", "json", "rules", cwd=variant)
+    assert code == 1 and [d["file"] for d in json.loads(out)] == ["rules/base.yaml", "rules/copy.yaml"]
+
+
+def test_two_links_to_one_file_outside_are_refused_each(tmp_path: Path):
+    (tmp_path / "outside.yaml").write_text(GAME, encoding="utf-8")
+    (tmp_path / "rules").mkdir()
+    for name in ("a.yaml", "b.yaml"):
+        (tmp_path / "rules" / name).symlink_to(tmp_path / "outside.yaml")
+    code, out, _ = run("--format", "json", "rules", "rules/a.yaml", cwd=tmp_path)
+    assert code == 1 and [(d["file"], d["code"]) for d in json.loads(out)] == [
+        ("rules/a.yaml", "RE023"),
+        ("rules/b.yaml", "RE023"),
+    ]
