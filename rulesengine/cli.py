@@ -65,6 +65,10 @@ def _colour(stream) -> bool:
     return stream.isatty() and not os.environ.get("NO_COLOR")
 
 
+def _is_rule_file_name(path: Path) -> bool:
+    return path.suffix in (".yaml", ".yml") and given_files.is_file_or_unknown(path)
+
+
 def _collect_files(paths: tuple[str, ...]) -> tuple[list[Path], list[Diagnostic]]:
     """The files to validate, and a diagnostic for each refused one (`given_files` says which)."""
     gathered = given_files.Gathered()
@@ -75,8 +79,7 @@ def _collect_files(paths: tuple[str, ...]) -> tuple[list[Path], list[Diagnostic]
         except given_files.CannotLookUp as error:  # as a missing path
             raise UsageError(str(error)) from None
         if is_dir:
-            for found in sorted(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file()):
-                gathered.take(found, path)
+            gathered.take_folder(path, _is_rule_file_name)
         elif there:
             gathered.take(path, path.parent)  # not a regular file: validate says so (RE009)
         else:

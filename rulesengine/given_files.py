@@ -1,13 +1,13 @@
 """The files a command reads from the paths on its command line, by one rule for `validate`
-and `test`: a path the system cannot look up is a usage error, and a file whose symbolic
-links lead out of its folder is refused unread (a pull request cannot make a command print
-a file elsewhere). A file named twice (`a.yaml`, `./a.yaml`, its absolute path) is read
-once, under the name given first."""
+and `test`: a path the system cannot look up is a usage error, a folder that cannot be read
+is reported, not passed over, and a file whose symbolic links lead out of its folder is
+refused unread (a pull request cannot make a command print a file elsewhere). A file named
+twice (`a.yaml`, `./a.yaml`, its absolute path) is read once, under the name given first."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import attrs
@@ -35,9 +35,19 @@ def identity(path: str | os.PathLike[str]) -> str:
     return os.path.join(os.path.realpath(os.path.dirname(absolute)), os.path.basename(absolute))
 
 
+def is_file_or_unknown(path: Path) -> bool:
+    """Whether a file found in a folder is to be read: a regular file (or a link to one), or
+    one whose status cannot be read, so that reading it says why (RE009)."""
+    try:
+        return path.is_file()
+    except OSError:  # its folder may be listed but not entered
+        return True
+
+
 @attrs.define
 class Gathered:
-    """The files to read, in the order taken, and a diagnostic for each file refused."""
+    """The files to read, in the order taken, and a diagnostic for each file refused and each
+    folder that could not be read."""
 
     files: list[Path] = attrs.Factory(list)
     refused: list[Diagnostic] = attrs.Factory(list)
@@ -77,6 +87,28 @@ class Gathered:
         """Take a shipped ruleset, named by its name: it lies where the package put it."""
         if self._first_time(path):
             self.files.append(path)
+
+    def take_folder(self, folder: Path, wanted: Callable[[Path], bool], hidden: bool = True) -> None:
+        """Take the wanted files in `folder` and below, in sorted order (`hidden`: in hidden
+        folders too), without following linked folders. A folder that cannot be read is an
+        error at its name (RE009): its files would otherwise go unchecked without a word."""
+        found: list[Path] = []
+        unreadable: list[OSError] = []
+        for root, folders, names in os.walk(folder, onerror=unreadable.append):
+            if not hidden:
+                folders[:] = [name for name in folders if not name.startswith(".")]
+                names = [name for name in names if not name.startswith(".")]
+            found.extend(file for name in names if wanted(file := Path(root, name)))
+        for error in sorted(unreadable, key=lambda error: str(error.filename)):
+            self._refuse_folder(Path(error.filename if error.filename is not None else folder), error)
+        for file in sorted(found):
+            self.take(file, folder)
+
+    def _refuse_folder(self, path: Path, error: OSError) -> None:
+        if self._first_time(path):
+            reason = error.strerror or type(error).__name__
+            message = f"cannot read folder: {reason}; the files in it are not checked"
+            self.refused.append(Diagnostic("RE009", message, Span.point(str(path), 1, 1)))
 
 
 def once_each(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:

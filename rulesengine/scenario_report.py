@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from xml.etree import ElementTree
 
@@ -14,7 +14,7 @@ import attrs
 
 from .diagnostics import ERROR, Diagnostic, printable, render_github, render_text
 from .fileformat import TEST_FILE_SUFFIXES, is_test_file
-from .given_files import CannotLookUp, Gathered, look_up
+from .given_files import CannotLookUp, Gathered, is_file_or_unknown, look_up
 from .scenario_file import TestFile, readable_clauses
 from .scenario_run import FileResult, TestResult
 
@@ -37,10 +37,8 @@ def collect(paths: Sequence[str]) -> tuple[list[Path], list[Diagnostic]]:
         except CannotLookUp as error:  # as a missing path
             raise NoTests(str(error)) from None
         if is_dir:
-            found: Iterable[Path] = (p for p in path.rglob("*") if is_test_file(p) and p.is_file())
             # hidden folders (.git, .venv, a pre-commit cache) hold no tests of this repository
-            for file in sorted(p for p in found if not any(d.startswith(".") for d in p.relative_to(path).parts)):
-                gathered.take(file, path)
+            gathered.take_folder(path, _is_test_file_name, hidden=False)
         elif path.is_file() and is_test_file(path):
             gathered.take(path, path.parent)
         elif path.is_file():
@@ -60,10 +58,13 @@ def collect(paths: Sequence[str]) -> tuple[list[Path], list[Diagnostic]]:
             raise NoTests(f"not a regular file or a folder: {raw}")
         else:
             raise NoTests(f"no such file or folder: {raw}")
-    files, refused = list(dict.fromkeys(gathered.files)), list(dict.fromkeys(gathered.refused))
-    if not files and not refused:
+    if not gathered.files and not gathered.refused:
         raise NoTests("no scenario test files found (looked for NAME.tests.yaml)")
-    return files, refused
+    return gathered.files, gathered.refused
+
+
+def _is_test_file_name(path: Path) -> bool:
+    return is_test_file(path) and is_file_or_unknown(path)
 
 
 def refused_file(refusal: Diagnostic) -> FileResult:

@@ -1,4 +1,5 @@
-"""`validate` on the paths it is given: a file met twice reports its problems once."""
+"""`validate` on the paths it is given: a file met twice reports its problems once, and a
+folder that cannot be read is an error."""
 
 from __future__ import annotations
 
@@ -84,3 +85,43 @@ def test_two_links_to_one_file_outside_are_refused_each(tmp_path: Path):
         ("rules/a.yaml", "RE023"),
         ("rules/b.yaml", "RE023"),
     ]
+
+
+# ---- a folder that cannot be read --------------------------------------------------------------
+
+
+@pytest.fixture
+def locked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A folder `locked` with a broken rule file, which the system refuses to list (as it does
+    to a user without permission; the tests may run as root, who may read everything)."""
+    (tmp_path / "valid.yaml").write_text("rulesengine: 1\n" + GAME, encoding="utf-8")
+    (tmp_path / "locked").mkdir()
+    (tmp_path / "locked" / "err.yaml").write_text(BROKEN, encoding="utf-8")
+    assert run("locked", cwd=tmp_path)[0] == 1  # readable, its error is found
+    listing = os.scandir
+
+    def refusing(path: str | os.PathLike[str] = ".") -> os._ScandirIterator:
+        if Path(path).name == "locked":
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return listing(path)
+
+    monkeypatch.setattr(os, "scandir", refusing)
+    return tmp_path
+
+
+@pytest.mark.parametrize("given", [["."], ["locked", "valid.yaml"], ["locked"]])
+def test_a_folder_that_cannot_be_read_is_an_error_at_its_name(locked: Path, given: list[str]):
+    code, out, err = run(*given, cwd=locked)
+    assert code == 1 and "Traceback" not in out + err
+    assert "locked:1:1: error[RE009]: cannot read folder: Permission denied; the files in it are not checked" in out
+    assert "RE303" not in out and "no rule files found" not in err
+    assert out.splitlines()[-1].endswith("1 error(s), 0 warning(s); invalid")
+    code, out, _ = run("--format", "json", *given, cwd=locked)
+    assert code == 1 and [(d["file"], d["code"], d["line"]) for d in json.loads(out)] == [("locked", "RE009", 1)]
+    code, out, _ = run("--format", "github", *given, cwd=locked)
+    assert code == 1 and out.startswith("::error file=locked,line=1,col=1,")
+
+
+def test_a_folder_that_cannot_be_read_is_reported_once(locked: Path):
+    code, out, _ = run("--format", "json", "locked", "./locked", ".", cwd=locked)
+    assert code == 1 and [d["file"] for d in json.loads(out)] == ["locked"]

@@ -435,3 +435,22 @@ def test_the_trace_reports_every_uncovered_numbered_clause_and_no_recorded_choic
     assert "not covered: rules.md 1, rules.md 2\n" in result.stdout
     as_json = json.loads(run("test", "--trace", "--format", "json", str(path)).stdout)
     assert as_json["missing"] == ["rules.md 1", "rules.md 2"]
+
+
+def test_a_folder_of_tests_that_cannot_be_read_is_an_error_at_its_name(tmp_path, monkeypatch):
+    write(tmp_path, "tests:\n  - {name: a, expect: {current: P1}}\n")
+    (tmp_path / "locked").mkdir()
+    write(tmp_path / "locked", "tests:\n  - {name: b, expect: {current: P9}}\n")
+    assert run("test", str(tmp_path)).returncode == 1  # readable, its failing test is run
+    listing = os.scandir
+
+    def refusing(path=".") -> os._ScandirIterator:  # as the system refuses a user without permission
+        if Path(path).name == "locked":
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return listing(path)
+
+    monkeypatch.setattr(os, "scandir", refusing)
+    result = run("test", str(tmp_path))
+    assert result.returncode == 1 and "P9" not in result.stdout
+    assert f"{tmp_path / 'locked'}:1:1: error[RE009]: cannot read folder: Permission denied" in result.stdout
+    assert "1 test(s) in 2 file(s): 1 passed, 0 failed" in result.stdout
