@@ -69,15 +69,21 @@ def _is_rule_file_name(path: Path) -> bool:
     return path.suffix in (".yaml", ".yml") and given_files.is_file_or_unknown(path)
 
 
-def _collect_files(paths: tuple[str, ...]) -> tuple[list[Path], list[Diagnostic]]:
-    """The files to validate, and a diagnostic for each refused one (`given_files` says which)."""
+def _collect_files(paths: tuple[str, ...]) -> tuple[list[Path], list[Diagnostic], list[str]]:
+    """The files to validate, a diagnostic for each refused one (`given_files` says which),
+    and a usage error for each path that names nothing: the other paths are still checked."""
     gathered = given_files.Gathered()
+    unusable: list[str] = []
     for raw in paths:
+        if not raw:  # "" would be the working folder, as "." is
+            unusable.append("a path to check cannot be empty; to check the working folder, give '.'")
+            continue
         path = Path(raw)
         try:
             is_dir, there = given_files.look_up(raw)
         except given_files.CannotLookUp as error:  # as a missing path
-            raise UsageError(str(error)) from None
+            unusable.append(str(error))
+            continue
         if is_dir:
             gathered.take_folder(path, _is_rule_file_name)
         elif there:
@@ -86,9 +92,10 @@ def _collect_files(paths: tuple[str, ...]) -> tuple[list[Path], list[Diagnostic]
             try:
                 shipped = api.find_ruleset(raw)  # a shipped name, as every other command takes
             except RulesEngineError:
-                raise UsageError(f"no such file or folder, nor a shipped ruleset: {printable(raw)}") from None
-            gathered.take_shipped(shipped)
-    return gathered.files, gathered.refused
+                unusable.append(f"no such file or folder, nor a shipped ruleset: {printable(raw)}")
+            else:
+                gathered.take_shipped(shipped)
+    return gathered.files, gathered.refused, unusable
 
 
 def _parse_options(pairs: tuple[str, ...], option: str = "-o") -> dict[str, str]:
@@ -152,7 +159,37 @@ def main() -> None:
     """Check, run and simulate card games written as rule files."""
 
 
-@main.command()
+def _format_asked(args: list[str]) -> str | None:
+    """The `--format` a command line asks for (the last one given), read before click has
+    parsed it: when parsing fails, the output must still be in that format."""
+    asked = None
+    tokens = iter(args)
+    for token in tokens:
+        if token == "--":  # paths from here on
+            break
+        if token == "--format":
+            asked = next(tokens, None)
+        elif token.startswith("--format="):
+            asked = token.partition("=")[2]
+    return asked
+
+
+class _ValidateCommand(click.Command):
+    """`validate`, whose `--format json` prints a JSON document even when click refuses the
+    command line (no path, an unknown option): `[]`, nothing was checked, and the usage
+    error on standard error as always."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        asked = _format_asked(args)
+        try:
+            return super().parse_args(ctx, args)
+        except click.UsageError:
+            if asked == "json":
+                click.echo(render_json([]))
+            raise
+
+
+@main.command(cls=_ValidateCommand)
 @click.argument("paths", nargs=-1, required=True)
 @click.option(
     "--format",
@@ -174,12 +211,11 @@ def validate(paths: tuple[str, ...], output_format: str, strict: bool, skip_non_
     Given folders or several files, YAML files that are not rule files (no 'rulesengine:'
     line and no rule-file sections) are skipped with a note.
     """
-    if any(not path for path in paths):  # "" would be the working folder, as "." is
-        raise UsageError("a path to check cannot be empty; to check the working folder, give '.'")
-    files, refused = _collect_files(paths)
-    if not files and not refused:
-        raise UsageError("no rule files found (looked for .yaml and .yml files)")
-    skipping = fileformat.lenient(paths, skip_non_rule_files)
+    files, refused, unusable = _collect_files(paths)
+    if not files and not refused and not unusable:
+        unusable.append("no rule files found (looked for .yaml and .yml files)")
+    # (only with files: a single path that named nothing cannot be asked whether it is a folder)
+    skipping = bool(files) and fileformat.lenient(paths, skip_non_rule_files)
     chosen = 0
     checked: list[Diagnostic] = []
     for file in files:
@@ -193,18 +229,20 @@ def validate(paths: tuple[str, ...], output_format: str, strict: bool, skip_non_
     problems = [*refused, *given_files.once_each(checked)]
     failed = any(p.severity == ERROR or strict for p in problems)
     if output_format == "json":
-        click.echo(render_json(problems))
+        click.echo(render_json(problems))  # the files checked, when a path named nothing as well
     elif output_format == "github":
         if problems:
             click.echo(render_github(problems))
-    else:
+    elif files or problems:  # text: the usage error alone when nothing was checked
         if problems:
             click.echo(render_text(problems, {}, colour=_colour(sys.stdout)))  # lines read from the files
         errors = sum(p.severity == ERROR for p in problems)
         warnings = len(problems) - errors
-        verdict = "invalid" if failed else "valid"
+        verdict = "invalid" if failed else "incomplete: a path given was not checked" if unusable else "valid"
         counted = chosen + sum(p.code == "RE023" for p in problems)
         click.echo(f"{counted} file(s) checked: {errors} error(s), {warnings} warning(s); {verdict}")
+    if unusable:
+        raise UsageError("\n".join(unusable))
     raise SystemExit(1 if failed else 0)
 
 

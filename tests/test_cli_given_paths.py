@@ -1,5 +1,5 @@
-"""`validate` on the paths it is given: a file met twice reports its problems once, and a
-folder that cannot be read is an error."""
+"""`validate` on the paths it is given: a file met twice reports its problems once, a folder
+that cannot be read is an error, and `--format json` prints JSON when a path names nothing."""
 
 from __future__ import annotations
 
@@ -125,3 +125,42 @@ def test_a_folder_that_cannot_be_read_is_an_error_at_its_name(locked: Path, give
 def test_a_folder_that_cannot_be_read_is_reported_once(locked: Path):
     code, out, _ = run("--format", "json", "locked", "./locked", ".", cwd=locked)
     assert code == 1 and [d["file"] for d in json.loads(out)] == ["locked"]
+
+
+# ---- json when a path names nothing ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("given", "reason"),
+    [
+        (["missing.yaml"], "no such file or folder, nor a shipped ruleset: missing.yaml"),
+        (["empty"], "no rule files found"),
+        ([""], "a path to check cannot be empty"),
+        ([], "Missing argument"),
+        (["--bogus", "valid.yaml"], "No such option"),
+        (["--", "--format=text"], "nor a shipped ruleset: --format=text"),
+    ],
+)
+def test_json_is_printed_when_nothing_could_be_checked(tmp_path: Path, given: list[str], reason: str):
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "valid.yaml").write_text("rulesengine: 1\n" + GAME, encoding="utf-8")
+    code, out, err = run("--format", "json", *given, cwd=tmp_path)
+    assert code == 2 and json.loads(out) == [] and reason in err
+    code, out, err = run("--format", "text", *given, cwd=tmp_path)
+    assert code == 2 and out == "" and reason in err
+
+
+def test_the_files_that_exist_are_checked_when_another_path_names_nothing(variant: Path):
+    code, out, err = run("--format", "json", "rules/base.yaml", "missing.yaml", "nor-this.yaml", cwd=variant)
+    assert code == 2 and [d["code"] for d in json.loads(out)] == ["RE303"]
+    assert "missing.yaml" in err and "nor-this.yaml" in err  # each one named
+    (variant / "valid.yaml").write_text("rulesengine: 1\n" + GAME, encoding="utf-8")
+    code, out, err = run("valid.yaml", "missing.yaml", cwd=variant)
+    assert code == 2  # not called valid: a path given was not checked
+    assert out == "1 file(s) checked: 0 error(s), 0 warning(s); incomplete: a path given was not checked\n"
+    assert "no such file or folder, nor a shipped ruleset: missing.yaml" in err
+
+
+def test_the_last_format_given_decides_when_the_command_line_is_refused(tmp_path: Path):
+    assert run("--format", "json", "--format", "text", "--bogus", cwd=tmp_path)[1] == ""
+    assert json.loads(run("--format=text", "--format=json", "--bogus", cwd=tmp_path)[1]) == []
