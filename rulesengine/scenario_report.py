@@ -51,13 +51,14 @@ def collect(paths: Sequence[str]) -> tuple[list[Path], list[Diagnostic]]:
                 if os.path.isfile(candidate := folder / f"{stem}{suffix}")
             ]
             if not beside:
-                raise NoTests(f"no scenario tests for {raw} (looked for {stem}.tests.yaml beside it and in tests/)")
+                looked = f"looked for {printable(stem)}.tests.yaml beside it and in tests/"
+                raise NoTests(f"no scenario tests for {printable(raw)} ({looked})")
             for candidate, folder in beside:
                 gathered.take(candidate, folder)
         elif os.path.lexists(path):  # a pipe, a device, a link that leads nowhere or in a loop
-            raise NoTests(f"not a regular file or a folder: {raw}")
+            raise NoTests(f"not a regular file or a folder: {printable(raw)}")
         else:
-            raise NoTests(f"no such file or folder: {raw}")
+            raise NoTests(f"no such file or folder: {printable(raw)}")
     if not gathered.files and not gathered.refused:
         raise NoTests("no scenario test files found (looked for NAME.tests.yaml)")
     return gathered.files, gathered.refused

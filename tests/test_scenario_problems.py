@@ -437,6 +437,19 @@ def test_the_trace_reports_every_uncovered_numbered_clause_and_no_recorded_choic
     assert as_json["missing"] == ["rules.md 1", "rules.md 2"]
 
 
+def test_a_path_that_names_no_tests_is_printed_with_its_control_characters_escaped(tmp_path):
+    (tmp_path / "game\x1b[2J.yaml").write_text(GAME, encoding="utf-8")  # a rule file without tests
+    os.mkfifo(tmp_path / "pipe\x1b[2J")
+    expected = {
+        "game\x1b[2J.yaml": f"no scenario tests for {tmp_path}/game\\x1b[2J.yaml (looked for game\\x1b[2J.tests.yaml",
+        "pipe\x1b[2J": f"not a regular file or a folder: {tmp_path}/pipe\\x1b[2J",
+        "none\x1b[2J": f"no such file or folder: {tmp_path}/none\\x1b[2J",
+    }
+    for name, message in expected.items():
+        result = run("test", str(tmp_path / name))
+        assert result.returncode == 2 and message in result.stderr and "\x1b" not in result.stderr, result.stderr
+
+
 def test_a_folder_of_tests_that_cannot_be_read_is_an_error_at_its_name(tmp_path, monkeypatch):
     write(tmp_path, "tests:\n  - {name: a, expect: {current: P1}}\n")
     (tmp_path / "locked").mkdir()
