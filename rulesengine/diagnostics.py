@@ -334,10 +334,12 @@ def _workspace_path(file: str) -> str:
     """A file inside the workspace (GitHub's `GITHUB_WORKSPACE`, else the working folder) as a
     path relative to it, without a leading `./`: GitHub places an annotation on a line of a
     pull request only for such a path, and a base file is named by its absolute path."""
-    # both resolved: a workspace reached through a symbolic link (macOS's /var) holds the base
-    # files named by their resolved paths
+    # the folders resolved: a workspace reached through a symbolic link (macOS's /var) holds
+    # the base files named by their resolved paths; the file's own name is kept, so that a
+    # link is named as the link, not as what it leads to
     root = os.path.realpath(os.environ.get("GITHUB_WORKSPACE") or os.curdir)
-    absolute = os.path.realpath(file)
+    folder, name = os.path.split(os.path.abspath(file))
+    absolute = os.path.join(os.path.realpath(folder), name)
     if absolute == root or not absolute.startswith(root.rstrip(os.sep) + os.sep):
         return file  # elsewhere (a shipped ruleset): as it is
     return Path(os.path.relpath(absolute, root)).as_posix()

@@ -128,6 +128,12 @@ def test_github_annotations_name_files_relative_to_a_workspace_reached_through_a
     _, diagnostics = validate_file("rules/variant.yaml")
     files = {line.split("file=")[1].split(",")[0] for line in render_github(diagnostics).splitlines()}
     assert files == {"rules/base.yaml"}
+    # a link is named as the link (its problem, RE023, is that it leads elsewhere)
+    (real / "private").mkdir()
+    (real / "private" / "notes.yaml").write_text("name: x\n", encoding="utf-8")
+    (real / "rules" / "link.yaml").symlink_to("../private/notes.yaml")
+    linked = Diagnostic("RE023", "a link", Span.point("rules/link.yaml", 1, 1))
+    assert "::error file=rules/link.yaml," in render_github([linked])
 
 
 # ---- hints that teach --------------------------------------------------------------------
