@@ -14,13 +14,12 @@ Limits: steps before the last shuffle are not replayed, so what they told the pl
 cards that stayed unseen through a shuffle of other cards is not enforced; cards whose
 origin the player cannot know (a card passed face down, later seen) keep their true
 origin. After `attempts` rejected samples (ten times as many for a resampler's first
-sample) the resampler walks from the last sample it
-accepted (swaps of two cards of one class, each kept when the replay agrees: the samples
-stay uniform over the consistent relabelings, but follow one another; `Resampler.walks`
-counts these). With no sample accepted yet, or when other players' hidden choices are
-drawn again, it falls back to relabeling the current state without the replay: the
-player's current view and knowledge hold, but earlier actions may not all be legal in it
-(`Resampler.fallbacks` counts these).
+sample) the resampler walks from the last sample it accepted (swaps of two cards of one
+class, each kept when the replay agrees: the samples stay uniform over the consistent
+relabelings, but follow one another; `Resampler.walks` counts these). With no sample
+accepted yet, or when other players' hidden choices are drawn again, it falls back to
+relabeling the current state without the replay: the player's current view and knowledge
+hold, but earlier actions may not all be legal in it (`Resampler.fallbacks` counts these).
 """
 
 from __future__ import annotations
