@@ -136,7 +136,7 @@ class ExpectReader:
 
     def zones(self, node: Node, _span: Span) -> Iterator[Check]:
         for flat, slot, value in self.names.zones(node):
-            yield from self._zone(flat, value, partial(_cards, slot=slot))
+            yield from _each_reported(self._zone(flat, value, partial(_cards, slot=slot)))
 
     def _zone(self, flat: str, value: Node, cards_of: Callable[[State], Any]) -> Iterator[Check]:
         reader, names = self.reader, self.names
@@ -154,10 +154,14 @@ class ExpectReader:
             for key, inner in entries.items():
                 if key == "size":
                     if not is_int(inner):
-                        raise reader.fail("RE500", "'size' must be a whole number of cards", inner.span)
-                    yield from self._zone(flat, inner, cards_of)
+                        reader.error("RE500", "'size' must be a whole number of cards", inner.span)
+                        continue
+                    yield from _each_reported(self._zone(flat, inner, cards_of))
                     continue
-                wanted = names.card_names(inner)
+                try:
+                    wanted = names.card_names(inner)
+                except Skip:  # reported: `contains` and `excludes` are read each on its own
+                    continue
                 present = key == "contains"
 
                 def test(state: State, _c: dict, wanted=wanted, present=present) -> tuple[str, str] | None:
@@ -194,14 +198,24 @@ class ExpectReader:
             yield _field(value_node.span, f"the value of {name}", shown, actual)
 
     def log(self, node: Node, _span: Span) -> Iterator[Check]:
-        for item in self.reader.items(node, "log lines"):
-            line = self.reader.text(item, "a log line").strip()
-            yield Check(item.span, "a log line", _log_check(line, True))
+        for line, span in self._log_lines(node):
+            yield Check(span, "a log line", _log_check(line, True))
 
     def not_log(self, node: Node, _span: Span) -> Iterator[Check]:
+        for line, span in self._log_lines(node):
+            yield Check(span, "no such log line", _log_check(line, False))
+
+    def _log_lines(self, node: Node) -> list[tuple[str, Span]]:
+        """The lines written, each item checked (every item not a text is reported)."""
+        found, broken = [], False
         for item in self.reader.items(node, "log lines"):
-            line = self.reader.text(item, "a log line").strip()
-            yield Check(item.span, "no such log line", _log_check(line, False))
+            try:
+                found.append((self.reader.text(item, "a log line").strip(), item.span))
+            except Skip:
+                broken = True
+        if broken:
+            raise Skip()
+        return found
 
     def round_over(self, node: Node, _span: Span) -> Iterator[Check]:
         wanted = _yes(flag(self.reader, node, "'round_over'"))
@@ -219,15 +233,16 @@ class ExpectReader:
     def returns(self, node: Node, _span: Span) -> Iterator[Check]:
         items = self.reader.items(node, "'returns'")
         values = []
-        for item in items:
+        for item in items:  # every value that is no return is reported, not only the first
             value = _finite(item)
             if value is None:
-                raise self.reader.fail("RE500", "a return must be a finite number", item.span)
-            values.append(value)
+                self.reader.error("RE500", "a return must be a finite number", item.span)
+            else:
+                values.append(value)
+        if len(items) != self.game.num_players:
+            self.reader.error("RE500", f"'returns' needs one value per player ({self.game.num_players})", node.span)
         if len(values) != self.game.num_players:
-            raise self.reader.fail(
-                "RE500", f"'returns' needs one value per player ({self.game.num_players})", node.span
-            )
+            raise Skip()
         wanted = _show(values) + " (the match over)"
 
         def actual(state: State) -> str:
@@ -242,13 +257,17 @@ class ExpectReader:
                 player = self.names.player(Scalar(seat, entries.key_spans[seat]))
             except Skip:
                 continue
-            zones = self.reader.mapping(inner, f"what P{player + 1} sees", None)
+            try:
+                zones = self.reader.mapping(inner, f"what P{player + 1} sees", None)
+            except Skip:  # the other players' views are still read
+                continue
             if "shown" in zones and "shown" not in self.names.zone_slots:
 
                 def shown_to(s: State, p: int = player) -> Any:
                     return s.observation(p)["shown"]
 
-                yield from self._zone(f"the cards shown to P{player + 1}", zones.entries["shown"], shown_to)
+                shown = self._zone(f"the cards shown to P{player + 1}", zones.entries["shown"], shown_to)
+                yield from _each_reported(shown)
                 zones = Map(
                     {k: v for k, v in zones.items() if k != "shown"},
                     {k: v for k, v in zones.key_spans.items() if k != "shown"},
@@ -259,7 +278,16 @@ class ExpectReader:
                 def seen_by(s: State, p: int = player, f: str = flat) -> Any:
                     return s.observation(p)["zones"][f]
 
-                yield from self._zone(f"{flat} as P{player + 1} sees it", value, seen_by)
+                yield from _each_reported(self._zone(f"{flat} as P{player + 1} sees it", value, seen_by))
+
+
+def _each_reported(checks: Iterator[Check]) -> Iterator[Check]:
+    """The checks of one zone; a zone whose value is broken (reported already) gives no more,
+    and the next zone is still read: one bad value hides none of the others."""
+    try:
+        yield from checks
+    except Skip:
+        return
 
 
 def _yes(flag: bool) -> str:

@@ -10,6 +10,7 @@ whose clauses the tests cite (`rules:`) and the clauses no position can show
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 from collections.abc import Iterable
@@ -119,12 +120,17 @@ def _is_file(path: Path) -> bool | str:
 
 
 def _missing(path: Path) -> str:
-    """Why a file named to be read cannot be: it is not there, or it is a folder, a device or a pipe."""
+    """Why a file named to be read cannot be: it is not there, it is a folder, a device or a
+    pipe, or a symbolic link that leads back to itself (which is there, but names no file)."""
     try:
-        there = path.exists()
-    except (OSError, ValueError):  # a name too long, or holding a NUL
-        there = False
-    return "is not a regular file" if there else "is not found"
+        os.stat(path)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            return "cannot be read (a loop of symbolic links)"
+        return "is not found"
+    except ValueError:  # a name holding a NUL
+        return "is not found"
+    return "is not a regular file"
 
 
 def ruleset_named(name: str, here: Path) -> Path | None:
@@ -189,6 +195,9 @@ class _Reader(Shapes):
             try:
                 name = self.text(ruleset_node, "'ruleset'")
             except Skip:
+                return None
+            if not name.strip():  # not the folder of this file, nor a file named by spaces
+                self.error("RE500", "'ruleset' must name a file, not an empty text", ruleset_node.span)
                 return None
             found = ruleset_named(name, here)
             where = ruleset_node.span

@@ -69,7 +69,8 @@ class Names:
         return frozenset(found)
 
     def card(self, node: Node) -> list[int]:
-        name = str(node.value) if isinstance(node, Scalar) and node.value is not None else ""
+        # as the file spells it: `true` is no card 'True', `0x10` no card '16'
+        name = node.written if isinstance(node, Scalar) and node.value is not None else ""
         if name not in self.cards:
             hint = did_you_mean(name, self.cards) or "cards are named as the log prints them, e.g. " + ", ".join(
                 list(self.cards)[:3]
@@ -78,11 +79,19 @@ class Names:
         return self.cards[name]
 
     def card_names(self, node: Node) -> list[str]:
-        """A list of card names, each checked (copies of a card share a name)."""
-        names = []
+        """A list of card names, each checked (copies of a card share a name); every name
+        that is no card is reported, not only the first."""
+        names, broken = [], False
         for item in self.reader.items(node, "a list of cards"):
-            self.card(item)
-            names.append(str(item.value))  # type: ignore[union-attr]
+            try:
+                self.card(item)
+            except Skip:
+                broken = True
+                continue
+            assert isinstance(item, Scalar)  # a card's name
+            names.append(item.written)
+        if broken:
+            raise Skip()
         return names
 
     def count(self, node: Node, what: str, least: int = 0) -> int:

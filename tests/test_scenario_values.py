@@ -96,3 +96,75 @@ def test_the_clauses_of_a_rules_document_are_its_numbered_list_items():
         "- **Note** read this first.\n- **x** a bold letter.\n- **1a** not a number.\n- plain item\n"
     )
     assert clauses_in(document) == ["1", "1.2", "3.10.1", "C3"]
+
+
+@pytest.mark.parametrize(
+    "expect,bad",
+    [
+        ("{zones: {pile: -1, stock: -2}}", ["-1", "-2"]),
+        ("{zones: {pile: -1, stock: {size: x}}}", ["-1", "x"]),
+        ("{zones: {pile: [nocard, '1♥', nocard2]}}", ["nocard", "nocard2"]),
+        ("{zones: {pile: {contains: [nocard], excludes: [nocard2], size: x}}}", ["nocard", "nocard2", "x"]),
+        ("{returns: [.inf, .nan]}", [".inf", ".nan"]),
+        ("{log: [[a], 'P1 lays 1♥', {b: 1}]}", ["[a]", "{b: 1}"]),
+        ("{not_log: [[a], {b: 1}]}", ["[a]", "{b: 1}"]),
+        ("{sees: {P1: 3, P2: {pile: -1, stock: -2}}}", ["3", "-1", "-2"]),
+    ],
+)
+def test_every_bad_value_of_an_expected_key_is_reported_not_only_the_first(tmp_path, expect, bad):
+    line = "    expect: " + expect
+    path = write(tmp_path, f"tests:\n  - name: a\n{line}\n")
+    columns, start = [], 0
+    for text in bad:  # each at its own place, in order
+        start = line.index(text, start + 1)
+        columns.append(start + 1)
+    assert [(row, column) for _code, row, column, _text in problems(path)] == [(3, c) for c in columns]
+    ran = run("test", str(path))
+    assert ran.returncode == 1 and "0 test(s)" in ran.stdout  # a test with a problem does not run
+
+
+def test_a_wrong_number_of_returns_is_reported_with_each_bad_return(tmp_path):
+    path = write(tmp_path, "tests:\n  - name: a\n    expect: {returns: [.inf, .nan, 1]}\n")
+    assert [text for _code, _line, _column, text in problems(path)] == [
+        "'returns' needs one value per player (2)",
+        "a return must be a finite number",
+        "a return must be a finite number",
+    ]
+
+
+def test_a_card_name_that_yaml_reads_as_another_value_is_shown_as_written(tmp_path):
+    path = write(tmp_path, "tests:\n  - name: a\n    expect: {zones: {pile: true, stock: [0x10, 1.50]}}\n")
+    assert [text for _code, _line, _column, text in problems(path)] == [
+        "no card is named 'true'",
+        "no card is named '0x10'",
+        "no card is named '1.50'",
+    ]
+
+
+def test_an_empty_ruleset_path_is_a_value_of_the_wrong_shape_as_an_empty_rules_path_is(tmp_path):
+    for empty in ("''", "' '"):
+        path = write(tmp_path, f"ruleset: {empty}\ntests:\n  - {{name: a, expect: {{round: 1}}}}\n")
+        found = load(path)[1]
+        assert [(d.code, d.span.line, d.span.column, d.message, d.hint) for d in found] == [
+            ("RE500", 1, 10, "'ruleset' must name a file, not an empty text", None)
+        ]
+
+
+def test_a_rule_file_or_rules_document_in_a_loop_of_symbolic_links_is_called_so(tmp_path):
+    os.symlink("loop-b.md", tmp_path / "loop-a.md")
+    os.symlink("loop-a.md", tmp_path / "loop-b.md")
+    os.symlink("loop-a.md", tmp_path / "loop.yaml")
+    path = write(tmp_path, "rules: loop-a.md\ntests:\n  - {name: a, expect: {round: 1}}\n")
+    assert problems(path) == [
+        (
+            "RE512",
+            1,
+            8,
+            "the rules document 'loop-a.md' cannot be read (a loop of symbolic links),"
+            " so the clauses cited are not checked",
+        )
+    ]
+    path = write(tmp_path, "ruleset: loop.yaml\ntests:\n  - {name: a, expect: {round: 1}}\n")
+    assert [text for _code, _line, _column, text in problems(path)] == [
+        "the rule file 'loop.yaml' to test cannot be read (a loop of symbolic links)"
+    ]
