@@ -66,11 +66,13 @@ def _colour(stream) -> bool:
 
 
 def _is_rule_file_name(path: Path) -> bool:
-    return path.suffix in (".yaml", ".yml") and given_files.is_file_or_unknown(path)
+    if path.suffix not in (".yaml", ".yml"):
+        return False
+    return given_files.is_file_or_unknown(path) or given_files.leads_nowhere(path)
 
 
-def _collect_files(paths: tuple[str, ...]) -> tuple[list[Path], list[Diagnostic], list[str]]:
-    """The files to validate, a diagnostic for each refused one (`given_files` says which),
+def _collect_files(paths: tuple[str, ...]) -> tuple[given_files.Gathered, list[str]]:
+    """The files to validate and a diagnostic for each refused one (`given_files` says which),
     and a usage error for each path that names nothing: the other paths are still checked."""
     gathered = given_files.Gathered()
     unusable: list[str] = []
@@ -85,7 +87,9 @@ def _collect_files(paths: tuple[str, ...]) -> tuple[list[Path], list[Diagnostic]
             unusable.append(str(error))
             continue
         if is_dir:
-            gathered.take_folder(path, _is_rule_file_name)
+            # hidden folders (.git, .venv, a tool's cache) hold no rule files of this repository,
+            # as `test` skips them; one named on the command line is walked
+            gathered.take_folder(path, _is_rule_file_name, hidden=False)
         elif there:
             gathered.take(path, path.parent)  # not a regular file: validate says so (RE009)
         else:
@@ -95,7 +99,7 @@ def _collect_files(paths: tuple[str, ...]) -> tuple[list[Path], list[Diagnostic]
                 unusable.append(f"no such file or folder, nor a shipped ruleset: {printable(raw)}")
             else:
                 gathered.take_shipped(shipped)
-    return gathered.files, gathered.refused, unusable
+    return gathered, unusable
 
 
 def _parse_options(pairs: tuple[str, ...], option: str = "-o") -> dict[str, str]:
@@ -211,7 +215,8 @@ def validate(paths: tuple[str, ...], output_format: str, strict: bool, skip_non_
     Given folders or several files, YAML files that are not rule files (no 'rulesengine:'
     line and no rule-file sections) are skipped with a note.
     """
-    files, refused, unusable = _collect_files(paths)
+    gathered, unusable = _collect_files(paths)
+    files, refused = gathered.files, gathered.refused
     if not files and not refused and not unusable:
         unusable.append("no rule files found (looked for .yaml and .yml files)")
     # (only with files: a single path that named nothing cannot be asked whether it is a folder)
@@ -239,7 +244,7 @@ def validate(paths: tuple[str, ...], output_format: str, strict: bool, skip_non_
         errors = sum(p.severity == ERROR for p in problems)
         warnings = len(problems) - errors
         verdict = "invalid" if failed else "incomplete: a path given was not checked" if unusable else "valid"
-        counted = chosen + sum(p.code == "RE023" for p in problems)
+        counted = chosen + gathered.files_refused  # a file refused unread is a file checked; a folder is not
         click.echo(f"{counted} file(s) checked: {errors} error(s), {warnings} warning(s); {verdict}")
     if unusable:
         raise UsageError("\n".join(unusable))

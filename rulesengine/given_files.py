@@ -44,6 +44,15 @@ def is_file_or_unknown(path: Path) -> bool:
         return True
 
 
+def leads_nowhere(path: Path) -> bool:
+    """Whether `path` is a symbolic link that leads nowhere or in a loop: a walk takes it, so
+    that it is reported (RE009) as it is when named, not passed over without a word."""
+    try:
+        return path.is_symlink() and not path.exists()  # exists() is false for a loop too
+    except OSError:  # its status cannot be read: `is_file_or_unknown` takes it
+        return False
+
+
 @attrs.define
 class Gathered:
     """The files to read, in the order taken, and a diagnostic for each file refused and each
@@ -52,6 +61,12 @@ class Gathered:
     files: list[Path] = attrs.Factory(list)
     refused: list[Diagnostic] = attrs.Factory(list)
     _seen: set[str] = attrs.Factory(set)
+    _folders_refused: int = 0
+
+    @property
+    def files_refused(self) -> int:
+        """How many refusals are of files, not folders: a summary counts them as files checked."""
+        return len(self.refused) - self._folders_refused
 
     def _first_time(self, path: Path) -> bool:
         key = identity(path)
@@ -109,6 +124,7 @@ class Gathered:
             reason = error.strerror or type(error).__name__
             message = f"cannot read folder: {reason}; the files in it are not checked"
             self.refused.append(Diagnostic("RE009", message, Span.point(str(path), 1, 1)))
+            self._folders_refused += 1
 
 
 def once_each(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:

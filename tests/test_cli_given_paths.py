@@ -164,3 +164,90 @@ def test_the_files_that_exist_are_checked_when_another_path_names_nothing(varian
 def test_the_last_format_given_decides_when_the_command_line_is_refused(tmp_path: Path):
     assert run("--format", "json", "--format", "text", "--bogus", cwd=tmp_path)[1] == ""
     assert json.loads(run("--format=text", "--format=json", "--bogus", cwd=tmp_path)[1]) == []
+
+
+# ---- hidden folders ----------------------------------------------------------------------------
+
+
+@pytest.fixture
+def with_venv(tmp_path: Path) -> Path:
+    """A repository with a valid rule file, and broken ones in a local virtual environment and
+    in a hidden file of its own (as a tool's cache may hold)."""
+    (tmp_path / "rules").mkdir()
+    (tmp_path / "rules" / "game.yaml").write_text("rulesengine: 1\n" + GAME, encoding="utf-8")
+    installed = tmp_path / ".venv" / "lib" / "site-packages" / "rulesengine" / "rulesets"
+    installed.mkdir(parents=True)
+    (installed / "broken.yaml").write_text("rulesengine: 1\n" + BROKEN, encoding="utf-8")
+    (tmp_path / "rules" / ".draft.yaml").write_text("rulesengine: 1\n" + BROKEN, encoding="utf-8")
+    return tmp_path
+
+
+@pytest.mark.parametrize("given", [["."], ["rules"], [".", "rules"]])
+def test_a_folder_walk_skips_hidden_folders_and_files(with_venv: Path, given: list[str]):
+    code, out, err = run("--strict", *given, cwd=with_venv)
+    assert (code, out, err) == (0, "1 file(s) checked: 0 error(s), 0 warning(s); valid\n", "")
+
+
+@pytest.mark.parametrize(
+    ("given", "problem"),
+    [
+        ([".venv"], ".venv/lib/site-packages/rulesengine/rulesets/broken.yaml:"),
+        (["./.venv/lib"], ".venv/lib/site-packages/rulesengine/rulesets/broken.yaml:"),
+        ([".", ".venv/lib/site-packages/rulesengine/rulesets/broken.yaml"], ".venv/lib/site-packages/"),
+        (["rules/.draft.yaml"], "rules/.draft.yaml:"),
+        (["rules", "rules/.draft.yaml"], "rules/.draft.yaml:"),
+    ],
+)
+def test_a_hidden_folder_or_file_named_is_checked(with_venv: Path, given: list[str], problem: str):
+    code, out, _ = run(*given, cwd=with_venv)
+    assert code == 1 and out.count("error[RE303]") == 1 and problem in out, out
+
+
+# ---- links that lead nowhere or in a loop ------------------------------------------------------
+
+
+@pytest.fixture
+def broken_links(tmp_path: Path) -> Path:
+    """A folder `rules` with a valid rule file, a link that leads nowhere and two links that
+    lead to each other, among rule files and scenario test files."""
+    rules = tmp_path / "rules"
+    rules.mkdir()
+    (rules / "game.yaml").write_text("rulesengine: 1\n" + GAME, encoding="utf-8")
+    (rules / "gone.yaml").symlink_to("deleted.yaml")
+    (rules / "gone.tests.yaml").symlink_to("deleted.tests.yaml")
+    (rules / "loop-a.yml").symlink_to("loop-b.yml")
+    (rules / "loop-b.yml").symlink_to("loop-a.yml")
+    return tmp_path
+
+
+def test_links_that_lead_nowhere_or_in_a_loop_in_a_folder_are_reported(broken_links: Path):
+    code, out, _ = run("rules", cwd=broken_links)
+    assert code == 1 and "Traceback" not in out
+    lines = out.splitlines()
+    assert sorted(lines[:-1]) == [
+        "rules/gone.tests.yaml:1:1: error[RE009]: cannot read file: No such file or directory",
+        "rules/gone.yaml:1:1: error[RE009]: cannot read file: No such file or directory",
+        "rules/loop-a.yml:1:1: error[RE009]: cannot read file: a loop of symbolic links",
+        "rules/loop-b.yml:1:1: error[RE009]: cannot read file: a loop of symbolic links",
+    ]
+    assert lines[-1] == "5 file(s) checked: 4 error(s), 0 warning(s); invalid"
+    code, out, _ = run("--format", "json", "rules", cwd=broken_links)
+    assert code == 1 and sorted((d["file"], d["code"]) for d in json.loads(out)) == [
+        ("rules/gone.tests.yaml", "RE009"),
+        ("rules/gone.yaml", "RE009"),
+        ("rules/loop-a.yml", "RE009"),
+        ("rules/loop-b.yml", "RE009"),
+    ]
+
+
+@pytest.mark.parametrize("name", ["rules/loop-a.yml", "rules/gone.yaml", "pipe.yaml"])
+def test_a_file_refused_unread_is_counted_as_a_file_checked(broken_links: Path, name: str):
+    os.mkfifo(broken_links / "pipe.yaml")
+    code, out, _ = run(name, cwd=broken_links)
+    assert code == 1 and f"{name}:1:1: error[RE009]: cannot read file: " in out
+    assert out.splitlines()[-1] == "1 file(s) checked: 1 error(s), 0 warning(s); invalid"
+
+
+def test_a_folder_that_cannot_be_read_is_not_counted_as_a_file(locked: Path):
+    code, out, _ = run("locked", "valid.yaml", cwd=locked)
+    assert code == 1 and out.splitlines()[-1] == "1 file(s) checked: 1 error(s), 0 warning(s); invalid"

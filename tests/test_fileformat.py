@@ -201,6 +201,9 @@ def test_validate_a_folder_skips_other_yaml_files_with_a_note(repository: Path, 
     assert result.stdout.strip() == "2 file(s) checked: 0 error(s), 0 warning(s); valid"
     notes = result.stderr.splitlines()
     skipped = sorted(line.split(":")[1].strip() for line in notes if "skipped, not a rule file" in line)
+    assert skipped == ["chart.yaml"]  # hidden files and folders are not walked
+    named = run("validate", "--strict", ".", ".github/workflows/checks.yml", ".pre-commit-config.yaml")
+    skipped = sorted(line.split(":")[1].strip() for line in named.stderr.splitlines() if "skipped" in line)
     assert skipped == [".github/workflows/checks.yml", ".pre-commit-config.yaml", "chart.yaml"]
     assert [line for line in notes if "skipped" not in line] == [
         f"note: rules/old.yml: no '{MARKER}: {FORMAT_VERSION}' line; read as format version 1"
@@ -213,7 +216,7 @@ def test_other_tools_configurations_with_an_extends_of_their_own_are_skipped(rep
     (repository / ".eslintrc.yml").write_text("extends:\n  - eslint:recommended\nenv:\n  node: true\n")
     (repository / ".spectral.yaml").write_text('extends: "spectral:oas"  # the API rules\n')
     (repository / "rules" / "house.yaml").write_text("extends: game.yaml\nname: House rules\n")
-    result = run("validate", "--strict", ".")
+    result = run("validate", "--strict", ".", ".yamllint.yml", ".eslintrc.yml", ".spectral.yaml")
     assert result.exit_code == 0, result.output
     assert result.stdout.strip() == "3 file(s) checked: 0 error(s), 0 warning(s); valid"
     for name in (".yamllint.yml", ".eslintrc.yml", ".spectral.yaml"):
