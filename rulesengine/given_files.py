@@ -139,7 +139,7 @@ def once_each(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
     for diagnostic in diagnostics:
         span = diagnostic.span
         if span.file not in resolved:
-            resolved[span.file] = _resolved(span.file)
+            resolved[span.file] = real_path(span.file)
         place = (resolved[span.file], span.line, span.column, span.end_line, span.end_column)
         key = (*place, diagnostic.severity, diagnostic.code, diagnostic.message)
         if key not in seen:
@@ -148,7 +148,22 @@ def once_each(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
     return kept
 
 
-def _resolved(file: str) -> str:
+def each_file_once(files: Iterable[Path]) -> list[Path]:
+    """The files without a second name of one of them (a symbolic link in its folder to a file
+    taken as well), in the order first met: a file read twice would report each problem twice."""
+    seen: set[str] = set()
+    kept = []
+    for file in files:
+        key = real_path(str(file))
+        if key not in seen:
+            seen.add(key)
+            kept.append(file)
+    return kept
+
+
+def real_path(file: str) -> str:
+    """The file a name leads to, all its links followed, without an error: a loop of symbolic
+    links is left as it is."""
     try:
         return os.path.realpath(file)
     except (OSError, ValueError):  # a name the system refuses: only the same name is the same file
