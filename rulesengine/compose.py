@@ -12,6 +12,7 @@ and the number of files and their total size are bounded (see limits.py).
 
 from __future__ import annotations
 
+import errno
 from pathlib import Path
 
 from .diagnostics import Diagnostic, RuleFileError, Span, did_you_mean, shortened
@@ -176,6 +177,11 @@ def _load_base(
     name = str(reference.value)
     shown = _shown(name)
     found = find_reference(name, here)
+    unusable = why_unusable(name, here) if found is None else None
+    if unusable is not None:  # there, but no file to read: the shipped names are beside the point
+        problem, hint = unusable
+        problems.append(Diagnostic("RE012", f"'{key}' names '{shown}', {problem}", reference.span, hint=hint))
+        return None, 0
     if found is None:
         shipped = shipped_rulesets()
         hint = did_you_mean(name, shipped) or f"shipped rulesets: {', '.join(shipped)}"
@@ -259,23 +265,58 @@ def _load_base(
     return composed, state.height[resolved_text]
 
 
+def _candidates(name: str, here: Path, shipped: bool) -> list[Path]:
+    """The files a reference may name, in the order they are looked for."""
+    given = Path(name)
+    candidates = [given] if given.is_absolute() else [here / given, here / f"{name}.yaml"]
+    if shipped:
+        candidates += [rulesets_dir() / f"{name}.yaml", rulesets_dir() / name]
+    return candidates
+
+
 def find_reference(name: str, here: Path, shipped: bool = True) -> Path | None:
     """The file a reference names: relative to the including file's folder, else (with
     `shipped`) a shipped one. The process's working folder is never consulted. The file
     found may lie outside `here`: check it with `is_confined` before reading it.
     """
-    given = Path(name)
     if "\0" in name:
         return None
-    candidates = [given] if given.is_absolute() else [here / given, here / f"{name}.yaml"]
-    if shipped:
-        candidates += [rulesets_dir() / f"{name}.yaml", rulesets_dir() / name]
-    for candidate in candidates:
+    for candidate in _candidates(name, here, shipped):
         try:
             if candidate.is_file():
                 return candidate
         except (OSError, ValueError):  # a name too long, or holding a NUL
             continue
+    return None
+
+
+# what the system says when nothing of a name is there (a folder on the way missing or a file)
+_ABSENT = frozenset({errno.ENOENT, errno.ENOTDIR, errno.ENAMETOOLONG})
+_NOT_REGULAR = "a rule file extends or includes regular files only; a folder, a pipe or a device is never read"
+_REFUSED = frozenset({errno.EACCES, errno.EPERM})
+_NOT_PERMITTED = "the file, or a folder on the way to it, may not be read by the user checking it"
+
+
+def why_unusable(name: str, here: Path) -> tuple[str, str | None] | None:
+    """Why a reference that `find_reference` finds no file for is not simply missing, as the
+    rest of a message and a hint: the first file of that name beside the including file is
+    there but not a regular file (a folder, a pipe, a device), or the system cannot look it up
+    (no permission, a loop of symbolic links). None when nothing of that name is there."""
+    if "\0" in name:
+        return None
+    for candidate in _candidates(name, here, shipped=False):
+        # the file is named as the reference gives it, or with the `.yaml` added
+        which = "which" if candidate.name == Path(name).name else f"and '{_shown(name)}.yaml'"
+        try:
+            candidate.stat()
+        except OSError as error:
+            if error.errno in _ABSENT:
+                continue
+            reason = error.strerror or type(error).__name__
+            return f"{which} cannot be read: {reason}", _NOT_PERMITTED if error.errno in _REFUSED else None
+        except ValueError:
+            continue
+        return f"{which} is not a regular file", _NOT_REGULAR
     return None
 
 
