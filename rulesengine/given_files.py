@@ -148,19 +148,6 @@ def once_each(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
     return kept
 
 
-def each_file_once(files: Iterable[Path]) -> list[Path]:
-    """The files without a second name of one of them (a symbolic link in its folder to a file
-    taken as well), in the order first met: a file read twice would report each problem twice."""
-    seen: set[str] = set()
-    kept = []
-    for file in files:
-        key = real_path(str(file))
-        if key not in seen:
-            seen.add(key)
-            kept.append(file)
-    return kept
-
-
 def real_path(file: str) -> str:
     """The file a name leads to, all its links followed, without an error: a loop of symbolic
     links is left as it is."""
