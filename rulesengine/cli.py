@@ -748,7 +748,31 @@ def compile_command(ruleset: str, players: int | None, options: tuple[str, ...],
     click.echo(compiler.listing(program), nl=False)
 
 
-@main.command(name="test")
+class _TestCommand(click.Command):
+    """`test`, whose `--format json` and `--format junit` print one document even when click
+    refuses the command line (no path, an unknown option): it tests nothing; the usage error
+    is on standard error as always."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        asked = _format_asked(args)
+        trace = "--trace" in args[: _paths_from(args)]  # read first: parsing consumes the list
+        try:
+            return super().parse_args(ctx, args)
+        except click.UsageError:
+            from . import scenario_report
+
+            empty = scenario_report.empty_report(asked or "text", trace)
+            if empty is not None:
+                click.echo(empty)
+            raise
+
+
+def _paths_from(args: list[str]) -> int:
+    """Where the arguments that can only be paths begin (after `--`)."""
+    return args.index("--") if "--" in args else len(args)
+
+
+@main.command(name="test", cls=_TestCommand)
 @click.argument("paths", nargs=-1, required=True)
 @click.option(
     "--format",
@@ -767,44 +791,45 @@ def compile_command(ruleset: str, players: int | None, options: tuple[str, ...],
     "neither covered nor declared not testable.",
 )
 def test_command(paths: tuple[str, ...], output_format: str, strict: bool, verbose: bool, trace: bool) -> None:
-    """Run the scenario tests of rule files (NAME.tests.yaml files, folders, or rule files)."""
-    from . import scenario_report
-    from .scenario_file import load as load_tests
-    from .scenario_run import run_file
+    """Run the scenario tests of rule files (NAME.tests.yaml files, folders, or rule files).
 
-    try:
-        files, refused = scenario_report.collect(paths)
-    except scenario_report.NoTests as error:
-        raise UsageError(str(error)) from None
+    A path that names nothing is a usage error (exit 2), but the other paths are still run
+    and their results printed in the format asked for.
+    """
+    from . import scenario_report
+
+    if trace and output_format not in ("text", "json"):
+        empty = scenario_report.empty_report(output_format, trace)  # JUnit XML: still one document
+        if empty is not None:
+            click.echo(empty)
+        raise UsageError(f"--trace prints its table as text or json, not {output_format}")
+    collected = scenario_report.collect(paths)
+    nothing = not collected.files and not collected.refused
     if trace:  # the table needs the tests' citations, not their outcomes
-        if output_format not in ("text", "json"):
-            raise UsageError(f"--trace prints its table as text or json, not {output_format}")
-        loaded = [(d.span.file, None, [d]) for d in refused] + [(str(file), *load_tests(file)) for file in files]
-        coverages, broken = scenario_report.coverages([(path, tests) for path, tests, _problems in loaded])
-        missing = [clause for coverage in coverages for clause in coverage.missing]
-        failing = scenario_report.failing_files(loaded, strict)
-        if output_format == "json":
-            click.echo(scenario_report.trace_json(coverages, failing))
-        else:
-            click.echo(scenario_report.trace_markdown(coverages, broken))
-            if missing:
-                click.echo(f"not covered: {', '.join(missing)}")
-        problems = [d for _path, _tests, found in loaded for d in found]
-        if problems:  # as validate shows them: a file with problems fails the trace too
-            click.echo(render_text(problems, {}, colour=_colour(sys.stderr)), err=True)
-        raise SystemExit(1 if missing or failing else 0)
-    results = [*map(scenario_report.refused_file, refused), *map(run_file, files)]
-    if output_format == "json":
-        click.echo(scenario_report.as_json(results))
-    elif output_format == "github":
-        shown = scenario_report.github(results)
-        if shown:
-            click.echo(shown)
-    elif output_format == "junit":
-        click.echo(scenario_report.junit(results, strict))
+        traced = scenario_report.trace(collected, output_format, strict)
+        if output_format == "json" or not nothing:
+            click.echo(traced.shown)
+        if traced.problems:  # as validate shows them: a file with problems fails the trace too
+            click.echo(render_text(traced.problems, {}, colour=_colour(sys.stderr)), err=True)
+        failed = traced.failed
     else:
-        click.echo(scenario_report.text(results, verbose=verbose, colour=sys.stdout.isatty()))
-    raise SystemExit(1 if scenario_report.failed(results, strict) else 0)
+        results = [*collected.refused, *scenario_report.run_each_once(collected.files)]
+        if output_format == "json":
+            click.echo(scenario_report.as_json(results))
+        elif output_format == "github":
+            shown = scenario_report.github(results)
+            if shown:
+                click.echo(shown)
+        elif output_format == "junit":
+            click.echo(scenario_report.junit(results, strict))
+        elif not nothing:  # text: the usage error alone when nothing was run
+            complete = not collected.unusable
+            colour = sys.stdout.isatty()
+            click.echo(scenario_report.text(results, verbose=verbose, colour=colour, strict=strict, complete=complete))
+        failed = scenario_report.failed(results, strict)
+    if collected.unusable:
+        raise UsageError("\n".join(collected.unusable))
+    raise SystemExit(1 if failed else 0)
 
 
 @main.command(name="lsp")

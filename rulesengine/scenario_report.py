@@ -14,63 +14,136 @@ import attrs
 
 from .diagnostics import ERROR, Diagnostic, printable, render_github, render_text
 from .fileformat import TEST_FILE_SUFFIXES, is_test_file
-from .given_files import CannotLookUp, Gathered, is_file_or_unknown, look_up
-from .scenario_file import TestFile, readable_clauses
-from .scenario_run import FileResult, TestResult
+from .given_files import CannotLookUp, Gathered, is_file_or_unknown, look_up, real_path
+from .scenario_file import TestFile, load, readable_clauses
+from .scenario_run import FileResult, TestResult, run_scenario
+
+
+@attrs.frozen(eq=False)
+class UnreadFolder(FileResult):
+    """A folder that cannot be read: no test file, though its refusal fails the run as a test
+    file's error does (the test files in it are not run)."""
+
+
+@attrs.frozen
+class Collected:
+    """What the paths given name: the test files to run, those refused unread and the folders
+    that cannot be read (each with its one problem), and a usage error for each path that names
+    nothing (the other paths are still run)."""
+
+    files: list[Path]
+    refused: list[FileResult]
+    unusable: list[str]
+
+
+def collect(paths: Sequence[str]) -> Collected:
+    """Test files: given ones, every NAME.tests.yaml in folders, and those of given rule files
+    (NAME.tests.yaml beside NAME.yaml, or in a `tests` folder beside it); and a diagnostic for
+    each refused by the rule `validate` follows (a link out of its folder is not read)."""
+    gathered = Gathered()
+    unusable: list[str] = []
+    for raw in paths:
+        try:
+            _take(raw, gathered)
+        except NoTests as error:
+            unusable.append(str(error))
+    if not gathered.files and not gathered.refused and not unusable:
+        unusable.append("no scenario test files found (looked for NAME.tests.yaml)")
+    refused = [_refused(refusal) for refusal in gathered.refused]
+    return Collected(gathered.files, refused, unusable)
 
 
 class NoTests(Exception):
     """A path names nothing that holds scenario tests (a usage error)."""
 
 
-def collect(paths: Sequence[str]) -> tuple[list[Path], list[Diagnostic]]:
-    """Test files: given ones, every NAME.tests.yaml in folders, and those of given rule files
-    (NAME.tests.yaml beside NAME.yaml, or in a `tests` folder beside it); and a diagnostic for
-    each refused by the rule `validate` follows (a link out of its folder is not read)."""
-    gathered = Gathered()
-    for raw in paths:
-        if not raw:  # Path("") would be the working folder: a script's empty variable tests nothing
-            raise NoTests("an empty path names no file or folder")
-        path = Path(raw)
-        try:
-            is_dir, _there = look_up(raw)
-        except CannotLookUp as error:  # as a missing path
-            raise NoTests(str(error)) from None
-        if is_dir:
-            # hidden folders (.git, .venv, a pre-commit cache) hold no tests of this repository
-            gathered.take_folder(path, _is_test_file_name, hidden=False)
-        elif path.is_file() and is_test_file(path):
-            gathered.take(path, path.parent)
-        elif path.is_file():
-            stem = path.name.rsplit(".", 1)[0]
-            beside = [
-                (candidate, folder)
-                for folder in (path.parent, path.parent / "tests")
-                for suffix in TEST_FILE_SUFFIXES
-                # os.path.isfile: a test file's longer name may be too long for the system
-                if os.path.isfile(candidate := folder / f"{stem}{suffix}")
-            ]
-            if not beside:
-                looked = f"looked for {printable(stem)}.tests.yaml beside it and in tests/"
-                raise NoTests(f"no scenario tests for {printable(raw)} ({looked})")
-            for candidate, folder in beside:
-                gathered.take(candidate, folder)
-        elif os.path.lexists(path):  # a pipe, a device, a link that leads nowhere or in a loop
-            raise NoTests(f"not a regular file or a folder: {printable(raw)}")
-        else:
-            raise NoTests(f"no such file or folder: {printable(raw)}")
-    if not gathered.files and not gathered.refused:
-        raise NoTests("no scenario test files found (looked for NAME.tests.yaml)")
-    return gathered.files, gathered.refused
+def _take(raw: str, gathered: Gathered) -> None:
+    """Take the test files `raw` names, or raise NoTests."""
+    if not raw:  # Path("") would be the working folder: a script's empty variable tests nothing
+        raise NoTests("an empty path names no file or folder")
+    path = Path(raw)
+    try:
+        is_dir, _there = look_up(raw)
+    except CannotLookUp as error:  # as a missing path
+        raise NoTests(str(error)) from None
+    if is_dir:
+        # hidden folders (.git, .venv, a pre-commit cache) hold no tests of this repository
+        gathered.take_folder(path, _is_test_file_name, hidden=False)
+    elif path.is_file() and is_test_file(path):
+        gathered.take(path, path.parent)
+    elif path.is_file():
+        stem = path.name.rsplit(".", 1)[0]
+        beside = [
+            (candidate, folder)
+            for folder in (path.parent, path.parent / "tests")
+            for suffix in TEST_FILE_SUFFIXES
+            # os.path.isfile: a test file's longer name may be too long for the system
+            if os.path.isfile(candidate := folder / f"{stem}{suffix}")
+        ]
+        if not beside:
+            looked = f"looked for {printable(stem)}.tests.yaml beside it and in tests/"
+            raise NoTests(f"no scenario tests for {printable(raw)} ({looked})")
+        for candidate, folder in beside:
+            gathered.take(candidate, folder)
+    elif os.path.lexists(path):  # a pipe, a device, a link that leads nowhere or in a loop
+        raise NoTests(f"not a regular file or a folder: {printable(raw)}")
+    else:
+        raise NoTests(f"no such file or folder: {printable(raw)}")
 
 
 def _is_test_file_name(path: Path) -> bool:
     return is_test_file(path) and is_file_or_unknown(path)
 
 
-def refused_file(refusal: Diagnostic) -> FileResult:
-    """A test file that is not read: its refusal is its one problem."""
-    return FileResult(refusal.span.file, None, (refusal,), ())
+def run_each_once(files: Sequence[Path]) -> list[FileResult]:
+    """The results of the test files, each run once (see `loaded_once`)."""
+    return [_run(path, tests, problems) for path, tests, problems in loaded_once(files)]
+
+
+def loaded_once(files: Sequence[Path]) -> list[tuple[str, TestFile | None, list[Diagnostic]]]:
+    """The test files read, without a file met again under another name (a symbolic link in
+    its folder) that tests the same rule file against the same rules document: its tests and
+    problems are the same, reported once, under the name met first. A link whose own name makes
+    it test another rule file (NAME.yaml beside it, when it names none) is a run of its own."""
+    seen: set[tuple[object, ...]] = set()
+    kept = []
+    for file in files:
+        tests, problems = load(file)
+        key = _same_run(file, tests, problems)
+        if key not in seen:
+            seen.add(key)
+            kept.append((str(file), tests, problems))
+    return kept
+
+
+def _same_run(file: Path, tests: TestFile | None, problems: Sequence[Diagnostic]) -> tuple[object, ...]:
+    if tests is None:  # not read: the same file with the same problems at the same places
+        return (real_path(str(file)), *((d.code, d.span.line, d.span.column, d.message) for d in problems))
+    ruleset = real_path(tests.ruleset) if tests.ruleset is not None else None
+    rules = real_path(str(tests.rules)) if tests.rules is not None else None
+    return (real_path(str(file)), ruleset, rules)
+
+
+def _run(path: str, tests: TestFile | None, problems: Sequence[Diagnostic]) -> FileResult:
+    scenarios = tests.scenarios if tests is not None else ()
+    return FileResult(path, tests, tuple(problems), tuple(run_scenario(s, path) for s in scenarios))
+
+
+def _refused(refusal: Diagnostic) -> FileResult:
+    """A test file that is not read, or a folder that cannot be: its refusal is its one problem."""
+    # only a folder's refusal names a folder: a file refused is a link out of its folder or in a loop
+    kind = UnreadFolder if refusal.code == "RE009" and os.path.isdir(refusal.span.file) else FileResult
+    return kind(refusal.span.file, None, (refusal,), ())
+
+
+def empty_report(output_format: str, trace: bool) -> str | None:
+    """What a run that tests nothing prints in `output_format` (a refused command line): JSON
+    and JUnit XML are still one document, which a CI step reads."""
+    if output_format == "json":
+        return trace_json([], []) if trace else as_json([])
+    if output_format == "junit":  # with --trace too: a CI step reads the file it asked for
+        return junit([])
+    return None
 
 
 def fails(diagnostic: Diagnostic, strict: bool) -> bool:
@@ -87,7 +160,15 @@ def all_diagnostics(results: Sequence[FileResult]) -> list[Diagnostic]:
     return [d for r in results for d in (*r.problems, *(f for t in r.results for f in t.failures))]
 
 
-def text(results: Sequence[FileResult], verbose: bool = False, colour: bool = False) -> str:
+def text(
+    results: Sequence[FileResult],
+    verbose: bool = False,
+    colour: bool = False,
+    strict: bool = False,
+    complete: bool = True,
+) -> str:
+    """The problems and failures, and a summary that says why the run fails when it does
+    (`strict`: a warning of a test file fails it) and whether a path given was not run."""
     lines = []
     for result in results:
         if verbose:
@@ -97,14 +178,26 @@ def text(results: Sequence[FileResult], verbose: bool = False, colour: bool = Fa
     diagnostics = all_diagnostics(results)
     if diagnostics:
         lines.append(render_text(diagnostics, {}, colour=colour))
-    tests = [t for r in results for t in r.results]
-    passed = sum(t.passed for t in tests)
-    errors = sum(d.severity == ERROR for r in results for d in r.problems)
-    summary = f"{len(tests)} test(s) in {len(results)} file(s): {passed} passed, {len(tests) - passed} failed"
-    if errors:
-        summary += f"; {errors} problem(s) in the test files"
-    lines.append(summary)
+    lines.append(_summary(results, strict, complete))
     return "\n".join(lines)
+
+
+def _summary(results: Sequence[FileResult], strict: bool, complete: bool) -> str:
+    files = [r for r in results if not isinstance(r, UnreadFolder)]
+    folders = len(results) - len(files)
+    tests = [t for r in files for t in r.results]
+    passed = sum(t.passed for t in tests)
+    summary = f"{len(tests)} test(s) in {len(files)} file(s): {passed} passed, {len(tests) - passed} failed"
+    failing = [d for r in files for d in r.problems if fails(d, strict)]
+    if failing:
+        summary += f"; {len(failing)} problem(s) in the test files"
+        if any(d.severity != ERROR for d in failing):
+            summary += " (--strict: warnings fail the run)"
+    if folders:
+        summary += f"; {folders} folder(s) that cannot be read"
+    if not complete:
+        summary += "; incomplete: a path given was not run"
+    return summary
 
 
 def as_json(results: Sequence[FileResult]) -> str:
@@ -152,6 +245,7 @@ def junit(results: Sequence[FileResult], strict: bool = False) -> str:
         problems = [d for d in result.problems if fails(d, strict)]
         others = [d for d in result.problems if not fails(d, strict)]
         path = printable(result.path)  # every text escaped: the XML stays well-formed
+        part = "the folder" if isinstance(result, UnreadFolder) else "the test file"
         suite = ElementTree.SubElement(
             suites,
             "testsuite",
@@ -161,8 +255,9 @@ def junit(results: Sequence[FileResult], strict: bool = False) -> str:
             errors=str(1 if problems else 0),
         )
         if problems:
-            case = ElementTree.SubElement(suite, "testcase", classname=path, name="the test file", file=path, line="1")
-            error = ElementTree.SubElement(case, "error", message=f"{len(problems)} problem(s) in the test file")
+            case = ElementTree.SubElement(suite, "testcase", classname=path, name=part, file=path, line="1")
+            said = "the folder cannot be read" if part == "the folder" else f"{len(problems)} problem(s) in {part}"
+            error = ElementTree.SubElement(case, "error", message=said)
             error.text = render_text(problems, {})
         for test in result.results:
             case = ElementTree.SubElement(
@@ -209,19 +304,48 @@ class Coverage:
         return [f"{self.title} {c.clause}" for c in self.clauses if c.uncovered]
 
 
-def coverages(results: Sequence[FileResult | tuple[str, TestFile | None]]) -> tuple[list[Coverage], list[str]]:
+@attrs.frozen
+class Trace:
+    """What `test --trace` prints: the table (or its JSON), the problems of the test files (on
+    standard error, as validate shows them), and whether the trace fails."""
+
+    shown: str
+    problems: list[Diagnostic]
+    failed: bool
+
+
+def trace(collected: Collected, output_format: str, strict: bool) -> Trace:
+    """The trace of the test files collected: it fails when a numbered clause is neither covered
+    nor declared not testable, or when a test file's problems fail it (`strict`: a warning too)."""
+    read = loaded_once(collected.files)
+    found, broken = coverages([*collected.refused, *((path, tests) for path, tests, _problems in read)])
+    missing = [clause for coverage in found for clause in coverage.missing]
+    loaded = [(r.path, None, list(r.problems)) for r in collected.refused] + read
+    failing = failing_files(loaded, strict)
+    if output_format == "json":
+        shown = trace_json(found, failing)
+    else:
+        shown = trace_markdown(found, broken) + (f"\nnot covered: {', '.join(missing)}" if missing else "")
+    problems = [d for _path, _tests, problems in loaded for d in problems]
+    return Trace(shown, problems, bool(missing or failing))
+
+
+def coverages(
+    results: Sequence[FileResult | tuple[str, TestFile | None]],
+) -> tuple[list[Coverage], list[FileResult]]:
     """The coverage of each rules document cited by the test files, and the test files that have
     problems (no coverage of theirs is known). Test files of one rules document (a ruleset and
     its variants) make one coverage; without a document only cited clauses appear."""
     groups: dict[str, list[FileResult]] = {}
-    broken: list[str] = []
+    broken: list[FileResult] = []
     for item in results:
         result = item if isinstance(item, FileResult) else _unrun(*item)
         if result.tests is None:
-            broken.append(result.path)
+            broken.append(result)
             continue
         rules = result.tests.rules
-        groups.setdefault(str(rules.resolve()) if rules is not None else result.path, []).append(result)
+        # resolved without following a loop of symbolic links for ever (Path.resolve raises on one)
+        groups.setdefault(real_path(str(rules)) if rules is not None else result.path, []).append(result)
     return [_coverage(group) for group in groups.values()], broken
 
 
@@ -231,9 +355,9 @@ def failing_files(loaded: Sequence[tuple[str, TestFile | None, Sequence[Diagnost
     return [path for path, tests, found in loaded if tests is None or any(fails(d, strict) for d in found)]
 
 
-def trace_markdown(found: Sequence[Coverage], broken: Sequence[str]) -> str:
+def trace_markdown(found: Sequence[Coverage], broken: Sequence[FileResult]) -> str:
     """One Markdown table clause -> tests per rules document."""
-    out = [f"{printable(path)}: the test file has problems; no table\n" for path in broken]
+    out = [f"{printable(result.path)}: {_why_no_table(result)}; no table\n" for result in broken]
     for coverage in found:
         lines = [f"Clauses of {coverage.title} and the scenario tests citing them", "", "| clause | tests |"]
         lines.append("| --- | --- |")
@@ -249,6 +373,12 @@ def trace_markdown(found: Sequence[Coverage], broken: Sequence[str]) -> str:
             lines.append(f"| {clause.clause} | {shown.replace('|', '/')} |")
         out.append("\n".join(lines) + "\n")
     return "\n".join(out)
+
+
+def _why_no_table(result: FileResult) -> str:
+    if isinstance(result, UnreadFolder):
+        return "the folder cannot be read, so its test files are not traced"
+    return "the test file has problems"
 
 
 def trace_json(found: Sequence[Coverage], with_problems: Sequence[str]) -> str:

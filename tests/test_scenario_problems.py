@@ -466,4 +466,4 @@ def test_a_folder_of_tests_that_cannot_be_read_is_an_error_at_its_name(tmp_path,
     result = run("test", str(tmp_path))
     assert result.returncode == 1 and "P9" not in result.stdout
     assert f"{tmp_path / 'locked'}:1:1: error[RE009]: cannot read folder: Permission denied" in result.stdout
-    assert "1 test(s) in 2 file(s): 1 passed, 0 failed" in result.stdout
+    assert "1 test(s) in 1 file(s): 1 passed, 0 failed; 1 folder(s) that cannot be read" in result.stdout
