@@ -26,6 +26,7 @@ __all__ = [
     "RULE_FILE_SECTIONS",
     "Kind",
     "kind_of_document",
+    "kind_of_text",
     "recognise",
     "TEST_FILE_SUFFIXES",
     "choose",
@@ -68,16 +69,22 @@ def recognise(path: Path) -> Kind:
     except RuleFileError:
         return Kind.UNKNOWN
     text = data.decode("utf-8", "replace")
-    if len(data) <= MAX_FILE_BYTES and "\ufffd" not in text:
-        try:
-            tree = load_yaml(text.replace("\r\n", "\n"), str(path))
-        except (RuleFileError, ValueError):  # ValueError: PyYAML refusing an integer of thousands of digits
-            pass
-        else:
-            if not isinstance(tree, Map):
-                return Kind.OTHER
-            return kind_of_document({k: v.value if isinstance(v, Scalar) else v for k, v in tree.entries.items()})
-    return kind_of_document(_top_level_lines(text))
+    if len(data) > MAX_FILE_BYTES or "\ufffd" in text:  # not read as YAML: judged by its lines
+        return kind_of_document(_top_level_lines(text))
+    return kind_of_text(text.replace("\r\n", "\n"), str(path))
+
+
+def kind_of_text(text: str, name: str) -> Kind:
+    """What a YAML file holding `text` (its line breaks normalised to LF) is, by its parsed top
+    level, or by its unindented `key:` lines when it does not parse: the rule `validate`
+    follows, for the language server's unsaved text as well."""
+    try:
+        tree = load_yaml(text, name)
+    except (RuleFileError, ValueError):  # ValueError: PyYAML refusing an integer of thousands of digits
+        return kind_of_document(_top_level_lines(text))
+    if not isinstance(tree, Map):
+        return Kind.OTHER
+    return kind_of_document({k: v.value if isinstance(v, Scalar) else v for k, v in tree.entries.items()})
 
 
 def _top_level_lines(text: str) -> dict[str, str]:

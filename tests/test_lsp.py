@@ -108,7 +108,7 @@ async def test_diagnostics_as_you_type_match_validate(client, tmp_path_factory):
     assert {d.code for d in shown[1:]} <= {"RE227"}  # the warning that 'triple' is now in no phase
     line = typo.split("\n")[shown[0].range.start.line]
     assert line[shown[0].range.start.character : shown[0].range.end.character] == "tripel"
-    change(client, uri, "name: [unclosed\n", 4)
+    change(client, uri, "rulesengine: 1\nname: [unclosed\n", 4)  # marked: a rule file, its syntax error shown
     assert [d.code for d in await diagnostics_of(client, uri)] == ["RE001"]
 
 
@@ -124,6 +124,28 @@ async def test_scenario_test_files_get_their_diagnostics(client, tmp_path_factor
     uri = open_document(client, path)
     shown = await diagnostics_of(client, uri)
     assert [(d.code, d.range.start.line, d.range.start.character) for d in shown] == [("RE510", 5, 25)]
+
+
+@module_loop
+async def test_other_tools_yaml_files_get_no_diagnostics(client, tmp_path_factory):
+    # validate skips them in a folder and the schema does not call them rule files
+    folder = tmp_path_factory.mktemp("other")
+    others = {
+        ".yamllint.yml": "extends: default\nrules:\n  line-length: disable\n",
+        ".eslintrc.yml": "extends:\n  - eslint:recommended\n",
+    }
+    for name, text in others.items():
+        path = folder / name
+        path.write_text(text, encoding="utf-8")
+        assert await diagnostics_of(client, open_document(client, path)) == [], name
+    marked = folder / "house.yaml"
+    marked.write_text("rulesengine: 1\nextends: default\nname: House\n", encoding="utf-8")
+    shown = await diagnostics_of(client, open_document(client, marked))
+    assert [(d.code, d.range.start.line, d.range.start.character) for d in shown] == [("RE012", 1, 9)]
+    tests = folder / "house.tests.yaml"
+    tests.write_text("extends: default\n", encoding="utf-8")  # named as scenario tests: read as them
+    shown = await diagnostics_of(client, open_document(client, tests))
+    assert shown and [d.code for d in shown] == [d.code for d in validate_file(tests)[1]]
 
 
 @module_loop

@@ -10,6 +10,7 @@ import pytest
 from rulesengine.api import validate_file
 from rulesengine.compose import compose
 from rulesengine.diagnostics import RuleFileError
+from rulesengine.fileformat import Kind, recognise
 from rulesengine.lsp import analysis
 from rulesengine.source import Map, Seq, load_yaml
 
@@ -172,3 +173,49 @@ def test_hover_shows_an_option_default_as_yaml_writes_it(entry: str, shown: str)
     tree = load_yaml(f"options:\n  o: {entry}\n", "x.yaml")
     assert isinstance(tree, Map)
     assert analysis.declarations(tree)["o"].detail == shown
+
+
+# ---- what is a rule file: the rule validate follows ----------------------------------------------
+
+OTHER_TOOLS = {
+    ".yamllint.yml": "extends: default\nrules:\n  line-length: disable\n",
+    ".eslintrc.yml": "extends:\n  - eslint:recommended\nenv:\n  node: true\n",
+    "checks.yml": "on: push\njobs:\n  test:\n    runs-on: ubuntu-latest\n",
+    "broken.yml": "extends: default\nrules: [\n",  # does not parse: judged by its lines
+    "list.yaml": "- one\n- two\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(OTHER_TOOLS))
+def test_a_yaml_file_validate_skips_gets_no_diagnostics(tmp_path: Path, name: str):
+    path = tmp_path / name
+    path.write_text(OTHER_TOOLS[name], encoding="utf-8")
+    assert recognise(path) is Kind.OTHER  # a folder's walk skips it
+    for on_disk in (True, False):
+        assert analysis.analyse(OTHER_TOOLS[name], str(path), on_disk).diagnostics == ()
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        ("rulesengine: 1\nextends: default\nname: V\n", "RE012"),  # marked: a rule file
+        ("extends: house.yaml\nname: V\n", "RE012"),  # names a rule file
+        ("extends: [pan]\nname: V\nphases: {}\n", "RE011"),  # a rule-file section
+        ("rulesengine: 1\nname: [unclosed\n", "RE001"),
+        ("phases: [\n", "RE001"),  # judged by its lines
+    ],
+)
+def test_a_rule_file_gets_its_diagnostics_as_validate_gives_them(tmp_path: Path, text: str, code: str):
+    path = tmp_path / "game.yaml"
+    path.write_text(text, encoding="utf-8")
+    assert recognise(path) is not Kind.OTHER
+    found = analysis.analyse(text, str(path)).diagnostics
+    assert code in [d.code for d in found] and list(found) == validate_file(path)[1]
+
+
+def test_a_file_named_as_scenario_tests_is_analysed_as_one_whatever_it_holds(tmp_path: Path):
+    path = tmp_path / "game.tests.yaml"
+    text = "extends: default\n"
+    path.write_text(text, encoding="utf-8")
+    found = analysis.analyse(text, str(path)).diagnostics
+    assert found and list(found) == validate_file(path)[1]

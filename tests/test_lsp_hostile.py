@@ -394,7 +394,7 @@ def test_a_uri_that_can_name_no_file_is_read_from_its_text_alone(client: Client,
         assert "error" not in client.request(method, params), method
     client.notify(
         "textDocument/didChange",
-        {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": "name: [x\n"}]},
+        {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": "rulesengine: 1\nname: [x\n"}]},
     )
     assert [d["code"] for d in client.diagnostics(uri)] == ["RE001"]
     assert not "".join(client.stderr)

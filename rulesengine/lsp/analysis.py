@@ -16,7 +16,7 @@ from .. import scenario_file
 from ..check import check_block, check_with_warnings, is_block
 from ..compose import compose
 from ..diagnostics import Diagnostic, RuleFileError, Span
-from ..fileformat import is_test_file
+from ..fileformat import Kind, is_test_file, kind_of_text
 from ..scenario_checks import EXPECT_KEYS
 from ..scenario_file import load as load_tests
 from ..scenario_names import POSITION_KEYS
@@ -85,6 +85,14 @@ def not_unicode(text: str, path: str) -> tuple[Diagnostic, ...]:
     return ()
 
 
+def is_rule_or_test_file(text: str, path: str) -> bool:
+    """Whether the document is one the server reports on: a scenario test file, by its name,
+    or a rule file by the rule `validate` follows in a folder (the marker or a rule-file
+    section; `extends` alone when it names a rule file). Others, such as `.yamllint.yml`
+    with its `extends: default`, get no diagnostics."""
+    return is_test_file(path) or kind_of_text(text, path) is not Kind.OTHER
+
+
 def analyse(text: str, path: str, on_disk: bool = True) -> Analysis:
     """What there is to know about `text`, the document at `path`. When the path can name no
     file (`on_disk` false), nothing beside it is looked up: only the text itself is read, for
@@ -93,6 +101,8 @@ def analyse(text: str, path: str, on_disk: bool = True) -> Analysis:
     unreadable = not_unicode(text, path)
     if unreadable:  # the YAML reader cannot take such text
         return Analysis(path, unreadable, None, ())
+    if not is_rule_or_test_file(text, path):  # another tool's file, which validate skips: not ours to judge
+        return Analysis(path, (), None, ())
     if not on_disk:
         try:
             own = load_yaml(text, path)
