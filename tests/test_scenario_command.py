@@ -130,3 +130,15 @@ def test_a_link_that_tests_another_rule_file_by_its_own_name_is_a_run_of_its_own
     result = run("test", str(tmp_path))
     assert result.returncode == 1 and result.stdout.count("error[RE530]") == 2, result.stdout
     assert result.stdout.splitlines()[-1] == "4 test(s) in 2 file(s): 2 passed, 2 failed"
+
+
+def test_a_link_in_a_walked_folder_that_leads_nowhere_or_in_a_loop_is_reported(tmp_path):
+    write(tmp_path, "tests:\n  - {name: a, expect: {round: 1}}\n")
+    (tmp_path / "gone.tests.yaml").symlink_to("nowhere.tests.yaml")
+    (tmp_path / "l1.tests.yaml").symlink_to("l2.tests.yaml")
+    (tmp_path / "l2.tests.yaml").symlink_to("l1.tests.yaml")
+    result = run("test", str(tmp_path))
+    assert result.returncode == 1
+    for name in ("gone", "l1", "l2"):
+        assert f"{name}.tests.yaml:1:1: error[RE009]: cannot read file" in result.stdout
+    assert "1 test(s) in 4 file(s): 1 passed, 0 failed" in result.stdout
