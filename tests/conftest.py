@@ -48,3 +48,16 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.load_profile("default")
+
+
+def refuse_listing(monkeypatch, name: str) -> None:
+    """Make the system refuse to list every folder called `name`, as it refuses a user without
+    permission (the tests may run as root, who may read everything)."""
+    listing = os.scandir
+
+    def refusing(path: str | os.PathLike[str] = ".") -> os._ScandirIterator:
+        if Path(path).name == name:
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return listing(path)
+
+    monkeypatch.setattr(os, "scandir", refusing)

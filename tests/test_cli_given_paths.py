@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from tests.conftest import refuse_listing
 from tests.test_diagnostics import GAME
 
 BROKEN = GAME.replace("deal 3 of stock to hand from", "deal 3 of stock to hands from")  # RE303, one error
@@ -98,14 +99,7 @@ def locked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (tmp_path / "locked").mkdir()
     (tmp_path / "locked" / "err.yaml").write_text(BROKEN, encoding="utf-8")
     assert run("locked", cwd=tmp_path)[0] == 1  # readable, its error is found
-    listing = os.scandir
-
-    def refusing(path: str | os.PathLike[str] = ".") -> os._ScandirIterator:
-        if Path(path).name == "locked":
-            raise PermissionError(13, "Permission denied", os.fspath(path))
-        return listing(path)
-
-    monkeypatch.setattr(os, "scandir", refusing)
+    refuse_listing(monkeypatch, "locked")
     return tmp_path
 
 

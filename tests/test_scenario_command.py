@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 from xml.etree import ElementTree
 
+from tests.conftest import refuse_listing
 from tests.test_scenarios import GAME, run, write
 
 PASSING = "tests:\n  - {name: passes, clause: '1', expect: {current: P1}}\n"
@@ -100,14 +100,7 @@ def test_json_and_junit_are_one_document_when_nothing_is_tested(tmp_path):
 def test_a_folder_that_cannot_be_read_is_called_a_folder_and_not_counted_as_a_file(tmp_path, monkeypatch):
     write(tmp_path, PASSING)
     (tmp_path / "locked").mkdir()
-    listing = os.scandir
-
-    def refusing(path=".") -> os._ScandirIterator:  # as the system refuses a user without permission
-        if Path(path).name == "locked":
-            raise PermissionError(13, "Permission denied", os.fspath(path))
-        return listing(path)
-
-    monkeypatch.setattr(os, "scandir", refusing)
+    refuse_listing(monkeypatch, "locked")
     result = run("test", str(tmp_path))
     assert result.returncode == 1
     assert (

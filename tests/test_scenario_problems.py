@@ -10,6 +10,7 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 from rulesengine.scenario_file import load
+from tests.conftest import refuse_listing
 from tests.test_scenarios import GAME, run, write
 
 
@@ -455,14 +456,7 @@ def test_a_folder_of_tests_that_cannot_be_read_is_an_error_at_its_name(tmp_path,
     (tmp_path / "locked").mkdir()
     write(tmp_path / "locked", "tests:\n  - {name: b, expect: {current: P9}}\n")
     assert run("test", str(tmp_path)).returncode == 1  # readable, its failing test is run
-    listing = os.scandir
-
-    def refusing(path=".") -> os._ScandirIterator:  # as the system refuses a user without permission
-        if Path(path).name == "locked":
-            raise PermissionError(13, "Permission denied", os.fspath(path))
-        return listing(path)
-
-    monkeypatch.setattr(os, "scandir", refusing)
+    refuse_listing(monkeypatch, "locked")
     result = run("test", str(tmp_path))
     assert result.returncode == 1 and "P9" not in result.stdout
     assert f"{tmp_path / 'locked'}:1:1: error[RE009]: cannot read folder: Permission denied" in result.stdout
