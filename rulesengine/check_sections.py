@@ -315,9 +315,10 @@ class SectionReader(CheckerBase):
                 where = self.at(spec, "visibility")
                 self.error("RE262", f"zone '{name}' is seen by a team, but the game declares no 'teams'", where)
             if visibility in ("owner", "team") and (not dims or dims[0] != "player"):
+                seen_by = "its owner's team" if visibility == "team" else "its owner"
                 self.error(
                     "RE217",
-                    f"zone '{name}' is seen by its owner but belongs to no player",
+                    f"zone '{name}' is seen by {seen_by} but belongs to no player",
                     self.at(spec, "visibility"),
                     hint="add 'per: player'",
                 )

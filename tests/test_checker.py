@@ -907,3 +907,9 @@ def test_a_marker_that_is_not_a_version_is_shown_as_written(tmp_path, written, s
     assert found == [
         ("RE041", f"'rulesengine' takes the version of the rule-file format, a whole number from 1, not {shown}")
     ]
+
+
+@pytest.mark.parametrize("visibility, seen_by", [("owner", "its owner"), ("team", "its owner's team")])
+def test_a_shared_zone_seen_by_an_owner_names_who_sees_it(tmp_path, visibility, seen_by):
+    found = diagnose(tmp_path, BASE, ("pile: {visibility: all}", f"pile: {{visibility: {visibility}}}"))
+    assert ("RE217", f"zone 'pile' is seen by {seen_by} but belongs to no player") in found
