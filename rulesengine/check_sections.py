@@ -825,7 +825,12 @@ class SectionReader(CheckerBase):
         winners = self.optional_expr(spec.get("winners"), Scope(), ir.list_of(ir.PLAYER))
         losers = self.optional_expr(spec.get("losers"), Scope(), ir.list_of(ir.PLAYER))
         if winners is not None and losers is not None:
-            self.error("RE234", "give either 'winners' or 'losers', not both", spec.span)
+            self.error(
+                "RE234",
+                "give either 'winners' or 'losers', not both",
+                spec.span,
+                hint="keep one; a variant removes its base's with 'winners: null' (or 'losers: null')",
+            )
         self.evaluation = self.optional_expr(spec.get("evaluation"), Scope(), ir.INT)  # for agents: how `me` fares
         self.results = self.read_results(spec, winners, losers)
         return until, winners, losers

@@ -913,3 +913,14 @@ def test_a_marker_that_is_not_a_version_is_shown_as_written(tmp_path, written, s
 def test_a_shared_zone_seen_by_an_owner_names_who_sees_it(tmp_path, visibility, seen_by):
     found = diagnose(tmp_path, BASE, ("pile: {visibility: all}", f"pile: {{visibility: {visibility}}}"))
     assert ("RE217", f"zone 'pile' is seen by {seen_by} but belongs to no player") in found
+
+
+def test_a_variant_giving_losers_over_its_bases_winners_is_told_how_to_remove_them(tmp_path):
+    with_winners = BASE.replace("  until: round >= 1\n", "  until: round >= 1\n  winners: players\n")
+    (tmp_path / "base.yaml").write_text(with_winners, encoding="utf-8")
+    variant = tmp_path / "variant.yaml"
+    variant.write_text("extends: base.yaml\nmatch:\n  losers: players\n", encoding="utf-8")
+    [found] = [d for d in validate_file(variant)[1] if d.code == "RE234"]
+    assert "'winners: null'" in (found.hint or "")
+    variant.write_text("extends: base.yaml\nmatch:\n  winners: null\n  losers: players\n", encoding="utf-8")
+    assert not [d for d in validate_file(variant)[1] if d.code == "RE234"]
