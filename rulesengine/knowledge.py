@@ -121,6 +121,12 @@ def moved(state: Any, cards: Any, source: int, destination: int) -> None:
                         known[base + card] = -1
 
 
+# `ident` of a card a shuffle of the current step hid from a player: -1 (never identified since
+# its last shuffle) once the step is closed, told apart until then so that the cards the
+# step's move named before the shuffle are not taken as identified after it
+LOST_IN_SHUFFLE = -2
+
+
 def shuffled(state: Any, zone: int) -> None:
     """Zone `zone` is being shuffled: who cannot look into it loses track of its cards."""
     state._touched.add(zone)
@@ -142,7 +148,7 @@ def shuffled(state: Any, zone: int) -> None:
             base = p * count
             for card in contents:
                 state.known[base + card] = -1
-                state.ident[base + card] = -1
+                state.ident[base + card] = LOST_IN_SHUFFLE
 
 
 def chosen(state: Any) -> None:
@@ -179,7 +185,10 @@ def end_step(state: Any, action: int | None = None) -> None:
         count, stamp, ident = sight.num_cards, state.steps, state.ident
         for card in named:
             for p in range(sight.num_players):
-                ident[p * count + card] = stamp
+                # a card the move named and a shuffle of this step then hid was identified
+                # before that shuffle, not since: its new place is not known
+                if ident[p * count + card] != LOST_IN_SHUFFLE:
+                    ident[p * count + card] = stamp
     touched = state._touched
     if touched:
         zones = state.zones
@@ -194,6 +203,11 @@ def end_step(state: Any, action: int | None = None) -> None:
     state.trail = (state.trail, _with_commits(state, _record(state, changes)))
     if state._shuffled:
         state._shuffled = False
+        idents = state.ident
+        if LOST_IN_SHUFFLE in idents:
+            for index, step in enumerate(idents):
+                if step == LOST_IN_SHUFFLE:
+                    idents[index] = -1
         checkpoint = state.clone()
         checkpoint._checkpoint = None
         state._checkpoint = checkpoint

@@ -267,3 +267,36 @@ def test_a_shuffle_of_some_unseen_cards_keeps_them_exchangeable_with_the_others(
     pairs = {frozenset(pair) for pair in itertools.combinations(unseen, len(other))}
     assert set(hands) == pairs  # every hand P2 may hold, P1's view being the same in all
     assert resampler.fallbacks == 0
+
+
+def test_the_card_the_move_ending_a_round_named_is_redrawn_like_the_other_unseen_cards():
+    """The move that ends a round names its card; the next round's shuffle, run in the same
+    step, then hides it. The player saw the card before the shuffle, not after: a sample must
+    not keep it where the true shuffle put it."""
+    game = rulesengine.make_game(str(Path(__file__).parent.parent / "examples" / "tutorial-game.yaml"), players=4)
+    names = game.program.card_names
+    checked = 0
+    for seed in range(40):
+        state, rng = game.new_initial_state(seed=seed), random.Random(seed)
+        while state.round_number < 2 and not state.is_terminal():
+            state.apply_action(rng.choice(state.legal_actions()))
+        if state.is_terminal():
+            continue
+        card = game.decode(state.last_action)[1][0]
+        unaware = [p for p in range(4) if state.knowledge(p)[names[card]] is None]
+        if not unaware:
+            continue
+        player, checked = unaware[0], checked + 1
+        resampler = Resampler(state, player)
+        places = Counter(zones_of_card(resampler.sample(random.Random(k)), card) for k in range(60))
+        true_place = zones_of_card(state, card)
+        assert places[true_place] < 30, (seed, places)  # uniform over some 40 unseen places, not always the true one
+        if checked == 3:
+            break
+    assert checked == 3
+
+
+def zones_of_card(state, card: int) -> tuple[int, int]:
+    """Where `card` lies: its zone and its place in it."""
+    zone = state.where[card]
+    return zone, state.zones[zone].index(card)
