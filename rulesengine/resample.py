@@ -66,8 +66,9 @@ class Resampler:
         self._now: tuple | None = None
         self._loose: list[list[int]] | None = None
         # the unseen cards, by their class (a card identified since the checkpoint
-        # is not renamed there: the replay would refuse it; the redrawn choices move it instead)
-        self.classes = _classes(state, player, checkpoint.steps)
+        # is not renamed there: the replay would refuse it; the redrawn choices move it instead),
+        # in the order of their places at the checkpoint, where the renaming is applied
+        self.classes = _by_place(_classes(state, player, checkpoint.steps), checkpoint)
 
     @property
     def unseen(self) -> list[int]:
@@ -76,8 +77,8 @@ class Resampler:
 
     def sample(self, rng: random.Random) -> Any:
         """A state with the same information state for the player, hidden cards redrawn."""
-        if not self.classes and not self.skip:  # nothing hidden from the player: the true places, past forgotten
-            return self._forward(self._draw(rng), rng)
+        if not self.classes and not self.skip:  # nothing to replay: the cards it lost track of since, renamed
+            return self._forward(self._draw(rng, self._loose_classes()), rng)
         budget = self.attempts * (FIRST_SAMPLE_FACTOR if self._first else 1)
         self._first = False
         for _ in range(budget):
@@ -93,9 +94,14 @@ class Resampler:
             if walked is not None:
                 return walked
         self.fallbacks += 1
-        if self._loose is None:  # as the knowledge model has it: any card the player does not know where it is
-            self._loose = _classes(self.state, self.player, self.state.steps + 1)
-        return self._forward(self._draw(rng, self._loose), rng)
+        return self._forward(self._draw(rng, self._loose_classes()), rng)
+
+    def _loose_classes(self) -> list[list[int]]:
+        """As the knowledge model has it: any card the player does not know where it is, by its
+        class, in the order of the places of the state renamed without a replay (the current one)."""
+        if self._loose is None:
+            self._loose = _by_place(_classes(self.state, self.player, self.state.steps + 1), self.state)
+        return self._loose
 
     def _walk(self, start: list[int], rng: random.Random) -> Any:
         """A sample walked to from the relabeling of an accepted one: swaps of two cards of one
@@ -127,9 +133,9 @@ class Resampler:
     def _draw(self, rng: random.Random, classes: list[list[int]] | None = None) -> list[int]:
         sigma = list(range(self.state.program.num_cards))
         for cards in self.classes if classes is None else classes:
-            drawn = cards[:]
-            rng.shuffle(drawn)
-            for card, image in zip(cards, drawn):
+            images = sorted(cards)
+            rng.shuffle(images)
+            for card, image in zip(cards, images):  # the cards in the order of their places
                 sigma[card] = image
         return sigma
 
@@ -244,6 +250,15 @@ class Resampler:
         result._checkpoint = result.clone()
         result._checkpoint._checkpoint = None
         return result
+
+
+def _by_place(classes: list[list[int]], state: Any) -> list[list[int]]:
+    """Each class's cards in the order of their places in `state` (zone, then position): a draw
+    then gives each place its card from the generator alone, whichever card truly lies there,
+    so that a sample and its generator tell nothing of the true deal, and two deals the player
+    cannot tell apart give the same samples for the same generator."""
+    place = {card: (zone, index) for zone, cards in enumerate(state.zones) for index, card in enumerate(cards)}
+    return [sorted(cards, key=place.__getitem__) for cards in classes]
 
 
 def _classes(state: Any, player: int, since: int) -> list[list[int]]:

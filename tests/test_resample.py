@@ -300,3 +300,29 @@ def zones_of_card(state, card: int) -> tuple[int, int]:
     """Where `card` lies: its zone and its place in it."""
     zone = state.where[card]
     return zone, state.zones[zone].index(card)
+
+
+def test_a_sample_and_its_generator_tell_nothing_of_the_true_deal():
+    """Two deals the player cannot tell apart (two unseen cards of one class swapped between the
+    opponents' hands) give the same samples for the same generator: an agent that knows its
+    generator cannot undo the draw to find the true hands."""
+    game = rulesengine.make_game("pan", players=3)
+    state = game.new_initial_state(seed=1)
+    assert state._checkpoint.steps == state.steps  # just dealt: a sample renames this very deal
+    names = game.program.card_names
+    seen = state.knowledge(0)
+    zones = game.program.zone_names
+    hand2 = [c for c in state.zones[zones.index("hand[P2]")] if seen[names[c]] is None]
+    hand3 = [c for c in state.zones[zones.index("hand[P3]")] if seen[names[c]] is None]
+    a, b = next((x, y) for x in hand2 for y in hand3 if state.origin[x] == state.origin[y])
+    twin = state.clone()
+    twin._checkpoint = state._checkpoint.clone()
+    for deal in (twin, twin._checkpoint):
+        for zone in deal.zones:
+            zone[:] = [b if c == a else a if c == b else c for c in zone]
+        deal.where[a], deal.where[b] = deal.where[b], deal.where[a]
+    assert twin.information_state_key(0) == state.information_state_key(0) and zones_of(twin) != zones_of(state)
+    for seed in range(5):
+        assert zones_of(Resampler(twin, 0).sample(random.Random(seed))) == zones_of(
+            Resampler(state, 0).sample(random.Random(seed))
+        )
