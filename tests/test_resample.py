@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rulesengine
-from rulesengine.resample import Resampler
+from rulesengine.resample import Resampler, _classes
 from tests.test_knowledge import GAMES, TINY, game_of, step_randomly
 
 # chi-square critical values at the 0.1 % level, by degrees of freedom
@@ -326,3 +326,22 @@ def test_a_sample_and_its_generator_tell_nothing_of_the_true_deal():
         assert zones_of(Resampler(twin, 0).sample(random.Random(seed))) == zones_of(
             Resampler(state, 0).sample(random.Random(seed))
         )
+
+
+def test_with_nothing_to_replay_the_cards_the_player_lost_track_of_are_still_redrawn():
+    # cards identified since the last shuffle and lost since (moved out of sight among others)
+    # are not drawn by the replay; the sample renames them in place rather than keep the truth
+    game = rulesengine.make_game(str(Path(__file__).parent.parent / "examples" / "sum-capture.yaml"))
+    rng = random.Random(0)
+    state = game.new_initial_state(None)
+    for _ in range(600):
+        step_randomly(state, rng)
+        resampler = Resampler(state, 0)
+        if not resampler.classes and not resampler.skip and _classes(state, 0, state.steps + 1):
+            break
+    else:
+        raise AssertionError("no such position in 600 steps")
+    key = state.information_state_key(0)
+    samples = [resampler.sample(random.Random(k)) for k in range(20)]
+    assert all(sample.information_state_key(0) == key for sample in samples)
+    assert any(zones_of(sample) != zones_of(state) for sample in samples)
