@@ -1398,10 +1398,9 @@ class State:
 
     def resample(self, player: int, rng: random.Random) -> State:
         """A complete state `player` cannot tell from this one (see `rulesengine.resample`)."""
-        from .resample import Resampler  # the resampler needs the engine: imported when asked
+        from .resample import Resampler, check_generator  # the resampler needs the engine: imported when asked
 
-        if not isinstance(rng, random.Random):  # (NumPy's generators have other methods)
-            raise EngineError(f"resample draws with a random.Random, not {type(rng).__name__}")
+        check_generator(rng, "resample")
         return Resampler(self, seat_of(player, self.num_players, "resample")).sample(rng)
 
     def history_list(self) -> list[tuple[int, bool]]:

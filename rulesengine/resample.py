@@ -29,10 +29,11 @@ from math import comb
 from typing import Any
 
 from . import knowledge
-from .diagnostics import EngineError, IllegalActionError
+from .diagnostics import EngineError, IllegalActionError, shown_value
 from .engine import seat_of
 
 DEFAULT_ATTEMPTS = 200
+MOST_ATTEMPTS = 10_000  # a draw replays the steps since the last shuffle: more could take hours
 # A resampler's first sample may draw this many times `attempts`: every later sample can walk
 # from an accepted one, so finding one is worth more than any later draw.
 FIRST_SAMPLE_FACTOR = 10
@@ -45,6 +46,8 @@ class Resampler:
         if not state._track:
             raise EngineError("this state keeps no knowledge of the players (made with track=False)")
         player = seat_of(player, state.num_players, "resample")
+        if type(attempts) is not int or not 0 <= attempts <= MOST_ATTEMPTS:
+            raise EngineError(f"attempts is a whole number from 0 to {MOST_ATTEMPTS:,}, not {shown_value(attempts)}")
         self.state = state
         self.player = player
         self.attempts = attempts
@@ -77,6 +80,7 @@ class Resampler:
 
     def sample(self, rng: random.Random) -> Any:
         """A state with the same information state for the player, hidden cards redrawn."""
+        check_generator(rng, "resample")
         if not self.classes and not self.skip:  # nothing to replay: the cards it lost track of since, renamed
             return self._forward(self._draw(rng, self._loose_classes()), rng)
         budget = self.attempts * (FIRST_SAMPLE_FACTOR if self._first else 1)
@@ -250,6 +254,11 @@ class Resampler:
         result._checkpoint = result.clone()
         result._checkpoint._checkpoint = None
         return result
+
+
+def check_generator(rng: object, what: str) -> None:
+    if not isinstance(rng, random.Random):  # (NumPy's generators have other methods)
+        raise EngineError(f"{what} draws with a random.Random, not {type(rng).__name__}")
 
 
 def _by_place(classes: list[list[int]], state: Any) -> list[list[int]]:

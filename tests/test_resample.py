@@ -345,3 +345,36 @@ def test_with_nothing_to_replay_the_cards_the_player_lost_track_of_are_still_red
     samples = [resampler.sample(random.Random(k)) for k in range(20)]
     assert all(sample.information_state_key(0) == key for sample in samples)
     assert any(zones_of(sample) != zones_of(state) for sample in samples)
+
+
+@pytest.mark.parametrize("attempts", [-1, 2.5, "3", None, True, float("nan"), 10**9])
+def test_attempts_out_of_range_or_not_a_whole_number_are_refused(attempts):
+    state = rulesengine.make_game("pan", players=3).new_initial_state(seed=1)
+    with pytest.raises(rulesengine.EngineError, match="attempts is a whole number from 0 to 10,000"):
+        Resampler(state, 0, attempts=attempts)
+
+
+@pytest.mark.parametrize("rng", [None, 7, "seed", object()])
+def test_every_way_to_sample_refuses_what_is_not_a_random_generator(rng):
+    from rulesengine.agents import PlayerView
+
+    state = rulesengine.make_game("pan", players=3).new_initial_state(seed=1)
+    with pytest.raises(rulesengine.EngineError, match="draws with a random.Random"):
+        Resampler(state, 0).sample(rng)
+    with pytest.raises(rulesengine.EngineError, match="draws with a random.Random"):
+        state.resample(0, rng)
+    view = PlayerView(state, 0, random.Random(1))
+    for _ in range(2):  # the first sample is the view's own world, the next ones are drawn: both refuse alike
+        with pytest.raises(rulesengine.EngineError, match="draws with a random.Random"):
+            view.sample(rng)
+    if rng is not None:
+        with pytest.raises(rulesengine.EngineError, match="draws with a random.Random"):
+            PlayerView(state, 0, rng)
+
+
+def test_a_view_of_an_untracked_state_says_why_it_cannot_sample():
+    from rulesengine.agents import PlayerView
+
+    state = rulesengine.make_game("pan", players=3).new_initial_state(seed=1, track=False)
+    with pytest.raises(rulesengine.EngineError, match="track=False"):
+        PlayerView(state, 0).sample(random.Random(1))

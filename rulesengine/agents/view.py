@@ -14,7 +14,7 @@ from typing import Any
 
 from ..diagnostics import EngineError
 from ..engine import Game, State
-from ..resample import Resampler
+from ..resample import Resampler, check_generator
 
 
 class PlayerView:
@@ -30,6 +30,9 @@ class PlayerView:
         self._world: State | None = None
         self._sampler: Resampler | None = None
         self.true_state: State | None = None  # set only for agents that declare they cheat
+        if rng is not None:
+            check_generator(rng, "PlayerView")
+        self._untracked = not state._track
         if sampling and state._track:
             self._world = Resampler(state, player).sample(rng or random.Random(0))
 
@@ -48,6 +51,9 @@ class PlayerView:
 
     def sample(self, rng: random.Random) -> State:
         """A complete state the player cannot tell from the true one, new at every call."""
+        check_generator(rng, "PlayerView.sample")
+        if self._world is None and self._untracked:
+            raise EngineError("this state keeps no knowledge of the players (made with track=False)")
         if self._world is None:
             raise ValueError("this view was made without sampling")
         if self._sampler is None:  # the first sample is the one drawn with the view
