@@ -89,6 +89,29 @@ def initial(state: Any) -> None:
     state._shuffled = False
 
 
+def at_position(state: Any) -> None:
+    """Knowledge at a position set up from outside (no past to learn from): each player knows
+    the cards in the zones it may look into; every other card is unseen, all of them
+    exchangeable (as if just dealt from one shuffle). The trail and the checkpoint a resample
+    replays from start here."""
+    sight = state.game.sight
+    count, players = sight.num_cards, sight.num_players
+    known, ident = [-1] * (players * count), [-1] * (players * count)
+    for zone, cards in enumerate(state.zones):
+        for p in range(players):
+            if sight.sees[p][zone]:
+                for card in cards:
+                    known[p * count + card] = zone
+                    ident[p * count + card] = state.steps
+    state.known, state.ident = known, ident
+    state.origin = [state.chance_count] * count  # one class (the label a shuffle now would take)
+    state._touched = set(range(len(state.zones)))
+    state.trail = None
+    state._checkpoint = None
+    state._shuffled = True
+    end_step(state)
+
+
 def moved(state: Any, cards: Any, source: int, destination: int) -> None:
     """`cards` have just moved from `source` to `destination`."""
     touched = state._touched

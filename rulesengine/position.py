@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import attrs
 
+from . import knowledge
 from .engine import State
 from .stays import out_refused
 
@@ -43,6 +44,8 @@ def set_position(state: State, position: Position) -> None:
     `actions()` lists only the moves made after this call, and `information_state()`, which
     replays the match from its seed, does not describe a position set this way. Two caches
     of the state are emptied (`_legal`, the legal actions; `_seen`, kept information states).
+    What each player knows starts again too (`knowledge.at_position`): the cards it sees in
+    the position, every other card unseen.
     A player out of the round is refused when the game's rules never put one out: its compiled
     code takes every seat to be in the round (the pass `everyone stays`).
     """
@@ -84,3 +87,5 @@ def set_position(state: State, position: Position) -> None:
     state._legal = None  # listed again for the new position on the next request
     if state.log is not None:
         state.log = []
+    if state._track:  # what each player knows is what it sees in the position, nothing of before
+        knowledge.at_position(state)

@@ -378,3 +378,30 @@ def test_a_view_of_an_untracked_state_says_why_it_cannot_sample():
     state = rulesengine.make_game("pan", players=3).new_initial_state(seed=1, track=False)
     with pytest.raises(rulesengine.EngineError, match="track=False"):
         PlayerView(state, 0).sample(random.Random(1))
+
+
+def test_a_state_put_into_a_position_knows_only_what_the_position_shows():
+    # four cards moved from P1's hand to P2's: P1 sees its hand shrink, and samples follow the position
+    from rulesengine.position import Position, set_position
+
+    game = rulesengine.make_game("pan", players=3)
+    state = game.new_initial_state(seed=1)
+    names, zone_names = game.program.card_names, game.program.zone_names
+    mine, theirs = zone_names.index("hand[P1]"), zone_names.index("hand[P2]")
+    zones = [list(cards) for cards in state.zones]
+    moved, zones[mine] = zones[mine][:4], zones[mine][4:]
+    zones[theirs] += moved
+    key_before = state.information_state_key(0)
+    set_position(
+        state, Position(zones=tuple(map(tuple, zones)), variables=tuple(state.vars), phase=state.phase, current=0)
+    )
+    assert state.information_state_key(0) != key_before
+    assert all(state.knowledge(0)[names[card]] is None for card in moved)  # in P2's hand, unseen now
+    sizes = [len(zone) for zone in state.zones]
+    for seed in range(5):
+        sample = state.resample(0, random.Random(seed))
+        assert [len(zone) for zone in sample.zones] == sizes
+        assert sample.observation(0) == state.observation(0)
+        assert sample.information_state_key(0) == state.information_state_key(0)
+    hands = {tuple(sorted(state.resample(0, random.Random(seed)).zones[theirs])) for seed in range(10)}
+    assert len(hands) > 1  # the four cards are unseen like the others, not pinned where they lie
