@@ -330,16 +330,22 @@ def _github_property(text: str) -> str:
     return _github_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
+def identity(path: str | os.PathLike[str]) -> str:
+    """What a name stands for: its absolute path with the folders resolved, its own last
+    part kept (a symbolic link is a name of its own, refused or read as such, and named as
+    the link, not as what it leads to)."""
+    absolute = os.path.abspath(path)
+    return os.path.join(os.path.realpath(os.path.dirname(absolute)), os.path.basename(absolute))
+
+
 def _workspace_path(file: str) -> str:
     """A file inside the workspace (GitHub's `GITHUB_WORKSPACE`, else the working folder) as a
     path relative to it, without a leading `./`: GitHub places an annotation on a line of a
     pull request only for such a path, and a base file is named by its absolute path."""
     # the folders resolved: a workspace reached through a symbolic link (macOS's /var) holds
-    # the base files named by their resolved paths; the file's own name is kept, so that a
-    # link is named as the link, not as what it leads to
+    # the base files named by their resolved paths
     root = os.path.realpath(os.environ.get("GITHUB_WORKSPACE") or os.curdir)
-    folder, name = os.path.split(os.path.abspath(file))
-    absolute = os.path.join(os.path.realpath(folder), name)
+    absolute = identity(file)
     if absolute == root or not absolute.startswith(root.rstrip(os.sep) + os.sep):
         return file  # elsewhere (a shipped ruleset): as it is
     return Path(os.path.relpath(absolute, root)).as_posix()

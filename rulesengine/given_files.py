@@ -12,7 +12,7 @@ from pathlib import Path
 
 import attrs
 
-from .diagnostics import Diagnostic, Span, printable
+from .diagnostics import Diagnostic, Span, identity, printable
 
 
 class CannotLookUp(Exception):
@@ -26,13 +26,6 @@ def look_up(raw: str) -> tuple[bool, bool]:
         return path.is_dir(), path.exists() or path.is_symlink()
     except OSError as error:  # a name too long, a folder that may not be entered
         raise CannotLookUp(f"cannot look up {printable(raw)}: {error.strerror or error}") from None
-
-
-def identity(path: str | os.PathLike[str]) -> str:
-    """What a name stands for: its absolute path with the folders resolved, its own last
-    part kept (a symbolic link is a name of its own, refused or read as such)."""
-    absolute = os.path.abspath(path)
-    return os.path.join(os.path.realpath(os.path.dirname(absolute)), os.path.basename(absolute))
 
 
 def is_file_or_unknown(path: Path) -> bool:
