@@ -12,8 +12,9 @@ import gc
 import importlib
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 from click.core import ParameterSource
@@ -178,22 +179,38 @@ def _format_asked(args: list[str]) -> str | None:
     return asked
 
 
-class _ValidateCommand(click.Command):
-    """`validate`, whose `--format json` prints a JSON document even when click refuses the
-    command line (no path, an unknown option): `[]`, nothing was checked, and the usage
-    error on standard error as always."""
+class _OneDocumentCommand(click.Command):
+    """A command whose machine-readable formats print one document even when click refuses the
+    command line (no path, an unknown option): the report of a run that read nothing, from
+    `empty_document(args)`, read before parsing consumes the arguments; the usage error is on
+    standard error as always."""
+
+    def __init__(self, *args: Any, empty_document: Callable[[list[str]], str | None], **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.empty_document = empty_document
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        asked = _format_asked(args)
+        empty = self.empty_document(args)
         try:
             return super().parse_args(ctx, args)
         except click.UsageError:
-            if asked == "json":
-                click.echo(render_json([]))
+            if empty is not None:
+                click.echo(empty)
             raise
 
 
-@main.command(cls=_ValidateCommand)
+def _nothing_validated(args: list[str]) -> str | None:
+    return render_json([]) if _format_asked(args) == "json" else None
+
+
+def _nothing_tested(args: list[str]) -> str | None:
+    from . import scenario_report
+
+    trace = "--trace" in args[: _paths_from(args)]
+    return scenario_report.empty_report(_format_asked(args) or "text", trace)
+
+
+@main.command(cls=_OneDocumentCommand, empty_document=_nothing_validated)
 @click.argument("paths", nargs=-1, required=True)
 @click.option(
     "--format",
@@ -748,31 +765,12 @@ def compile_command(ruleset: str, players: int | None, options: tuple[str, ...],
     click.echo(compiler.listing(program), nl=False)
 
 
-class _TestCommand(click.Command):
-    """`test`, whose `--format json` and `--format junit` print one document even when click
-    refuses the command line (no path, an unknown option): it tests nothing; the usage error
-    is on standard error as always."""
-
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        asked = _format_asked(args)
-        trace = "--trace" in args[: _paths_from(args)]  # read first: parsing consumes the list
-        try:
-            return super().parse_args(ctx, args)
-        except click.UsageError:
-            from . import scenario_report
-
-            empty = scenario_report.empty_report(asked or "text", trace)
-            if empty is not None:
-                click.echo(empty)
-            raise
-
-
 def _paths_from(args: list[str]) -> int:
     """Where the arguments that can only be paths begin (after `--`)."""
     return args.index("--") if "--" in args else len(args)
 
 
-@main.command(name="test", cls=_TestCommand)
+@main.command(name="test", cls=_OneDocumentCommand, empty_document=_nothing_tested)
 @click.argument("paths", nargs=-1, required=True)
 @click.option(
     "--format",
