@@ -296,6 +296,16 @@ class _Reader(Shapes):
         """Every cited clause, and every clause called not testable, is a clause of the rules
         document; the tests citing a clause it does not have."""
         if rules is None:
+            if "not_testable" in top and "rules" not in top:  # (a `rules:` refused is reported already)
+                self.problems.append(
+                    Diagnostic(
+                        "RE512",
+                        "'not_testable' lists clauses, but the file names no rules document ('rules:'),"
+                        " so they are not checked",
+                        top.key_spans["not_testable"],
+                        severity=WARNING,
+                    )
+                )
             return []
         if not rules.is_file():
             written = top.entries["rules"]

@@ -168,3 +168,10 @@ def test_a_rule_file_or_rules_document_in_a_loop_of_symbolic_links_is_called_so(
     assert [text for _code, _line, _column, text in problems(path)] == [
         "the rule file 'loop.yaml' to test cannot be read (a loop of symbolic links)"
     ]
+
+
+def test_clauses_declared_not_testable_without_a_rules_document_are_a_warning(tmp_path):
+    path = write(tmp_path, "not_testable: {'5.2': chance}\ntests:\n  - {name: a, expect: {round: 1}}\n")
+    [(code, line, column, message)] = problems(path)
+    assert (code, line, column) == ("RE512", 1, 1) and "names no rules document" in message
+    assert run("test", str(path)).returncode == 0  # a warning: the tests still run and pass
