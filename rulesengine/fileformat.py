@@ -15,7 +15,7 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from .diagnostics import Diagnostic, RuleFileError, printable
+from .diagnostics import Diagnostic, RuleFileError, printable, shortened
 from .limits import MAX_FILE_BYTES
 from .shape import FORMAT_VERSION, MARKER, RULE_FILE_SECTIONS, extends_names_rule_file
 from .source import Map, Scalar, load_yaml, read_head
@@ -146,7 +146,7 @@ def version_problems(tree: Map) -> list[Diagnostic]:
             Diagnostic(
                 "RE041",
                 f"'{MARKER}' takes the version of the rule-file format, a whole number from 1, not"
-                f" {shown if len(shown) <= 40 else shown[:37] + '...'}",
+                f" {shortened(shown, 40)}",
                 node.span,
                 hint=hint if digits is None else f"write the number without quotes: '{MARKER}: {int(digits[:40])}'",
             )

@@ -94,6 +94,7 @@ def at_position(state: Any) -> None:
     the cards in the zones it may look into; every other card is unseen, all of them
     exchangeable (as if just dealt from one shuffle). The trail and the checkpoint a resample
     replays from start here."""
+    initial(state)  # the trail and the checkpoint start again
     sight = state.game.sight
     count, players = sight.num_cards, sight.num_players
     known, ident = [-1] * (players * count), [-1] * (players * count)
@@ -105,10 +106,7 @@ def at_position(state: Any) -> None:
                     ident[p * count + card] = state.steps
     state.known, state.ident = known, ident
     state.origin = [state.chance_count] * count  # one class (the label a shuffle now would take)
-    state._touched = set(range(len(state.zones)))
-    state.trail = None
-    state._checkpoint = None
-    state._shuffled = True
+    state._shuffled = True  # the checkpoint a resample replays from is the position
     end_step(state)
 
 
