@@ -69,7 +69,7 @@ def _colour(stream) -> bool:
 def _is_rule_file_name(path: Path) -> bool:
     if path.suffix not in (".yaml", ".yml"):
         return False
-    return given_files.is_file_or_unknown(path) or given_files.leads_nowhere(path)
+    return given_files.to_read(path)
 
 
 def _collect_files(paths: tuple[str, ...]) -> tuple[given_files.Gathered, list[str]]:

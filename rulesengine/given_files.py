@@ -28,22 +28,14 @@ def look_up(raw: str) -> tuple[bool, bool]:
         raise CannotLookUp(f"cannot look up {printable(raw)}: {error.strerror or error}") from None
 
 
-def is_file_or_unknown(path: Path) -> bool:
-    """Whether a file found in a folder is to be read: a regular file (or a link to one), or
-    one whose status cannot be read, so that reading it says why (RE009)."""
+def to_read(path: Path) -> bool:
+    """Whether a walk takes a file it found in a folder: a regular file (or a link to one), one
+    whose status cannot be read, or a symbolic link that leads nowhere or in a loop, so that
+    reading it says why (RE009), as when it is named, rather than passing it over."""
     try:
-        return path.is_file()
+        return path.is_file() or (path.is_symlink() and not path.exists())  # exists() is false for a loop too
     except OSError:  # its folder may be listed but not entered
         return True
-
-
-def leads_nowhere(path: Path) -> bool:
-    """Whether `path` is a symbolic link that leads nowhere or in a loop: a walk takes it, so
-    that it is reported (RE009) as it is when named, not passed over without a word."""
-    try:
-        return path.is_symlink() and not path.exists()  # exists() is false for a loop too
-    except OSError:  # its status cannot be read: `is_file_or_unknown` takes it
-        return False
 
 
 @attrs.define

@@ -14,7 +14,7 @@ import attrs
 
 from .diagnostics import ERROR, Diagnostic, printable, render_github, render_text
 from .fileformat import TEST_FILE_SUFFIXES, is_test_file
-from .given_files import CannotLookUp, Gathered, is_file_or_unknown, leads_nowhere, look_up, real_path
+from .given_files import CannotLookUp, Gathered, look_up, real_path, to_read
 from .scenario_file import TestFile, load, readable_clauses
 from .scenario_run import FileResult, TestResult, run_scenario
 
@@ -92,7 +92,7 @@ def _take(raw: str, gathered: Gathered) -> None:
 
 
 def _is_test_file_name(path: Path) -> bool:
-    return is_test_file(path) and (is_file_or_unknown(path) or leads_nowhere(path))
+    return is_test_file(path) and to_read(path)
 
 
 def run_each_once(files: Sequence[Path]) -> list[FileResult]:
