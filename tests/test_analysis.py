@@ -255,6 +255,26 @@ def test_ctrl_c_stops_soon_and_prints_partial_statistics(tmp_path, workers):
     assert "interrupted" in err
 
 
+@pytest.mark.parametrize("pressed_at", [0, 3])
+def test_ctrl_c_while_a_record_is_handed_over_loses_no_record(pressed_at: int) -> None:
+    """Ctrl-C pressed while a record is being handed over (a line being written) lets it be
+    written and stops the run at its next wait: every match counted is handed over once."""
+    from rulesengine.analysis.backends import run
+
+    plan = make_plan(rulesengine.make_game("padan", players=2), games=50)
+    handed: list[int] = []
+
+    def on_record(record: dict) -> None:
+        if len(handed) == pressed_at:
+            os.kill(os.getpid(), signal.SIGINT)  # delivered at once, inside this call
+        handed.append(record["index"])
+
+    outcome = run(plan, None, on_record=on_record)
+    assert outcome.interrupted
+    assert handed == list(range(pressed_at + 1)) and outcome.games == len(handed)
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
 def test_workers_auto_uses_the_cores_this_process_may_run_on():
     from rulesengine.analysis.backends import resolve_workers
 

@@ -117,26 +117,72 @@ def run(
     interrupted = False
     workers = max(1, min(workers, plan.games))  # a worker without a match to play is a process for nothing
     batches = _batches(plan, recording, workers, backend, address)
-    try:
-        for batch in batches:
-            for record in batch:
-                waiting[record["index"]] = record
-            done += len(batch)
-            while handed in waiting:
-                record = waiting.pop(handed)
-                handed += 1
-                if on_record is not None:
-                    on_record(record)
-            if progress is not None:
-                progress(done)
-    except KeyboardInterrupt:
-        interrupted = True
-    finally:
-        batches.close()  # ends the workers at once, also when `on_record` fails
-    for index in sorted(waiting):  # done after a match that was not (stopped by Ctrl-C)
-        if on_record is not None:
-            on_record(waiting[index])
+    with _CtrlC() as ctrl_c:
+        try:
+            for batch in ctrl_c.awaited(batches):
+                for record in batch:
+                    waiting[record["index"]] = record
+                done += len(batch)
+                while handed in waiting:
+                    record = waiting.pop(handed)
+                    handed += 1
+                    if on_record is not None:
+                        on_record(record)
+                if progress is not None:
+                    progress(done)
+        except KeyboardInterrupt:
+            interrupted = True
+        finally:
+            batches.close()  # ends the workers at once, also when `on_record` fails
+        for index in sorted(waiting):  # done after a match that was not (stopped by Ctrl-C)
+            if on_record is not None:
+                on_record(waiting[index])
+        interrupted = interrupted or ctrl_c.pressed  # pressed while the last records were handed over
     return Outcome(done, interrupted, time.perf_counter() - start, workers, backend)
+
+
+class _CtrlC:
+    """Ctrl-C stops a run only while it waits for matches: pressed while records are handed
+    over (a line of the matches file half written, a match counted and not written), it takes
+    effect when the run next waits. Only Python's own handling is replaced, in the main thread
+    (the only one signals reach): an ignored Ctrl-C or a caller's handler is left alone."""
+
+    def __init__(self) -> None:
+        self.waiting = False
+        self.pressed = False
+        self._installed = False
+
+    def __enter__(self) -> _CtrlC:
+        try:
+            if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+                signal.signal(signal.SIGINT, self._on_signal)
+                self._installed = True
+        except ValueError:  # not the main thread
+            pass
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._installed:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+
+    def _on_signal(self, signum: int, frame: object) -> None:
+        self.pressed = True
+        if self.waiting:
+            raise KeyboardInterrupt
+
+    def awaited(self, batches: Iterator[list[dict[str, Any]]]) -> Iterator[list[dict[str, Any]]]:
+        """The batches, Ctrl-C raising KeyboardInterrupt only while the next one is awaited."""
+        while True:
+            self.waiting = True
+            try:
+                if self.pressed:
+                    raise KeyboardInterrupt
+                batch = next(batches, None)
+            finally:
+                self.waiting = False
+            if batch is None:
+                return
+            yield batch
 
 
 def _batches(
