@@ -74,6 +74,8 @@ class State:
         "_pending",
         "_commits",
         "_ids",
+        "_direct",
+        "_max_steps",
     )
     _COPIED = (
         "zones",
@@ -142,6 +144,10 @@ class State:
         # replaced, never changed in place, so clones share it
         self._seen: dict[int, tuple] = {}
         self._track = track
+        # the actions `apply_action` hands straight to their step (`Game.direct`); none for a
+        # state that keeps knowledge, whose steps go through `_act` and then tell the players
+        self._direct = {} if track else game.direct
+        self._max_steps = game.max_steps
         self._pending: tuple[int, ...] = ()  # the ids picked so far of a choice made in steps (actions.py)
         self._commits: tuple[tuple[int, int], ...] = ()  # (player, action key) chosen so far in a simultaneous phase
         # during a choice in steps: (legal keys, picks so far, the ids that may come next or None,
@@ -176,6 +182,7 @@ class State:
         other._tail = []
         if not track:
             other._track = False
+            other._direct = self.game.direct
         other.zones = list(map(list.copy, self.zones))
         other.where = self.where.copy()
         other.vars = self.vars.copy()
@@ -234,53 +241,45 @@ class State:
         """The ids that may be applied now, in increasing order, as a new list: the player to
         move's at a decision, a chance node's outcomes, or []. Asked for a player (a seat of
         the match, else EngineError): that player's, [] unless it is that player's decision."""
+        legal = self._legal
+        # A list that is not empty is kept only at a decision node with no pick made (see
+        # `_pick`): its keys are the ids while they lie below the first move chosen in steps.
+        if legal and player is None and legal[-1] < self.game.plain_below:
+            return legal.copy()
         if player is not None and (
             seat_of(player, self.num_players, "legal_actions") != self.current
             or self.chance is not None
             or self.game_over
         ):
             return []
-        legal = self._legal
-        game = self.game
-        if game.stepwise:
-            # at a decision node (a list not empty is kept only there, or in a match ended from
-            # outside) with no pick made
-            if legal and not self._pending and not self.game_over:
-                encoding = game.encoding
-                own = encoding.own_ids
-                last = legal[-1]
-                # the keys of the moves before the first chosen in steps are their ids
-                if last < own:
-                    return legal.copy()
-                # Often one or two actions past those: their first ids are looked up and put in
-                # their places (two of one move may share one).
-                first = encoding.first
-                try:
-                    if len(legal) == 1 or legal[-2] < own:  # one past those
-                        ids = legal[:-1]
-                        insort(ids, first[last])
-                        return ids
-                    if len(legal) == 2 or legal[-3] < own:  # two past those
-                        before, after = first[legal[-2]], first[last]
-                        ids = legal[:-2]
-                        insort(ids, before)
-                        if after != before:
-                            insort(ids, after)
-                        return ids
-                except KeyError:  # a key not met before (noted in the general way)
-                    pass
-                return self._ids_of(legal)
-            if self.chance is None and not self.game_over:
-                if self._pending:
-                    return self._step_ids()
-                return self._ids_of(self._legal_ids())
-        if legal is not None and not self.game_over:
-            return legal.copy()  # kept only at decision nodes
         if self.game_over:
             return []
         if self.chance is not None:
             return [c for c, _ in self.chance_outcomes()]
-        return self._legal_ids().copy()
+        if self._pending:
+            return self._step_ids()
+        legal = self._legal_ids()
+        if not self.game.stepwise or not legal or legal[-1] < self.game.plain_below:
+            return legal.copy()
+        # Often one or two actions past those: their first ids are looked up and put in their
+        # places (two of one move may share one).
+        own, last = self.game.plain_below, legal[-1]
+        first = self.game.encoding.first
+        try:
+            if len(legal) == 1 or legal[-2] < own:  # one past those
+                ids = legal[:-1]
+                insort(ids, first[last])
+                return ids
+            if len(legal) == 2 or legal[-3] < own:  # two past those
+                before, after = first[legal[-2]], first[last]
+                ids = legal[:-2]
+                insort(ids, before)
+                if after != before:
+                    insort(ids, after)
+                return ids
+        except KeyError:  # a key not met before (noted in the general way)
+            pass
+        return self._ids_of(legal)
 
     def action_to_string(self, action: int) -> str:
         action = action_id(action)
@@ -324,13 +323,12 @@ class State:
     def apply_action(self, action: int) -> None:
         """Apply a player's action or a chance outcome; an illegal one changes nothing."""
         legal = self._legal
-        if legal and DIRECT_FLOW and not self._pending and not self.game_over:
-            # The common case at once: at a decision node (a list of legal actions that is not
-            # empty is kept only there), no pick made, a legal id that is a whole action of a
+        if legal and DIRECT_FLOW:
+            # The common case at once: at a decision node with no pick made (a list of legal
+            # actions that is not empty is kept only there, see `_pick`), a legal id that is a whole action of a
             # move with a step (`Game.direct`): the step notes the action itself.
-            game = self.game
             # (only an int: 0.0 and True would find 0 and 1)
-            play = game.direct.get(action) if type(action) is int else None
+            play = self._direct.get(action) if type(action) is int else None
             # A scan in C: as cheap as bisection for the lists of most decisions, and no dearer than
             # listing them was for a long one.
             if play is not None and action in legal:
@@ -338,20 +336,17 @@ class State:
                 if step(self, action, values, action):
                     # It stopped at the next decision, listed by its own settle: nothing is queued
                     # and the match goes on, unless the limit of steps is reached.
-                    if self.steps >= game.max_steps:
+                    if self.steps >= self._max_steps:
                         self._run()
-                    if self._track:
-                        knowledge.end_step(self, action)
                     return
                 if not settled:
-                    game.settles[self.phase](self)
-                if self.agenda or self.steps >= game.max_steps:
+                    self.game.settles[self.phase](self)
+                if self.agenda or self.steps >= self._max_steps:
                     self._run()
-                if self._track:
-                    knowledge.end_step(self, action)
                 if self.game_over:
                     self._verify_result()
                 return
+            game = self.game
             # Else straight to `_act`, which refuses an illegal key: any id of a game without steps
             # or hidden choices, or the key of an id taken in one id of a game with choices in
             # steps and no simultaneous phase (`whole_key`: None for any other id or game).
@@ -585,10 +580,14 @@ class State:
         key, steps = going[0]
         if len(steps) == k + 1:  # the ids of two actions never start one another
             self._pending = ()
+            self._legal = legal
             return key
         prefix = (*prefix, action)
         self._pending = prefix
+        # While a pick is made the legal keys are kept aside (`_legal_ids` finds them there), so
+        # that a list in `_legal` that is not empty always means a decision with no pick made.
         self._ids = (legal, prefix, None, going)
+        self._legal = None
         self._tail.append(action)
         return None
 
@@ -1292,6 +1291,8 @@ class State:
     def _legal_ids(self) -> list[int]:
         """The ids of the legal actions of the player to move, in increasing order (kept until a step)."""
         if self._legal is None:
+            if self._pending:  # kept aside while a pick is made (`_pick`)
+                return self._ids[0]  # type: ignore[index]
             found: list[int] = []
             if self.phase >= 0 and not self.game_over:
                 self.program.phases[self.phase].enumerate(self, self.current, found)
@@ -1625,6 +1626,12 @@ class Game:
         self.settles: tuple[Any, ...] = tuple(phase.settle for phase in program.phases)
         self.encoding = Encoding(program)  # the ids players see (actions.py)
         self.stepwise = self.encoding.stepwise
+        # A legal key below this is the action's id (`State.legal_actions`): every key of a game
+        # without choices in steps; in one with them, the keys below the first move chosen in steps.
+        blocks = self.encoding.blocks
+        self.plain_below = (
+            self.encoding.own_ids if self.stepwise else max((b.move.offset + b.width for b in blocks), default=0)
+        )
         self.simultaneous = any(phase.simultaneous for phase in program.phases)
         self.whole = not self.stepwise and not self.simultaneous  # every id is a whole action, applied at once
         # a game with choices in steps and no simultaneous phase: the key of an id taken in one id

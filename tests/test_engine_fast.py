@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 import rulesengine
 from rulesengine import compile as compiler
 from rulesengine import engine
+from rulesengine.agents import view
 from rulesengine.compile import no_effects
 from rulesengine.diagnostics import IllegalActionError
 from tests.game_checks import SHIPPED_SETTINGS, uncovered
@@ -157,7 +158,7 @@ def test_a_moves_play_leaves_the_state_its_step_and_settle_leave(
         a.apply_action(action)
         b.apply_action(action)
         for field in engine.State._SHARED + engine.State._COPIED:
-            if field not in ("game", "program", "known", "ident", "origin", "_touched", "_seen", "trail"):
+            if field not in ("game", "program", "_direct", "known", "ident", "origin", "_touched", "_seen", "trail"):
                 assert getattr(a, field) == getattr(b, field), field
         assert a.is_terminal() == b.is_terminal() and a.returns() == b.returns()
     assert b.is_terminal()
@@ -228,18 +229,19 @@ def test_an_illegal_action_is_refused_alike_on_both_paths(name: str) -> None:
 
 
 @pytest.mark.parametrize(("name", "players"), [("padan", 2), ("pan", 3)])  # ids taken whole; sets chosen in steps
-def test_a_finished_match_refuses_even_with_a_list_of_legal_actions_left(name: str, players: int) -> None:
-    """A state ended from outside (as an evaluation does to a clone) keeps its last list of legal
-    actions; it lists none, and the direct path refuses every action, as the general path does."""
+def test_a_match_ended_for_an_evaluation_refuses_every_action(name: str, players: int) -> None:
+    """A state ended where it stands (as the evaluation of agents does to a clone) keeps no list
+    of legal actions: it lists none, and the direct path refuses every action, as the general
+    path does."""
     game = game_of(name, players, {})
     state = game.new_initial_state(2)
     rng = random.Random(2)
     for _ in range(10):
         state.apply_action(rng.choice(state.legal_actions()))
-    ended = state.clone(track=False)
-    legal = ended.legal_actions()
-    assert ended._legal
-    ended.game_over = True
+    legal = state.legal_actions()
+    assert state._legal
+    ended = view._ended_here(state)
+    assert ended.is_terminal() and not ended._legal
     assert ended.legal_actions() == [] and ended.legal_actions(ended.current) == []
     with pytest.raises(IllegalActionError, match="the match is over"):
         ended.apply_action(legal[0])

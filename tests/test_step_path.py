@@ -97,6 +97,9 @@ def outcome(what: Callable, *args: Any) -> tuple[Any, str | None]:
 
 
 def snapshot(state: engine.State) -> dict[str, Any]:
+    # What `apply_action` and `legal_actions` take on trust: a kept list that is not empty
+    # means a decision with no pick made, in a match not over.
+    assert not state._legal or (state.chance is None and not state._pending and not state.game_over)
     seen = {field: getattr(state, field) for field in FIELDS}
     seen["legal"] = state.legal_actions()
     seen["returns"] = state.returns()

@@ -90,10 +90,7 @@ def evaluate(state: State, player: int) -> float:
     """
     if state.is_terminal():
         return state.returns()[player]
-    ended = state.clone(track=False)
-    ended.game_over = True
-    ended.truncated = False
-    return ended.returns()[player]
+    return _ended_here(state).returns()[player]
 
 
 def declared(state: State, player: int) -> float:
@@ -107,7 +104,13 @@ def declared(state: State, player: int) -> float:
 def evaluate_all(state: State) -> list[float]:
     if state.is_terminal():
         return state.returns()
+    return _ended_here(state).returns()
+
+
+def _ended_here(state: State) -> State:
+    """A copy of `state` as if the match ended now (not cut short: its returns are the rules')."""
     ended = state.clone(track=False)
     ended.game_over = True
     ended.truncated = False
-    return ended.returns()
+    ended._legal = None  # a kept list means a decision (`State.apply_action`)
+    return ended
