@@ -244,8 +244,10 @@ class State:
         legal = self._legal
         # A list that is not empty is kept only at a decision node with no pick made (see
         # `_pick`): its keys are the ids while they lie below the first move chosen in steps.
-        if legal and player is None and legal[-1] < self.game.plain_below:
-            return legal.copy()
+        if legal and player is None:
+            if legal[-1] < self.game.plain_below:
+                return legal.copy()
+            return self._ids_past_plain(legal)
         if player is not None and (
             seat_of(player, self.num_players, "legal_actions") != self.current
             or self.chance is not None
@@ -259,27 +261,9 @@ class State:
         if self._pending:
             return self._step_ids()
         legal = self._legal_ids()
-        if not self.game.stepwise or not legal or legal[-1] < self.game.plain_below:
+        if not legal or legal[-1] < self.game.plain_below:
             return legal.copy()
-        # Often one or two actions past those: their first ids are looked up and put in their
-        # places (two of one move may share one).
-        own, last = self.game.plain_below, legal[-1]
-        first = self.game.encoding.first
-        try:
-            if len(legal) == 1 or legal[-2] < own:  # one past those
-                ids = legal[:-1]
-                insort(ids, first[last])
-                return ids
-            if len(legal) == 2 or legal[-3] < own:  # two past those
-                before, after = first[legal[-2]], first[last]
-                ids = legal[:-2]
-                insort(ids, before)
-                if after != before:
-                    insort(ids, after)
-                return ids
-        except KeyError:  # a key not met before (noted in the general way)
-            pass
-        return self._ids_of(legal)
+        return self._ids_past_plain(legal)
 
     def action_to_string(self, action: int) -> str:
         action = action_id(action)
@@ -489,6 +473,27 @@ class State:
         encoding = self.game.encoding
         found = encoding._steps.get(key)
         return found if found is not None else encoding.steps(key, *self.game.decode(key))
+
+    def _ids_past_plain(self, legal: list[int]) -> list[int]:
+        """The ids of a decision's legal keys (in increasing order) whose last lies past the keys
+        that are ids: mostly one or two such actions, whose first ids are looked up and put in
+        their places (two of one move may share one); else as `_ids_of` finds them."""
+        own, first = self.game.plain_below, self.game.encoding.first
+        try:
+            if len(legal) == 1 or legal[-2] < own:  # one past those
+                ids = legal[:-1]
+                insort(ids, first[legal[-1]])
+                return ids
+            if len(legal) == 2 or legal[-3] < own:  # two past those
+                before, after = first[legal[-2]], first[legal[-1]]
+                ids = legal[:-2]
+                insort(ids, before)
+                if after != before:
+                    insort(ids, after)
+                return ids
+        except KeyError:  # a key not met before (noted in the general way)
+            pass
+        return self._ids_of(legal)
 
     def _ids_of(self, legal: list[int]) -> list[int]:
         """The ids of the legal actions `legal` (keys, in increasing order) at a decision of a
