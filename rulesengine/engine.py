@@ -245,7 +245,7 @@ class State:
         # A list that is not empty is kept only at a decision node with no pick made (see
         # `_pick`): its keys are the ids while they lie below the first move chosen in steps.
         if legal and player is None:
-            if legal[-1] < self.game.plain_below:
+            if not self.game.stepwise or legal[-1] < self.game.plain_below:
                 return legal.copy()
             return self._ids_past_plain(legal)
         if player is not None and (
