@@ -245,7 +245,7 @@ class State:
         # A list that is not empty is kept only at a decision node with no pick made (see
         # `_pick`): its keys are the ids while they lie below the first move chosen in steps.
         if legal and player is None:
-            if not self.game.stepwise or legal[-1] < self.game.plain_below:
+            if not self.game.stepwise or legal[-1] < self.game.encoding.own_ids:
                 return legal.copy()
             return self._ids_past_plain(legal)
         if player is not None and (
@@ -261,7 +261,7 @@ class State:
         if self._pending:
             return self._step_ids()
         legal = self._legal_ids()
-        if not legal or legal[-1] < self.game.plain_below:
+        if not self.game.stepwise or not legal or legal[-1] < self.game.encoding.own_ids:
             return legal.copy()
         return self._ids_past_plain(legal)
 
@@ -478,7 +478,8 @@ class State:
         """The ids of a decision's legal keys (in increasing order) whose last lies past the keys
         that are ids: mostly one or two such actions, whose first ids are looked up and put in
         their places (two of one move may share one); else as `_ids_of` finds them."""
-        own, first = self.game.plain_below, self.game.encoding.first
+        encoding = self.game.encoding
+        own, first = encoding.own_ids, encoding.first
         try:
             if len(legal) == 1 or legal[-2] < own:  # one past those
                 ids = legal[:-1]
@@ -1631,12 +1632,6 @@ class Game:
         self.settles: tuple[Any, ...] = tuple(phase.settle for phase in program.phases)
         self.encoding = Encoding(program)  # the ids players see (actions.py)
         self.stepwise = self.encoding.stepwise
-        # A legal key below this is the action's id (`State.legal_actions`): every key of a game
-        # without choices in steps; in one with them, the keys below the first move chosen in steps.
-        blocks = self.encoding.blocks
-        self.plain_below = (
-            self.encoding.own_ids if self.stepwise else max((b.move.offset + b.width for b in blocks), default=0)
-        )
         self.simultaneous = any(phase.simultaneous for phase in program.phases)
         self.whole = not self.stepwise and not self.simultaneous  # every id is a whole action, applied at once
         # a game with choices in steps and no simultaneous phase: the key of an id taken in one id
