@@ -124,6 +124,8 @@ def test_padvinderspel_offers_the_cards_that_attach_then_lay_all_else_a_pass() -
     assert match.legal_actions() == [card(0, 5), card(0, 7), card(1, 6)]
     match.hands[0] = [card(0, 7), card(0, 8)]
     assert match.legal_actions() == [card(0, 7), padvinderspel.LAY_ALL]
+    match.hands[0] = [card(0, 7)]
+    assert match.legal_actions() == [card(0, 7)]  # one card left: attached, not laid out whole
     match.hands[0] = [card(0, 9)]
     assert match.legal_actions() == [padvinderspel.PASS]
 

@@ -107,7 +107,7 @@ class Match:
         actions: list[Action] = [card for card in hand if playable[card]]
         if not actions:
             return [PASS]
-        if can_lay_all(hand, self.rows, self.start, self.adjacent):
+        if len(hand) > 1 and can_lay_all(hand, self.rows, self.start, self.adjacent):  # one card: attached
             actions.append(LAY_ALL)
         return actions
 
