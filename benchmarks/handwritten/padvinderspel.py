@@ -8,7 +8,7 @@ so the two are compared on the same work. A forced pass still counts as a decisi
 Written for speed as a careful engineer would: a card is a number, 0..49, whose suit and
 number are read from tables; whether each card attaches is a table too, updated when a row
 grows (a lookup per card, not a function call); whether the whole hand can be laid is only
-asked when some card attaches.
+asked when some card attaches and more than one is held (one card left is simply attached).
 """
 
 from __future__ import annotations
@@ -107,7 +107,7 @@ class Match:
         actions: list[Action] = [card for card in hand if playable[card]]
         if not actions:
             return [PASS]
-        if len(hand) > 1 and can_lay_all(hand, self.rows, self.start, self.adjacent):  # one card: attached
+        if len(hand) > 1 and can_lay_all(hand, self.rows, self.start, self.adjacent):
             actions.append(LAY_ALL)
         return actions
 
