@@ -247,7 +247,7 @@ class State:
         if legal and player is None:
             if not self.game.stepwise or legal[-1] < self.game.encoding.own_ids:
                 return legal.copy()
-            return self._ids_past_plain(legal)
+            return self._ids_of(legal)
         if player is not None and (
             seat_of(player, self.num_players, "legal_actions") != self.current
             or self.chance is not None
@@ -261,9 +261,7 @@ class State:
         if self._pending:
             return self._step_ids()
         legal = self._legal_ids()
-        if not self.game.stepwise or not legal or legal[-1] < self.game.encoding.own_ids:
-            return legal.copy()
-        return self._ids_past_plain(legal)
+        return self._ids_of(legal) if self.game.stepwise else legal.copy()
 
     def action_to_string(self, action: int) -> str:
         action = action_id(action)
@@ -474,12 +472,17 @@ class State:
         found = encoding._steps.get(key)
         return found if found is not None else encoding.steps(key, *self.game.decode(key))
 
-    def _ids_past_plain(self, legal: list[int]) -> list[int]:
-        """The ids of a decision's legal keys (in increasing order) whose last lies past the keys
-        that are ids: mostly one or two such actions, whose first ids are looked up and put in
-        their places (two of one move may share one); else as `_ids_of` finds them."""
+    def _ids_of(self, legal: list[int]) -> list[int]:
+        """The ids of the legal actions `legal` (keys, in increasing order) at a decision of a
+        game with choices made in steps, no pick made: a new list."""
         encoding = self.game.encoding
-        own, first = encoding.own_ids, encoding.first
+        own = encoding.own_ids
+        # the keys of the moves before the first chosen in steps are their ids
+        if not legal or legal[-1] < own:
+            return legal.copy()
+        # Mostly one or two actions past those: their first ids are looked up and put in their
+        # places (two of one move may share one).
+        first = encoding.first
         try:
             if len(legal) == 1 or legal[-2] < own:  # one past those
                 ids = legal[:-1]
@@ -492,27 +495,17 @@ class State:
                 if after != before:
                     insort(ids, after)
                 return ids
-        except KeyError:  # a key not met before (noted in the general way)
+        except KeyError:  # a key not met before (noted below, in the general way)
             pass
-        return self._ids_of(legal)
-
-    def _ids_of(self, legal: list[int]) -> list[int]:
-        """The ids of the legal actions `legal` (keys, in increasing order) at a decision of a
-        game with choices made in steps, no pick made: a new list."""
-        encoding = self.game.encoding
-        own = encoding.own_ids
-        # the keys of the moves before the first chosen in steps are their ids
-        if not legal or legal[-1] < own:
-            return legal.copy()
-        # else the ids past those are looked up (a long list is not copied twice)
+        # else every id past those is looked up (a long list is not copied twice)
         cut = bisect_left(legal, own) if own else 0
         later = legal[cut:] if cut else legal
         found = list(map(encoding.plain_id, later))  # None for a choice in steps
-        ids: list[int] = self._first_ids(later, found) if None in found else found  # type: ignore[assignment]
+        past: list[int] = self._first_ids(later, found) if None in found else found  # type: ignore[assignment]
         if not cut:
-            return ids
-        joined = legal[:cut] + ids
-        if ids[0] < legal[cut - 1]:  # the compiler's keys put the moves chosen in steps last, not their ids
+            return past
+        joined = legal[:cut] + past
+        if past[0] < legal[cut - 1]:  # the compiler's keys put the moves chosen in steps last, not their ids
             joined.sort()
         return joined
 
