@@ -123,22 +123,29 @@ def test_every_bad_value_of_an_expected_key_is_reported_not_only_the_first(tmp_p
     assert ran.returncode == 1 and "0 test(s)" in ran.stdout  # a test with a problem does not run
 
 
-def test_a_wrong_number_of_returns_is_reported_with_each_bad_return(tmp_path):
-    path = write(tmp_path, "tests:\n  - name: a\n    expect: {returns: [.inf, .nan, 1]}\n")
-    assert [text for _code, _line, _column, text in problems(path)] == [
-        "'returns' needs one value per player (2)",
-        "a return must be a finite number",
-        "a return must be a finite number",
-    ]
-
-
-def test_a_card_name_that_yaml_reads_as_another_value_is_shown_as_written(tmp_path):
-    path = write(tmp_path, "tests:\n  - name: a\n    expect: {zones: {pile: true, stock: [0x10, 1.50]}}\n")
-    assert [text for _code, _line, _column, text in problems(path)] == [
-        "no card is named 'true'",
-        "no card is named '0x10'",
-        "no card is named '1.50'",
-    ]
+@pytest.mark.parametrize(
+    ("expect", "messages"),
+    [
+        # a wrong number of returns, and each bad return
+        (
+            "{returns: [.inf, .nan, 1]}",
+            [
+                "'returns' needs one value per player (2)",
+                "a return must be a finite number",
+                "a return must be a finite number",
+            ],
+        ),
+        # a card name that YAML reads as another value, shown as written
+        (
+            "{zones: {pile: true, stock: [0x10, 1.50]}}",
+            ["no card is named 'true'", "no card is named '0x10'", "no card is named '1.50'"],
+        ),
+    ],
+    ids=["returns", "card-names-as-written"],
+)
+def test_each_bad_value_of_expect_is_reported_in_its_own_words(tmp_path, expect, messages):
+    path = write(tmp_path, f"tests:\n  - name: a\n    expect: {expect}\n")
+    assert [text for _code, _line, _column, text in problems(path)] == messages
 
 
 def test_an_empty_ruleset_path_is_a_value_of_the_wrong_shape_as_an_empty_rules_path_is(tmp_path):
