@@ -32,6 +32,9 @@ _NORMAL, _LIMIT, _STUCK = flow.NORMAL, flow.LIMIT, flow.STUCK
 # The direct paths (a whole action applied without the general dispatch, phase and round
 # changes without the agenda); tests turn them off to compare with the general path.
 DIRECT_FLOW = True
+# The ids `Game.direct` holds a place for (a table of ids, not a dict: the hot path indexes it).
+DIRECT_IDS = 1 << 16
+_NO_DIRECT: list = []  # the table of a state that keeps knowledge: none of its steps is direct
 
 # The root of a history that does not go back to the start of the match (a state put into a
 # position, or resampled): a cell like the others, so any walk of the chain ends at None.
@@ -146,7 +149,7 @@ class State:
         self._track = track
         # the actions `apply_action` hands straight to their step (`Game.direct`); none for a
         # state that keeps knowledge, whose steps go through `_act` and then tell the players
-        self._direct = {} if track else game.direct
+        self._direct = _NO_DIRECT if track else game.direct
         self._max_steps = game.max_steps
         self._pending: tuple[int, ...] = ()  # the ids picked so far of a choice made in steps (actions.py)
         self._commits: tuple[tuple[int, int], ...] = ()  # (player, action key) chosen so far in a simultaneous phase
@@ -310,9 +313,15 @@ class State:
             # actions that is not empty is kept only there, see `_pick`), a legal id that is a whole action of a
             # move with a step (`Game.direct`): the step notes the action itself.
             # (only an int: 0.0 and True would find 0 and 1)
-            play = self._direct.get(action) if type(action) is int else None
+            play = None
+            if type(action) is int:
+                try:
+                    play = self._direct[action]  # an index, not a hash: the cheapest look-up
+                except IndexError:  # past the table (or no table: a state that keeps knowledge)
+                    pass
             # A scan in C: as cheap as bisection for the lists of most decisions, and no dearer than
-            # listing them was for a long one.
+            # listing them was for a long one. (A negative id finds an entry from the end, which
+            # no list of legal actions holds.)
             if play is not None and action in legal:
                 step, values, settled = play
                 if step(self, action, values, action):
@@ -1616,14 +1625,15 @@ class Game:
         # (step or None, parameter values, is a pass, move, the step settles) of every action
         # decoded so far, as `State._act` reads them; filled with `_decoded`
         self.plays: dict[int, tuple[Any, tuple, bool, CompiledMove, bool]] = {}
-        # (step, parameter values, the step settles) of every id decoded so far that is a whole
-        # action of a move with a step and may be applied at once (`State.apply_action`): every
-        # such action of a game without simultaneous phases whose id is its key
-        self.direct: dict[int, tuple[Any, tuple, bool]] = {}
         # each phase's settle function by phase index: one load reaches it after a step
         # (None for a phase whose moves all settle in their own step: never called)
         self.settles: tuple[Any, ...] = tuple(phase.settle for phase in program.phases)
         self.encoding = Encoding(program)  # the ids players see (actions.py)
+        # by id: (step, parameter values, the step settles) of every id decoded so far that is a
+        # whole action of a move with a step and may be applied at once (`State.apply_action`):
+        # every such action of a game without simultaneous phases whose id is its key; None for
+        # any other id. Ids past DIRECT_IDS take the general path, which does the same by `plays`.
+        self.direct: list[tuple[Any, tuple, bool] | None] = [None] * min(self.encoding.num_actions, DIRECT_IDS)
         self.stepwise = self.encoding.stepwise
         self.simultaneous = any(phase.simultaneous for phase in program.phases)
         self.whole = not self.stepwise and not self.simultaneous  # every id is a whole action, applied at once
@@ -1705,7 +1715,7 @@ class Game:
             decoded = self._decoded[action] = self._decode(action)
             move, values = decoded
             self.plays[action] = (move.step, values, move.is_pass, move, move.settled)
-            if move.step is not None and (self.whole or self.whole_key(action) == action):
+            if move.step is not None and (self.whole or self.whole_key(action) == action) and action < len(self.direct):
                 self.direct[action] = (move.step, values, move.settled)
         return decoded
 

@@ -24,7 +24,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rulesengine
-from rulesengine import EngineError, engine
+from rulesengine import EngineError, api, engine
 from rulesengine.diagnostics import IllegalActionError, RuleFileError
 from tests.game_checks import uncovered
 from tests.gamegen import generate
@@ -165,6 +165,22 @@ def test_the_limit_of_steps_stops_both_paths_alike(name: str, players: int | Non
     while not state.is_terminal():
         state.apply_action(state.legal_actions()[-1])
     assert state.truncated and state.steps == limit and state._legal is None
+
+
+@pytest.mark.parametrize("size", [0, 1, 30])
+def test_ids_past_the_direct_table_take_the_general_path(monkeypatch, size: int) -> None:
+    """`Game.direct` holds a place for the first `DIRECT_IDS` ids only: a legal id past it is
+    applied by the general path, with the same result."""
+    monkeypatch.setattr(engine, "DIRECT_IDS", size)
+    api._game_cached.cache_clear()  # a game built now, with the short table, and not kept
+    try:
+        game = rulesengine.make_game("pan", players=3)
+    finally:
+        api._game_cached.cache_clear()
+    assert len(game.direct) == size < game.num_distinct_actions
+    for seed in range(3):
+        assert play_both(game, seed, seed, track=False, max_steps=200) > 0
+    assert any(play is not None for play in game.direct) == (size > 0)
 
 
 def test_every_shipped_ruleset_and_example_is_covered() -> None:
