@@ -265,6 +265,22 @@ def test_unknown_links_are_refused():
             assert page.headers["Referrer-Policy"] == "no-referrer"
 
 
+def test_a_page_of_another_site_cannot_open_a_seat_socket():
+    session = make_session("pan", 2, {}, 1, people=(0,))
+    with running(session) as base:
+        address = link(base, session).replace("http://", "ws://").replace("/play/", "/ws/")
+        own = base.rstrip("/")
+        for foreign in ("http://evil.example", own + "0", "null", own.replace("http://", "ftp://")):
+            with pytest.raises(Exception) as refused:  # noqa: PT011  (closed before any message)
+                with client.connect(address, origin=foreign, open_timeout=5) as ws:
+                    ws.recv(timeout=5)
+            assert "403" in str(refused.value), foreign  # refused at the handshake
+        with client.connect(address, origin=own, open_timeout=5) as ws:  # the seat's own page
+            assert _receive(ws)["type"] == "state"
+        with client.connect(address, open_timeout=5) as ws:  # no Origin: not a browser
+            assert _receive(ws)["type"] == "state"
+
+
 def test_the_replay_is_not_given_to_several_people_before_the_match_ends():
     session = make_session("pan", 3, {}, 1, people=(0, 1))
     with running(session) as base:

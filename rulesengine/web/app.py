@@ -16,6 +16,7 @@ import json
 import logging
 from importlib import resources
 from typing import Any
+from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -171,6 +172,11 @@ class Hub:
                     self.broadcast()
 
     async def connect(self, socket: WebSocket) -> None:
+        if not _same_origin(socket.headers.get("origin"), socket.headers.get("host")):
+            # a browser names the page that opens a socket: a page of another site (which could
+            # know a link only if it leaked) gets nothing, whatever the token
+            await socket.close(code=4403, reason="only the seat's own page may connect")
+            return
         seats = self.session.seats_of(socket.path_params["token"])
         if seats is None:
             await socket.close(code=4404, reason="unknown link")
@@ -208,6 +214,16 @@ class Hub:
                 await asyncio.sleep(0)
         except WebSocketDisconnect:
             pass
+
+
+def _same_origin(origin: str | None, host: str | None) -> bool:
+    """Whether a WebSocket handshake comes from a page served by this server: a handshake
+    without an Origin (not from a browser) is let through; one from a browser names the
+    page's scheme, host and port, which must be those the request was sent to."""
+    if origin is None:
+        return True
+    page = urlsplit(origin)
+    return page.scheme in ("http", "https") and host is not None and page.netloc.lower() == host.lower()
 
 
 def _choose(bot: Agent, state: State) -> int:
