@@ -15,7 +15,7 @@ import attrs
 from . import ir
 from .diagnostics import Span
 from .engine import Game, State
-from .scenario_names import Names
+from .scenario_names import names_of
 from .scenario_shapes import Shapes, Skip, flag, is_empty, is_int
 from .source import Map, Node, Scalar
 
@@ -52,7 +52,7 @@ class Check:
 class ExpectReader:
     def __init__(self, reader: Shapes, game: Game):
         self.reader = reader
-        self.names = Names(reader, game)
+        self.names = names_of(reader, game)
         self.game = game
 
     def read(self, node: Node) -> list[Check]:

@@ -6,6 +6,7 @@ phase or player, a player out in a game whose rules put nobody out."""
 from __future__ import annotations
 
 import re
+import weakref
 from collections.abc import Iterator
 from typing import Any
 
@@ -29,6 +30,15 @@ POSITION_KEYS = {
     "turns": "decisions made in the round so far",
     "passes": "passes in a row so far",
 }
+
+
+def names_of(reader: Shapes, game: Game) -> Names:
+    """The names of `game`, reporting to `reader`: made once for the many positions and
+    checks of one file's tests of that game (they are only read)."""
+    names = reader.kept.get(("names", game))
+    if names is None:
+        names = reader.kept[("names", game)] = Names(reader, game)
+    return names
 
 
 class Names:
@@ -233,21 +243,43 @@ class Names:
                     continue
 
 
+# The start of a match of each game by seed, as a position reads it (its variables and round
+# number), or why the match cannot start: the tests of a file set up many positions from the
+# same few starts, and a start is the same every time (its shuffles are drawn from the seed).
+_STARTS: weakref.WeakKeyDictionary[Game, dict[int, tuple[tuple[Any, ...], int] | str]] = weakref.WeakKeyDictionary()
+
+
+def start_of(game: Game, seed: int) -> tuple[tuple[Any, ...], int] | str:
+    """The variables and the round number of `game`'s match with `seed` where it first stops,
+    or why it cannot start (a RulesEngineError's message)."""
+    starts = _STARTS.setdefault(game, {})
+    found = starts.get(seed)
+    if found is None:
+        try:
+            state = game.new_initial_state(seed=seed)
+        except RulesEngineError as error:
+            found = str(error)
+        else:
+            found = (tuple(state.vars), state.round_number)
+        starts[seed] = found
+    return found
+
+
 class PositionReader:
     def __init__(self, reader: Shapes, game: Game):
         self.reader = reader
-        self.names = Names(reader, game)
+        self.names = names_of(reader, game)
         self.game = game
 
     def read(self, node: Node, seed: int) -> Position:
         reader, names = self.reader, self.names
         program = self.game.program
         position = reader.mapping(node, "'position'", POSITION_KEYS)
-        try:  # what the position leaves out is taken from the start of a match
-            start = self.game.new_initial_state(seed=seed)
-        except RulesEngineError as error:
-            message = f"the match cannot start, so no position can be set up: {error}"
-            raise reader.fail("RE532", message, node.span) from None
+        start = start_of(self.game, seed)  # what the position leaves out is taken from the start of a match
+        if isinstance(start, str):
+            message = f"the match cannot start, so no position can be set up: {start}"
+            raise reader.fail("RE532", message, node.span)
+        start_variables, start_round = start
         zones: list[list[int] | None] = [None] * len(program.zone_names)
         used: dict[int, Span] = {}
         broken = False
@@ -291,7 +323,7 @@ class PositionReader:
                 unplaced.setdefault(rest if rest is not None else self.deck_zone(card), []).append(card)
         for slot, cards in unplaced.items():  # beneath any cards the position puts there
             zones[slot] = cards + (zones[slot] or [])
-        variables = list(start.vars)
+        variables = list(start_variables)
         if "variables" in position:
             problems_before = len(reader.problems)
             try:
@@ -357,7 +389,7 @@ class PositionReader:
             phase=phase,
             current=current,
             direction=fields.get("direction", 1),
-            round_number=fields.get("round", max(1, start.round_number)),
+            round_number=fields.get("round", max(1, start_round)),
             out=out,
             turns=fields.get("turns", 0),
             passes=fields.get("passes", 0),

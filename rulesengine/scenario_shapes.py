@@ -3,6 +3,9 @@ with their place (RE500, RE501), and an exception that skips the broken part."""
 
 from __future__ import annotations
 
+from collections.abc import Hashable
+from typing import Any
+
 from .diagnostics import Diagnostic, Span, did_you_mean
 from .source import Map, Node, Scalar, Seq
 
@@ -33,6 +36,8 @@ class Shapes:
     def __init__(self, path: str):
         self.path = path
         self.problems: list[Diagnostic] = []
+        # what the readers of the file's parts make once and share, by a key of their own
+        self.kept: dict[Hashable, Any] = {}
 
     def error(self, code: str, message: str, span: Span, hint: str | None = None) -> None:
         self.problems.append(Diagnostic(code, message, span, hint=hint))

@@ -12,6 +12,7 @@ never set the state's `shown_any` or `turn_set`, and a step need not clear them 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Collection, Mapping
 from typing import Any
 
@@ -46,8 +47,20 @@ def can_run(value: Any, kind: type[ir.Stmt] | tuple[type[ir.Stmt], ...]) -> bool
 
 def setting_puts_out(ruleset: ir.Ruleset, options: Mapping[str, object]) -> bool:
     """Whether the rules of a game setting (a ruleset with these options) can put a player out:
-    the fact the compiler works out, for whoever sets up a state by hand (position.py)."""
-    return puts_out(lower(ruleset, options))
+    the fact the compiler works out, for whoever sets up a state by hand (position.py).
+
+    Worked out once per setting (the scenario tests of a file set up many positions in a few
+    settings): a ruleset is immutable and compared by identity; a value is told apart by its
+    type as well (True is not 1)."""
+    try:
+        return _setting_puts_out(ruleset, tuple(sorted((k, type(v).__name__, v) for k, v in options.items())))
+    except TypeError:  # a value that cannot be a key (no option has one): worked out each time
+        return puts_out(lower(ruleset, options))
+
+
+@functools.lru_cache(maxsize=64)
+def _setting_puts_out(ruleset: ir.Ruleset, options: tuple[tuple[str, str, object], ...]) -> bool:
+    return puts_out(lower(ruleset, {name: value for name, _, value in options}))
 
 
 def out_refused(ruleset: ir.Ruleset, options: Mapping[str, object], out: Collection[int]) -> str | None:
