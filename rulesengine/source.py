@@ -27,6 +27,7 @@ from .limits import MAX_DEPTH, MAX_FILE_BYTES, MAX_INTEGER, MAX_INTEGER_DIGITS, 
 # the checker refuses it (RE205) and says why.
 _DECIMAL_INTEGER = re.compile(r"[-+]?(?:0|[1-9][0-9]*)")
 _PLAIN_TAGS = {f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool", "null", "seq", "map", "merge")}
+_STR_TAG = "tag:yaml.org,2002:str"
 
 
 class SourceText:
@@ -250,26 +251,33 @@ class _Builder:
                 self.open.discard(id(node))
         return self._build_node(node)
 
+    def span(self, node: yaml.Node) -> Span:
+        if self.breaks is not None:
+            return _span(self.file, node, self.breaks)
+        start, end = node.start_mark, node.end_mark  # as _span gives it, without a YAML line break of its own
+        return Span(self.file, start.line + 1, start.column + 1, end.line + 1, end.column + 1)
+
     def _build_node(self, node: yaml.Node) -> Node:
         if node.tag not in _PLAIN_TAGS:
             self.error(
                 "RE015",
                 f"YAML tag '{node.tag}' is not allowed in a rule file",
-                _span(self.file, node, self.breaks),
+                self.span(node),
                 hint="rule files hold plain data: texts, numbers, lists and mappings",
             )
         if isinstance(node, yaml.ScalarNode):
             return self.scalar(node)
         if isinstance(node, yaml.SequenceNode):
-            return Seq(
-                tuple(self.build(item) for item in node.value),
-                _span(self.file, node, self.breaks),
-                bool(node.flow_style),
-            )
+            return Seq(tuple([self.build(item) for item in node.value]), self.span(node), bool(node.flow_style))
         return self.mapping(node)
 
     def scalar(self, node: yaml.ScalarNode) -> Scalar:
-        span = _span(self.file, node, self.breaks)
+        span = self.span(node)
+        style = node.style or None  # libyaml says '' for a plain scalar
+        if node.tag == _STR_TAG:  # most scalars: the text is the value, as the constructor gives it
+            return Scalar(
+                node.value, span, style, _Positions(self.source, node.start_mark.index, node.end_mark.index, style)
+            )
         if node.tag == "tag:yaml.org,2002:int" and not _DECIMAL_INTEGER.fullmatch(node.value):
             positions = _Positions(self.source, node.start_mark.index, node.end_mark.index, None)
             return Scalar(node.value, span, None, positions)
@@ -284,7 +292,6 @@ class _Builder:
         if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_INTEGER:
             self._integer_error(span)
             return Scalar(None, span, node.style or None)
-        style = node.style or None  # libyaml says '' for a plain scalar
         positions = _Positions(self.source, node.start_mark.index, node.end_mark.index, style)
         return Scalar(value, span, style, positions)
 
@@ -308,7 +315,7 @@ class _Builder:
         key_spans: dict[str, Span] = {}
         key_nodes: dict[str, Scalar] = {}
         for key_node, value_node in node.value:
-            key_span = _span(self.file, key_node, self.breaks)
+            key_span = self.span(key_node)
             if not isinstance(key_node, yaml.ScalarNode):
                 self.error("RE003", "a mapping key must be a plain name", key_span)
                 continue
@@ -333,7 +340,7 @@ class _Builder:
             key_spans[key] = key_span
             key_nodes[key] = self._key(key, key_node, key_span)
             entries[key] = self.build(value_node)
-        return Map(entries, key_spans, _span(self.file, node, self.breaks), key_nodes)
+        return Map(entries, key_spans, self.span(node), key_nodes)
 
     def _key(self, key: str, node: yaml.ScalarNode, span: Span) -> Scalar:
         style = node.style or None
@@ -455,13 +462,26 @@ def _load_yaml_once(text: str, file: str) -> tuple[Node | None, tuple[Diagnostic
 def _load_yaml(text: str, file: str) -> Node:
     if len(text) > MAX_FILE_BYTES or len(text.encode("utf-8", "surrogatepass")) > MAX_FILE_BYTES:
         raise _too_large(file, MAX_FILE_BYTES)
+    # libyaml composes a document without Python's recursion and refuses one nested more than
+    # a thousand levels deep, so its tree is built before the depth is counted: the builder
+    # refuses a deeper one too, and the count (a scan of every event, a sixth of reading a
+    # file) is made only when the builder refuses the tree, to report what it would have.
+    # The pure-Python composer recurses: the depth is counted before it runs.
+    counted = _FAST_LOADER is yaml.SafeLoader
     try:
         try:
-            _check_depth(text, file, _FAST_LOADER)
+            if counted:
+                _check_depth(text, file, _FAST_LOADER)
             root = yaml.compose(text, Loader=_FAST_LOADER)
         except yaml.YAMLError:
+            if not counted:  # what libyaml reads before its error may be nested too deep
+                try:
+                    _check_depth(text, file, _FAST_LOADER)
+                except yaml.YAMLError:
+                    pass
             _check_depth(text, file)
             root = yaml.compose(text, Loader=yaml.SafeLoader)
+            counted = True
     except _TooDeep as exc:
         raise _too_deep(exc.span) from None
     except yaml.MarkedYAMLError as exc:
@@ -502,15 +522,30 @@ def _load_yaml(text: str, file: str) -> Node:
     builder = _Builder(file, text)
     try:
         tree = builder.build(root)
-    except _TooDeep as exc:
-        raise _too_deep(exc.span) from None
     except _TooLarge as exc:
+        _count_depth(text, file, counted)
+        if isinstance(exc, _TooDeep):
+            raise _too_deep(exc.span) from None
         raise RuleFileError(
             [Diagnostic("RE007", f"the document expands to more than {MAX_NODES} nodes (YAML aliases?)", exc.span)]
         ) from None
     if builder.diagnostics:
+        _count_depth(text, file, counted)
         raise RuleFileError(builder.diagnostics)
     return tree
+
+
+def _count_depth(text: str, file: str, counted: bool) -> None:
+    """RE016 if `text` is nested too deep, unless that was counted already: a tree the builder
+    refuses (a node of it deeper than the limit, or any other problem) may hold a part it did
+    not reach that is, and that is the problem reported. A tree it accepts is not: each of
+    its collections is built below all those that hold it in the text."""
+    if counted:
+        return
+    try:
+        _check_depth(text, file, _FAST_LOADER)
+    except _TooDeep as exc:
+        raise _too_deep(exc.span) from None
 
 
 def read_bytes(path: str, limit: int = MAX_FILE_BYTES) -> bytes:

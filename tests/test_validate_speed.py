@@ -224,3 +224,96 @@ def test_the_command_collects_garbage_less_often_but_importing_it_changes_nothin
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=bench.ROOT)
     threshold, code_seen = out.stdout.split()[-2:]
     assert int(threshold) >= 10_000 and code_seen == "0"
+
+
+def _nested(depth: int, inner: str = "x") -> str:
+    return "[" * depth + inner + "]" * depth
+
+
+def _block(depth: int) -> str:
+    return "".join(f"{'  ' * level}k{level}:\n" for level in range(depth)) + f"{'  ' * depth}leaf: 1\n"
+
+
+# Texts around the nesting limit, with the builder's other refusals before, inside and after
+# the deep part: a tag, a duplicate key, a key that is a list, a merge key, an alias to its
+# own parent, an alias repeating a deep list, too many nodes, a scalar at the limit.
+_DEEP_TEXTS = [
+    *(f"a: {_nested(depth)}\n" for depth in (62, 63, 64, 65, 66)),
+    *(_block(depth) for depth in (62, 63, 64, 65)),
+    "- " * 63 + "x\n",
+    "- " * 64 + "x\n",
+    "- " * 65 + "x\n",
+    f"a: !!set {{x}}\nb: {_nested(65)}\n",
+    f"b: {_nested(65)}\na: !!set {{x}}\n",
+    f"a: 1\na: {_nested(65)}\n",
+    f"a: {_nested(65)}\na: 1\n",
+    f"? {_nested(65)}\n: 1\n",
+    f"? {_nested(3)}\n: 1\nb: {_nested(65)}\n",
+    f"<<: {{x: 1}}\nb: {_nested(65)}\n",
+    f"a: &a [*a]\nb: {_nested(65)}\n",
+    f"a: &deep {_nested(40)}\nb: [{', '.join(['*deep'] * 3)}]\n",
+    f"a: &deep {_nested(40)}\nb: {_nested(30, '*deep')}\n",
+    f"a: &deep {_nested(65)}\nb: *deep\n",
+    "a: &a [" + ", ".join(["x"] * 300) + "]\nb: &b [" + ", ".join(["*a"] * 300) + "]\nc: " + _nested(65) + "\n",
+    f"a: {_nested(63, '[x]')}\n",
+    f"a: {_nested(64, 'x')}\nb: {_nested(2)}\n",
+]
+
+
+@pytest.mark.parametrize("text", _DEEP_TEXTS)
+def test_a_tree_read_before_its_depth_is_counted_is_refused_as_counting_first_refuses_it(text) -> None:
+    # libyaml's tree is read before its depth is counted, and counted only when the builder
+    # refuses it: the problems are those of counting first, and then reading.
+    from rulesengine import source
+
+    def problems(load) -> list[tuple[str, int, int, str]]:
+        try:
+            load()
+        except RuleFileError as error:
+            return [(d.code, d.span.line, d.span.column, d.message) for d in error.diagnostics]
+        return []
+
+    def counted_first() -> None:
+        try:
+            source._check_depth(text, "deep.yaml", source._FAST_LOADER)
+        except source._TooDeep as exc:
+            raise source._too_deep(exc.span) from None
+        source._load_yaml(text, "deep.yaml")
+
+    assert problems(lambda: source._load_yaml(text, "deep.yaml")) == problems(counted_first)
+
+
+def test_a_text_scalar_is_the_value_the_yaml_constructor_gives_and_spans_are_yamls() -> None:
+    # The builder takes a text's value and a node's span without the constructor: the same.
+    import yaml
+
+    from rulesengine import source
+
+    files = sorted((bench.ROOT / "rulesets").rglob("*.yaml")) + sorted((bench.ROOT / "examples").glob("*.yaml"))
+    files += sorted((bench.ROOT / "tests" / "corpus").rglob("*.yaml"))
+    texts = 0
+    for path in files:
+        text = path.read_bytes().decode("utf-8", "replace")
+        try:
+            root = yaml.compose(text, Loader=source._FAST_LOADER)
+        except yaml.YAMLError:
+            continue
+        builder = source._Builder(str(path), text)
+        constructor = yaml.SafeLoader("")
+        waiting = [root] if root is not None else []
+        seen: set[int] = set()
+        while waiting:
+            node = waiting.pop()
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            assert builder.span(node) == source._span(str(path), node, builder.breaks)
+            if isinstance(node, yaml.ScalarNode):
+                if node.tag == source._STR_TAG:
+                    texts += 1
+                    assert constructor.construct_object(node, deep=True) == node.value
+            elif isinstance(node, yaml.SequenceNode):
+                waiting.extend(node.value)
+            else:
+                waiting.extend(item for pair in node.value for item in pair)
+    assert texts > 5000
