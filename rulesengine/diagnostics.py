@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import difflib
 import heapq
-import json
 import operator
 import os
 import re
@@ -171,6 +169,8 @@ def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
         {c for c in candidates if len(c) <= MAX_SUGGESTION_NAME},
         key=lambda c: (abs(len(c) - len(name)), c),
     )
+    import difflib  # here: most runs suggest nothing, and checking a file needs no more of it
+
     matcher = difflib.SequenceMatcher(autojunk=False)
     matcher.set_seq2(name)
     cutoff = 0.6
@@ -319,6 +319,8 @@ def _json_safe(value: object) -> object:
 
 
 def render_json(diagnostics: Sequence[Diagnostic]) -> str:
+    import json  # here: only this format needs it
+
     return json.dumps([{k: _json_safe(v) for k, v in d.as_dict().items()} for d in diagnostics], indent=2)
 
 

@@ -4,7 +4,6 @@ end of the round and of the match, what a player sees."""
 
 from __future__ import annotations
 
-import difflib
 import math
 from collections.abc import Callable, Iterator
 from functools import partial
@@ -392,6 +391,8 @@ def _log_check(line: str, wanted: bool) -> Callable[[State, dict], tuple[str, st
         if bool(found) == wanted:
             return None
         if wanted:
+            import difflib  # here: only a failed check of the log looks for a line near it
+
             near = difflib.get_close_matches(line, lines, n=1, cutoff=0.6)
             return (f"the log line '{line}'", f"the line '{near[0]}'" if near else f"{len(lines)} other line(s)")
         return (f"no log line '{line}'", f"'{found[0]}'")

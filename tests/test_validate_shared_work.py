@@ -72,3 +72,41 @@ def test_the_names_of_a_game_are_made_once_per_file_and_report_to_it():
     names = names_of(reader, game)
     assert names_of(reader, game) is names and names.reader is reader and names.game is game
     assert names_of(other, game) is not names and names_of(other, game).reader is other
+
+
+@pytest.mark.parametrize("path", RULE_FILES, ids=lambda p: p.name)
+def test_the_parts_of_an_expression_are_those_ir_gives(path):
+    # The whole-file checks read the parts of an expression with each class's fields looked up
+    # once: the same parts, in the same order, for every expression of every shipped ruleset.
+    import attrs
+
+    from rulesengine import ir
+    from rulesengine.check_cost import expressions_of
+    from rulesengine.check_fold import children
+
+    waiting: list[object] = [api.load_ruleset(path)]
+    seen: set[int] = set()
+    expressions = statements = 0
+    while waiting:
+        value = waiting.pop()
+        if id(value) in seen:
+            continue
+        seen.add(id(value))
+        if isinstance(value, ir.Expr):
+            expressions += 1
+            assert children(value) == ir.children(value)
+            assert all(a is b for a, b in zip(children(value), ir.children(value), strict=True))
+        if isinstance(value, ir.Stmt) and not isinstance(value, ir.Log):
+            statements += 1
+            each_field = [getattr(value, f.name) for f in attrs.fields(type(value))]
+            written = [v for v in each_field if isinstance(v, ir.Expr)]
+            written += [v for t in each_field if isinstance(t, tuple) for v in t if isinstance(v, ir.Expr)]
+            assert sorted(map(id, expressions_of(value))) == sorted(map(id, written))
+        if isinstance(value, (tuple, list)):
+            waiting.extend(value)
+        elif isinstance(value, dict):
+            waiting.extend(value.values())
+        elif attrs.has(type(value)):
+            waiting.extend(getattr(value, field.name) for field in attrs.fields(type(value)))
+    assert expressions > 50 and statements > 5
+
