@@ -52,6 +52,7 @@ class ReferenceCompiler:
         self.suit_names = tuple(s.name for s in ruleset.suits)
         self.card_attribute = {a.name: a for a in ruleset.card_attributes}
         self.evaluator = Evaluator(self)
+        self.card_closures: dict[int, Fn] = {}  # each computed attribute's closure, by its expression's id
         self.cards = cards_of(ruleset)
         self.card_names: tuple[str, ...] = tuple(default_card_name(ruleset, c) for c in self.cards)
         self.attributes = attribute_tables(ruleset, self.cards, self.evaluate_for_card)
@@ -66,7 +67,11 @@ class ReferenceCompiler:
     # ---- layout ------------------------------------------------------------------------
 
     def evaluate_for_card(self, expression: ir.Expr, env: dict) -> object:
-        return self.evaluator.expr(expression)(None, env)
+        """`expression` for one card: its closure is made for the first card and called for each."""
+        closure = self.card_closures.get(id(expression))
+        if closure is None:
+            closure = self.card_closures[id(expression)] = self.evaluator.expr(expression)
+        return closure(None, env)
 
     def layout_zones(self) -> None:
         slots = zone_slots(self.ruleset, self.num_players)

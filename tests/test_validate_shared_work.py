@@ -110,3 +110,50 @@ def test_the_parts_of_an_expression_are_those_ir_gives(path):
             waiting.extend(getattr(value, field.name) for field in attrs.fields(type(value)))
     assert expressions > 50 and statements > 5
 
+
+def _can_run_walking_each_field(value, kind) -> bool:
+    """`stays.can_run` as it read every field of every value through attrs each time."""
+    import attrs
+
+    from rulesengine import ir
+
+    if isinstance(value, kind):
+        return True
+    if isinstance(value, ir.Expr):
+        return False
+    if isinstance(value, ir.If) and isinstance(value.condition, ir.Const):
+        return _can_run_walking_each_field(value.then if value.condition.value else value.otherwise, kind)
+    if isinstance(value, tuple):
+        return any(_can_run_walking_each_field(item, kind) for item in value)
+    if attrs.has(type(value)):
+        return any(_can_run_walking_each_field(getattr(value, f.name), kind) for f in attrs.fields(type(value)))
+    return False
+
+
+@pytest.mark.parametrize("path", RULE_FILES, ids=lambda p: p.name)
+def test_what_can_run_is_found_as_walking_every_field_finds_it(path):
+    from rulesengine import ir
+
+    ruleset = api.load_ruleset(path)
+    kinds = [ir.Out, ir.Reveal, ir.TurnTo, ir.Shuffle, ir.Move, (ir.Out, ir.Reveal)]
+    for options in _settings(ruleset, most=4):
+        lowered = lower(ruleset, options)
+        for value in (lowered, *lowered.phases, *lowered.moves):
+            for kind in kinds:
+                assert stays.can_run(value, kind) is _can_run_walking_each_field(value, kind)
+
+
+@pytest.mark.parametrize("path", RULE_FILES, ids=lambda p: p.name)
+def test_a_computed_card_attribute_is_what_evaluating_it_afresh_for_each_card_gives(path):
+    from rulesengine.reference import ReferenceCompiler
+    from rulesengine.reference_layout import attribute_tables
+
+    ruleset = api.load_ruleset(path)
+    for options in _settings(ruleset, most=3):
+        values = api.resolve_options(ruleset, options)
+        compiler = ReferenceCompiler(ruleset, values, ruleset.default_players)
+        evaluator = compiler.evaluator
+        afresh = attribute_tables(
+            ruleset, compiler.cards, lambda expression, env, evaluator=evaluator: evaluator.expr(expression)(None, env)
+        )
+        assert compiler.attributes == afresh
