@@ -7,6 +7,8 @@ import random
 import types
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import rulesengine
 from rulesengine.agents import (
@@ -16,6 +18,7 @@ from rulesengine.agents import (
     MonteCarloAgent,
     PlayerView,
     RandomAgent,
+    basic,
     declared,
     evaluate,
     play_match,
@@ -70,6 +73,47 @@ class SnoopingAgent:
             self.found |= reachable(sample) & self.secret
             self.hands.add(tuple(sample.zones[2]))
         return view.legal_actions[0]
+
+
+def random_step(state: State, rng: random.Random) -> None:
+    if state.is_chance_node():
+        state.apply_action(rng.choice(state.chance_outcomes())[0])
+    else:
+        state.apply_action(rng.choice(state.legal_actions()))
+
+
+def public_playout(state: State, rng: random.Random, until: str) -> None:
+    """A playout through the public interface only: the oracle of `basic.playout`."""
+    round_number = state.round_number
+    while not state.is_terminal():
+        if until == "round" and state.round_number != round_number:
+            return
+        random_step(state, rng)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    name=st.sampled_from(["pan", "padan", "padvinderspel", "examples/goofspiel.yaml", "examples/in-between.yaml"]),
+    seed=st.integers(0, 2**32),
+    chance=st.booleans(),
+    until=st.sampled_from(["round", "match"]),
+    moves=st.integers(0, 40),
+)
+def test_the_search_playout_plays_as_the_public_interface_does(
+    name: str, seed: int, chance: bool, until: str, moves: int
+) -> None:
+    game = rulesengine.make_game(name)
+    start = game.new_initial_state(None if chance else seed, track=False)
+    rng = random.Random(seed)
+    for _ in range(moves):  # from some way into the match
+        if not start.is_terminal():
+            random_step(start, rng)
+    fast, plain = start.clone(track=False), start.clone(track=False)
+    basic.playout(fast, random.Random(seed), until)
+    public_playout(plain, random.Random(seed), until)
+    assert fast.history_list() == plain.history_list()
+    assert fast.is_terminal() == plain.is_terminal() and fast.round_number == plain.round_number
+    assert fast.returns() == plain.returns()
 
 
 def test_an_agent_cannot_reach_hidden_cards():

@@ -80,11 +80,15 @@ class MonteCarloAgent:
 
 def playout(state: State, rng: random.Random, until: str = "round") -> None:
     """Random moves (and chance outcomes) until the match ends, or the round with `until="round"`."""
+    # The search agents' inner loop: the state's fields are read for `is_terminal()` and
+    # `is_chance_node()` (inside the loop the match is not over), and the methods bound once.
     round_number = state.round_number
-    while not state.is_terminal():
-        if until == "round" and state.round_number != round_number:
+    by_round = until == "round"
+    choice, apply_action, legal_actions = rng.choice, state.apply_action, state.legal_actions
+    while not state.game_over:
+        if by_round and state.round_number != round_number:
             return
-        if state.is_chance_node():
-            state.apply_action(rng.choice(state.chance_outcomes())[0])
+        if state.chance is not None:
+            apply_action(choice(state.chance_outcomes())[0])
         else:
-            state.apply_action(rng.choice(state.legal_actions()))
+            apply_action(choice(legal_actions()))
