@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
+from typing import Any
 
 import attrs
 import lark
@@ -51,6 +53,12 @@ _TOKEN_NAMES = {
 
 @functools.lru_cache(maxsize=1)
 def _parser() -> Lark:
+    parser = _lark()
+    _position_by_ends(parser)
+    return parser
+
+
+def _lark() -> Lark:
     return Lark(
         grammar_text(),
         parser="lalr",
@@ -59,6 +67,65 @@ def _parser() -> Lark:
         maybe_placeholders=False,
         cache=grammar_cache_file(),
     )
+
+
+def _position_by_ends(parser: Lark) -> None:
+    """Give each tree the two positions the conversion reads, and only those.
+
+    With `propagate_positions`, lark sets twelve attributes of a tree's `meta` at every
+    reduction (lines, columns and offsets, of the tree and of its container: the text with
+    the tokens left out of the tree); reading the conversion's two, `start_pos` and
+    `end_pos`, was a quarter of parsing. Each rule's builder is wrapped instead by one that
+    sets those two and their container's as lark does (from the first and the last child
+    with a position), in lark's order of wrapping (its own builder still shapes the tree).
+    A parser not laid out as this lark version lays it out is left as it is.
+    """
+    from lark.parse_tree_builder import PropagatePositions
+
+    callbacks: dict[Any, Any] = getattr(parser, "_callbacks", None) or {}
+    lalr = getattr(getattr(getattr(parser, "parser", None), "parser", None), "parser", None)
+    if not isinstance(callbacks, dict) or not callbacks or getattr(lalr, "callbacks", None) is not callbacks:
+        return  # not the callbacks the parser calls
+    if not all(type(c) is PropagatePositions and c.node_filter is None for c in callbacks.values()):
+        return
+    for rule, callback in callbacks.items():
+        callbacks[rule] = _by_ends(callback.node_builder)
+
+
+def _by_ends(node_builder: Callable[[list], object]) -> Callable[[list], object]:
+    def build(children: list) -> object:
+        made = node_builder(children)
+        if isinstance(made, Tree):
+            start: int | None = None
+            end: int | None = None
+            inner: Any  # lark's Meta, with the container's positions this builder sets
+            for child in children:  # the first child with a position
+                if isinstance(child, Tree):
+                    inner = child._meta
+                    if inner is not None and not inner.empty:
+                        start = inner.container_start_pos
+                        break
+                elif isinstance(child, Token):
+                    start = child.start_pos
+                    break
+            if start is None:  # no token at all: no position, as lark leaves it
+                return made
+            for child in reversed(children):  # and the last
+                if isinstance(child, Tree):
+                    inner = child._meta
+                    if inner is not None and not inner.empty:
+                        end = inner.container_end_pos
+                        break
+                elif isinstance(child, Token):
+                    end = child.end_pos
+                    break
+            meta: Any = made.meta
+            if meta.empty:  # a tree of its own; a tree passed up from one child keeps its own
+                meta.start_pos, meta.end_pos, meta.empty = start, end, False
+            meta.container_start_pos, meta.container_end_pos = start, end
+        return made
+
+    return build
 
 
 def _describe_expected(expected: set[str]) -> str:
@@ -85,7 +152,8 @@ class _ToAst:
             start, end = item.start_pos, item.end_pos
             assert start is not None and end is not None  # the lexer gives every token its position
         else:
-            start, end = item.meta.start_pos, item.meta.end_pos
+            meta = item.meta  # a property: read once
+            start, end = meta.start_pos, meta.end_pos
         return self.scalar.locate(self.base + start, end - start)
 
     def expr(self, tree: Tree | Token, depth: int = 0) -> syntax.Expr:

@@ -317,3 +317,52 @@ def test_a_text_scalar_is_the_value_the_yaml_constructor_gives_and_spans_are_yam
             else:
                 waiting.extend(item for pair in node.value for item in pair)
     assert texts > 5000
+
+
+def test_a_tree_positioned_by_its_ends_is_positioned_as_lark_positions_it() -> None:
+    # The parser's builders set the two positions the conversion reads; lark's own set them
+    # all: every text of the shipped and broken rule files (and a cut of each, which fails
+    # somewhere) gives the same tree, positions and failure from both.
+    import lark
+    import yaml
+
+    from rulesengine import parse
+    from rulesengine.source import plain
+
+    fast, own = parse._parser(), parse._lark()
+    assert not any(isinstance(c, lark.parse_tree_builder.PropagatePositions) for c in fast._callbacks.values())
+    texts: set[str] = set()
+    files = sorted((bench.ROOT / "rulesets").rglob("*.yaml")) + sorted((bench.ROOT / "examples").glob("*.yaml"))
+    for path in files + sorted((bench.ROOT / "tests" / "corpus").rglob("*.yaml")):
+        try:
+            waiting = [plain(load_yaml(path.read_bytes().decode("utf-8"), str(path)))]
+        except (RuleFileError, UnicodeDecodeError, yaml.YAMLError):
+            continue
+        while waiting:
+            value = waiting.pop()
+            if isinstance(value, str):
+                texts.update((value, value[: len(value) // 2]))
+            elif isinstance(value, dict):
+                waiting.extend(value)
+                waiting.extend(value.values())
+            elif isinstance(value, list):
+                waiting.extend(value)
+    assert len(texts) > 2000
+
+    def outcome(parser: lark.Lark, text: str, start: str) -> object:
+        try:
+            tree = parser.parse(text, start=start)
+        except lark.exceptions.UnexpectedInput as error:
+            return type(error).__name__, str(error)
+        positions = []
+        waiting = [tree]
+        while waiting:
+            node = waiting.pop()
+            meta = node.meta
+            positions.append((node.data, meta.empty) if meta.empty else (node.data, meta.start_pos, meta.end_pos))
+            waiting.extend(child for child in node.children if isinstance(child, lark.Tree))
+        return tree, positions
+
+    for text in sorted(texts):
+        for start in ("start_expr", "start_statement"):
+            assert outcome(fast, text, start) == outcome(own, text, start), (text, start)
