@@ -86,7 +86,15 @@ def _position_by_ends(parser: Lark) -> None:
     lalr = getattr(getattr(getattr(parser, "parser", None), "parser", None), "parser", None)
     if not isinstance(callbacks, dict) or not callbacks or getattr(lalr, "callbacks", None) is not callbacks:
         return  # not the callbacks the parser calls
-    if not all(type(c) is PropagatePositions and c.node_filter is None for c in callbacks.values()):
+
+    def plain(callback: Any) -> bool:  # lark's position wrapper around a builder, with no filter
+        builder, no_filter = getattr(callback, "node_builder", None), getattr(callback, "node_filter", callback) is None
+        return type(callback) is PropagatePositions and callable(builder) and no_filter
+
+    if not all(map(plain, callbacks.values())):
+        return
+    probe: Tree = Tree("probe", [])  # the fields `_by_ends` reads and writes, as this lark version has them
+    if getattr(probe, "_meta", False) is not None or getattr(probe.meta, "empty", None) is not True:
         return
     for rule, callback in callbacks.items():
         callbacks[rule] = _by_ends(callback.node_builder)
