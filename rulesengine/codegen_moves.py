@@ -365,6 +365,18 @@ def _reads(node: ast.AST, var: str) -> bool:
     return any(isinstance(inner, ast.Name) and inner.id == var for inner in ast.walk(node))
 
 
+@attrs.frozen
+class Hooks:
+    """What generated code calls, in a program compiled with hooks, where the engine's
+    general path runs an effect list the caller may extend: `trigger_fired(state, index)`
+    before each firing's effects of trigger `index` inside a step, `phase_entered(state,
+    index)` when an entry function enters phase `index` (its `enter` list then runs no
+    effects). A program without hooks has no such calls."""
+
+    trigger_fired: Callable[[Any, int], None]
+    phase_entered: Callable[[Any, int], None]
+
+
 class _Replace(ast.NodeTransformer):
     def __init__(self, replacements: dict[str, str], card: str):
         self.replacements, self.card = replacements, card
@@ -393,6 +405,14 @@ class MoveCodeGenerator(CodeGenerator):
         # of the entry functions the generated code calls (written by `entry_functions`)
         self.phases: tuple[ir.Phase, ...] = ()
         self.entries: dict[int, str] = {}
+        self.hooks: Hooks | None = None  # set by the compiler for a program with hooks
+
+    def _hook(self, kind: str, index: int) -> list[ast.stmt]:
+        """A call of the hook `kind` (a field of `Hooks`) with the state and `index`, or
+        nothing in a program without hooks."""
+        if self.hooks is None:
+            return []
+        return [pyast.expr(call(self.helper(getattr(self.hooks, kind), kind), name("st"), const(index)))]
 
     @property
     def me(self) -> str:
@@ -761,6 +781,7 @@ class MoveCodeGenerator(CodeGenerator):
             phase = self.phases[index]
             hoisted, body = self._phase_enumeration(moves_of(phase))
             lines: list[ast.stmt] = [
+                *self._hook("phase_entered", index),
                 pyast.assign(pyast.store_attr(st_, "phase"), const(index)),
                 pyast.assign(pyast.store_attr(st_, "phase_over"), const(False)),
             ]
@@ -1167,7 +1188,7 @@ class MoveCodeGenerator(CodeGenerator):
             body.append(pyast.if_(over, [pyast.return_()]))
         for index, trigger in enumerate(triggers):
             last = index == len(triggers) - 1
-            effects = self.statements(trigger.effects)
+            effects = [*self._hook("trigger_fired", index), *self.statements(trigger.effects)]
             sets = _flags_set(trigger.effects)
             if trigger.each is None:
                 # The flags change only when effects run, so they are looked at after effects.

@@ -18,7 +18,7 @@ import attrs
 
 from . import ir, pyast, stays
 from .codegen import GeneratedSource, free_slots, position
-from .codegen_moves import MoveCodeGenerator
+from .codegen_moves import Hooks, MoveCodeGenerator
 from .layout import Layout, ZoneFamily
 from .lower import lower, seat_slots
 from .names import NameAllocator
@@ -214,7 +214,7 @@ class Program:
 
 
 class Compiler:
-    def __init__(self, ruleset: ir.Ruleset, options: dict[str, object], num_players: int):
+    def __init__(self, ruleset: ir.Ruleset, options: dict[str, object], num_players: int, hooks: Hooks | None = None):
         self.original = ruleset
         self.r = lower(ruleset, options)  # the passes over the IR (lower.py)
         self.options = options
@@ -237,6 +237,7 @@ class Compiler:
         self.codegen.shows_cards = stays.can_run(r, ir.Reveal)  # the pass `records` (codegen_moves.py)
         self.codegen.chooses_turn = stays.can_run(r, ir.TurnTo)
         self.codegen.phases = tuple(r.phases)  # the pass `entries` (codegen_moves.py)
+        self.codegen.hooks = hooks
         self.build_cards()
         self.build_zones()
         self.build_variables()
@@ -556,14 +557,19 @@ def no_effects(st, env) -> None:
 
 
 def compile_program(
-    ruleset: ir.Ruleset, options: dict[str, object], num_players: int, optimize: bool = True
+    ruleset: ir.Ruleset,
+    options: dict[str, object],
+    num_players: int,
+    optimize: bool = True,
+    hooks: Hooks | None = None,
 ) -> Program:
-    """The program of one game setting; `optimize=False` gives the reference mode's (reference.py)."""
+    """The program of one game setting; `optimize=False` gives the reference mode's (reference.py).
+    With `hooks`, the generated code calls them (see `Hooks`; the reference mode has none)."""
     if not optimize:
         from .reference import compile_reference  # the oracle shares no code with this module's compiler
 
         return compile_reference(ruleset, options, num_players)
-    return Compiler(ruleset, options, num_players).program()
+    return Compiler(ruleset, options, num_players, hooks).program()
 
 
 def listing(program: Program) -> str:

@@ -42,7 +42,6 @@ def make_plan(
     agents: tuple[str, ...] = ("random",),
     roles: tuple[str, ...] | None = None,
     standing: str | None = None,
-    trigger_sample: int = 200,
 ) -> Plan:
     """What to play: `games` matches (at least one) with seeds `seed`, `seed + 1`, ..., each
     within the range `run --seed` takes, so that every match can be replayed."""
@@ -65,7 +64,6 @@ def make_plan(
         tuple(agents),
         roles,
         standing,
-        trigger_sample,
     )
 
 

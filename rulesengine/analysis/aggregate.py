@@ -52,7 +52,6 @@ class Tally:
         self.round_ends: Counter = Counter()
         self.legal_sum = self.legal_max = self.forced = 0
         self.move_legal, self.move_chosen = [0] * len(program.moves), [0] * len(program.moves)
-        self.traced = 0
         self.fired = [0] * len(program.triggers)
         self.entered: set[int] = set()
         self.holders: dict[str, list[int]] = {"first mover": [0, 0]}  # role -> [matches held, wins]
@@ -81,10 +80,8 @@ class Tally:
         for i, (legal, chosen) in enumerate(zip(r["move_legal"], r["move_chosen"])):
             self.move_legal[i] += legal
             self.move_chosen[i] += chosen
-        if r["triggers"] is not None:
-            self.traced += 1
-            for i, count in enumerate(r["triggers"]):
-                self.fired[i] += count
+        for i, count in enumerate(r["triggers"]):
+            self.fired[i] += count
         self.entered.update(r["phases"])
         self.lead_changes.append(_changes(r["leaders"]))
         if r["led_for_good"] is not None:
@@ -174,11 +171,8 @@ class Tally:
             "coverage": {
                 "moves_never_legal": [m["move"] for m in moves if m["legal"] == 0],
                 "moves_never_chosen": [m["move"] for m in moves if m["legal"] > 0 and m["chosen"] == 0],
-                "triggers_never_fired": [t.name for t, count in zip(program.triggers, fired) if count == 0]
-                if self.traced
-                else [],
+                "triggers_never_fired": [t.name for t, count in zip(program.triggers, fired) if count == 0],
                 "trigger_firings": {t.name: count for t, count in zip(program.triggers, fired)},
-                "trigger_sample": self.traced,
                 "phases_never_entered": [p.name for i, p in enumerate(program.phases) if i not in self.entered],
             },
             "skill": _agents(self.agent_seats),
@@ -254,7 +248,7 @@ def warnings(result: dict[str, Any], all_rounds: int) -> list[str]:
     for move in coverage["moves_never_legal"]:
         out.append(f"move {move} was never legal")
     for trigger in coverage["triggers_never_fired"]:
-        out.append(f"trigger {trigger} never fired (in {coverage['trigger_sample']} matches)")
+        out.append(f"trigger {trigger} never fired")
     for phase in coverage["phases_never_entered"]:
         out.append(f"phase {phase} was never entered")
     for option in coverage.get("options_without_effect", []):

@@ -64,12 +64,11 @@ def findings(
                 "its candidates or legality may never be satisfied",
             )
         )
-    sample = analysis["coverage"]["trigger_sample"]
     for name in analysis["coverage"]["triggers_never_fired"]:
         out.append(
             Diagnostic(
                 "RE403",
-                f"trigger '{name}' never fired in {sample} matches ({setting})",
+                f"trigger '{name}' never fired in {games} matches ({setting})",
                 key_span(file, "triggers", name),
                 ERROR,
                 "its condition may never hold",

@@ -2,11 +2,11 @@
 ended, who moved first, role holders, the standing at each round end, legal actions and
 the moves chosen, phases entered and triggers fired.
 
-The engine is not changed for this: the recorder is a copy of the compiled program with a
-few extra effect segments (run when a phase starts and after each kind of round end, and
-before a trigger's effects). Triggers run inside the generated step functions on the fast
-path, so firings are counted only in matches played on the engine's agenda path (the
-reference path, which gives the same matches more slowly): the first `trigger_sample`.
+The engine is not changed for this: the recorder plays a second compile of the rules, with
+a few extra effect segments (run when a phase starts and after each kind of round end, and
+before a trigger's effects) for the engine's general path, and with hooks (`Hooks`) where
+the generated code runs triggers and enters phases itself, so that every match is played on
+the fast path and recorded whole.
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ import attrs
 from .. import ir
 from ..agent_spec import make_agent
 from ..agents import RandomAgent
-from ..compile import Program, Segment
+from ..codegen_moves import Hooks
+from ..compile import Program, Segment, compile_program
 from ..diagnostics import EngineError
 from ..engine import Game, State
 
@@ -41,7 +42,6 @@ class Plan:
     agents: tuple[str, ...] = ("random",)
     roles: tuple[str, ...] | None = None  # global player variables to report; None: all of them
     standing: str | None = None  # a per-player variable ("-name": lower is better); None: the result rule
-    trigger_sample: int = 200
 
 
 class _Recorder:
@@ -82,15 +82,12 @@ def _after(segments: tuple[Segment, ...], hook) -> tuple[Segment, ...]:
 
 
 class Recording:
-    """A game compiled once per process, with the recorder's segments added."""
+    """A game compiled once per process with the recorder's hooks, and its segments added."""
 
     def __init__(self, game: Game, plan: Plan):
         self.game = game
         self.plan = plan
-        program = game.program
         recorder = self.recorder = _Recorder()
-        recorder.fired = [0] * len(program.triggers)
-        recorder.leader = _leader_function(program, plan.standing)
 
         def round_end(kind: str):
             def hook(state: State) -> None:
@@ -99,34 +96,38 @@ class Recording:
 
             return hook
 
-        def phase_enter(index: int):
-            def hook(state: State) -> None:
-                if recorder.mine(state):
-                    recorder.phases.add(index)
+        def trigger_fired(state: State, index: int) -> None:
+            if recorder.mine(state):
+                recorder.fired[index] += 1
 
-            return hook
+        def phase_entered(state: State, index: int) -> None:
+            if recorder.mine(state):
+                recorder.phases.add(index)
 
-        def trigger_fired(index: int):
-            def hook(state: State) -> None:
-                if recorder.mine(state):
-                    recorder.fired[index] += 1
+        def segment_hook(hook, index: int):  # as the general path's segments call it
+            return lambda state: hook(state, index)
 
-            return hook
-
+        # the generated steps and entry functions call the hooks; the general path runs segments
+        program = compile_program(
+            game.ruleset, game.program.options, game.num_players, hooks=Hooks(trigger_fired, phase_entered)
+        )
+        recorder.fired = [0] * len(program.triggers)
+        recorder.leader = _leader_function(program, plan.standing)
         recorded = attrs.evolve(
             program,
             round_end=_after(program.round_end, round_end("normal")),
             round_stuck_effects=_after(program.round_stuck_effects, round_end("stuck")),
             round_limit_effects=_after(program.round_limit_effects, round_end("limit")),
-            phases=tuple(attrs.evolve(p, enter=_before(p.enter, phase_enter(i))) for i, p in enumerate(program.phases)),
+            phases=tuple(
+                attrs.evolve(p, enter=_before(p.enter, segment_hook(phase_entered, i)))
+                for i, p in enumerate(program.phases)
+            ),
             triggers=tuple(
-                attrs.evolve(t, effects=_before(t.effects, trigger_fired(i))) for i, t in enumerate(program.triggers)
+                attrs.evolve(t, effects=_before(t.effects, segment_hook(trigger_fired, i)))
+                for i, t in enumerate(program.triggers)
             ),
         )
-        self.fast = Game(recorded, game.max_steps)
-        self.traced = Game(
-            attrs.evolve(recorded, moves=tuple(attrs.evolve(m, step=None) for m in recorded.moves)), game.max_steps
-        )
+        self.recorded = Game(recorded, game.max_steps)
         blocks = game.encoding.blocks  # the ids players see (a choice in steps uses its move's block)
         self.move_offsets = [b.offset for b in blocks]
         self.move_ends = [b.offset + b.width for b in blocks]
@@ -146,7 +147,6 @@ class Recording:
         n = self.game.num_players
         names = _seating(plan.agents, n, index)
         agents = [make_agent(names[seat], seed * 1_000 + seat) for seat in range(n)]
-        traced = index < plan.trigger_sample and bool(self.game.program.triggers)
         recorder = self.recorder
         recorder.state = None
         recorder.round_ends = []
@@ -154,7 +154,7 @@ class Recording:
         recorder.fired = [0] * len(recorder.fired)
         # the players' knowledge is kept only for agents that search from a player's view
         track = not all(isinstance(agent, RandomAgent) for agent in agents)
-        state = (self.traced if traced else self.fast).new_initial_state(seed=seed, track=track)
+        state = self.recorded.new_initial_state(seed=seed, track=track)
         recorder.state = state
         move_ends, move_offsets = self.move_ends, self.move_offsets
         legal_counts = [0] * len(move_ends)
@@ -218,7 +218,7 @@ class Recording:
             "move_legal": legal_counts,
             "move_chosen": chosen,
             "phases": sorted(recorder.phases),
-            "triggers": list(recorder.fired) if traced else None,
+            "triggers": list(recorder.fired),
         }
 
 
