@@ -21,7 +21,6 @@ from collections.abc import Callable, Iterable
 import attrs
 
 from . import ir
-from .check_fold import children, field_values
 from .diagnostics import Span
 
 CAP = 10**30  # beyond every limit: a bound this large is reported the same as a larger one
@@ -132,7 +131,7 @@ class Costs:
         return known
 
     def _cost(self, expr: ir.Expr) -> int:
-        own = add(1, *(self.cost(child) for child in children(expr)))
+        own = add(1, *(self.cost(child) for child in ir.children(expr)))
         if isinstance(expr, ir.Macro):
             if expr.kind == "bind" or expr.body is None:
                 return own
@@ -210,7 +209,7 @@ class Costs:
         multiplication that makes it expensive is written."""
         while True:
             total = self.cost(expr)
-            heavy = [c for c in children(expr) if self.cost(c) * 10 >= total * 9]
+            heavy = [c for c in ir.children(expr) if self.cost(c) * 10 >= total * 9]
             if not heavy:
                 return expr
             expr = heavy[0]
@@ -221,7 +220,7 @@ def expressions_of(s: ir.Stmt) -> list[ir.Expr]:
     if isinstance(s, ir.Log):
         return [p for p in s.parts if isinstance(p, ir.Expr)]
     out: list[ir.Expr] = []
-    for value in field_values(s):
+    for value in ir.field_values(s):
         if isinstance(value, ir.Expr):
             out.append(value)
         elif isinstance(value, tuple):

@@ -6,7 +6,6 @@ Nothing here runs a game; a value that needs a game state folds to UNKNOWN.
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -17,38 +16,6 @@ from .limits import MAX_INTEGER
 
 UNKNOWN = object()
 
-# the values of every field of a class of expressions, read by one call (see `children`)
-_FIELDS: dict[type, Callable[[Any], tuple[Any, ...]]] = {}
-
-
-def _fields_of(kind: type) -> Callable[[Any], tuple[Any, ...]]:
-    names = [field.name for field in attrs.fields(kind)]
-    if len(names) == 1:  # attrgetter of one name gives the value, not a tuple of one
-        name = names[0]
-        getter: Callable[[Any], tuple[Any, ...]] = lambda value: (getattr(value, name),)
-    else:
-        getter = operator.attrgetter(*names)
-    _FIELDS[kind] = getter
-    return getter
-
-
-def field_values(value: Any) -> tuple[Any, ...]:
-    """The values of every field of an attrs instance, in the order of its class's fields."""
-    return (_FIELDS.get(type(value)) or _fields_of(type(value)))(value)
-
-
-def children(expr: ir.Expr) -> list[ir.Expr]:
-    """The expressions directly inside `expr`, as `ir.children` gives them, with the fields of
-    each class of expressions looked up once: the whole-file checks ask some 12,000 times in
-    checking the shipped rule files."""
-    out: list[ir.Expr] = []
-    for value in field_values(expr):
-        if isinstance(value, ir.Expr):
-            out.append(value)
-        elif isinstance(value, tuple):
-            out.extend([v for v in value if isinstance(v, ir.Expr)])
-    return out
-
 
 def walk(expr: ir.Expr) -> Iterable[ir.Expr]:
     """`expr` and every expression inside it."""
@@ -56,7 +23,7 @@ def walk(expr: ir.Expr) -> Iterable[ir.Expr]:
     while waiting:
         current = waiting.pop()
         yield current
-        waiting.extend(children(current))
+        waiting.extend(ir.children(current))
 
 
 def size_and_depth(expr: ir.Expr, memo: dict[int, tuple[int, int]]) -> tuple[int, int]:
@@ -66,7 +33,7 @@ def size_and_depth(expr: ir.Expr, memo: dict[int, tuple[int, int]]) -> tuple[int
         current, children_done = stack.pop()
         if id(current) in memo:
             continue
-        kids = children(current)
+        kids = ir.children(current)
         if children_done:
             sizes = [memo[id(k)] for k in kids]
             memo[id(current)] = (1 + sum(s for s, _ in sizes), 1 + max((d for _, d in sizes), default=0))
@@ -231,7 +198,7 @@ def _interval(expr: ir.Expr, options: dict[str, ir.Option], players: tuple[int, 
         return None
     if isinstance(expr, ir.Builtin) and expr.name == "num_players":
         return players
-    parts = [interval(e, options, players) for e in children(expr)]  # each within the bound
+    parts = [interval(e, options, players) for e in ir.children(expr)]  # each within the bound
     if any(p is None for p in parts):
         return None
     bounds = [p for p in parts if p is not None]

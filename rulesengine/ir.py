@@ -6,7 +6,9 @@ The checker (`check.py`) builds these values from the syntax trees; the compiler
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import operator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import attrs
 
@@ -149,13 +151,51 @@ class Macro(Expr):
 def children(expr: Expr) -> list[Expr]:
     """The expressions directly inside `expr` (a macro's collection and body included)."""
     out: list[Expr] = []
-    for field in attrs.fields(type(expr)):
-        value = getattr(expr, field.name)
+    for value in field_values(expr):
         if isinstance(value, Expr):
             out.append(value)
         elif isinstance(value, tuple):
-            out.extend(v for v in value if isinstance(v, Expr))
+            out.extend([v for v in value if isinstance(v, Expr)])
     return out
+
+
+# per class: the names of its fields, and a function giving their values at once (None: not an
+# attrs class); the checks, the lowering and the compiler walk the rules many thousands of times
+_FIELD_NAMES: dict[type, tuple[str, ...] | None] = {}
+_FIELD_GETTERS: dict[type, Callable[[Any], tuple[Any, ...]] | None] = {}
+
+
+def field_names(kind: type) -> tuple[str, ...] | None:
+    """The names of the fields of `kind`, in order; None when it is not an attrs class."""
+    try:
+        return _FIELD_NAMES[kind]
+    except KeyError:
+        names = _FIELD_NAMES[kind] = tuple(field.name for field in attrs.fields(kind)) if attrs.has(kind) else None
+        return names
+
+
+def field_getter(kind: type) -> Callable[[Any], tuple[Any, ...]] | None:
+    """value -> the values of every field of `kind`, in its order of fields; None when `kind`
+    is not an attrs class. Made once per class."""
+    try:
+        return _FIELD_GETTERS[kind]
+    except KeyError:
+        pass
+    names = field_names(kind)
+    getter: Callable[[Any], tuple[Any, ...]] | None = None
+    if names is not None and len(names) > 1:
+        getter = operator.attrgetter(*names)
+    elif names is not None:  # attrgetter of one name gives the value itself, of none nothing at all
+        getter = lambda value: tuple(getattr(value, name) for name in names)  # noqa: E731
+    _FIELD_GETTERS[kind] = getter
+    return getter
+
+
+def field_values(value: Any) -> tuple[Any, ...]:
+    """The values of every field of an attrs instance, in the order of its class's fields."""
+    getter = _FIELD_GETTERS.get(type(value)) or field_getter(type(value))
+    assert getter is not None, f"{type(value).__name__} is not an attrs class"
+    return getter(value)
 
 
 # ---- statements ------------------------------------------------------------------------

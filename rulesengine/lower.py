@@ -30,16 +30,15 @@ def fold_options(options: Mapping[str, object]) -> Callable[[ir.Expr], ir.Expr |
 def map_expr(e: ir.Expr, rewrite: Callable[[ir.Expr], ir.Expr | None]) -> ir.Expr:
     """`e` with `rewrite` applied bottom-up wherever it gives a replacement (None: keep)."""
     changes: dict[str, Any] = {}
-    for field in attrs.fields(type(e)):
-        value = getattr(e, field.name)
+    for name, value in zip(ir.field_names(type(e)) or (), ir.field_values(e)):
         if isinstance(value, ir.Expr):
             new = map_expr(value, rewrite)
             if new is not value:
-                changes[field.name] = new
+                changes[name] = new
         elif isinstance(value, tuple) and any(isinstance(v, ir.Expr) for v in value):
             new_items = tuple(map_expr(v, rewrite) if isinstance(v, ir.Expr) else v for v in value)
             if any(a is not b for a, b in zip(new_items, value)):
-                changes[field.name] = new_items
+                changes[name] = new_items
     if changes:
         e = attrs.evolve(e, **changes)
     replaced = rewrite(e)
@@ -53,13 +52,13 @@ def map_ruleset(value: Any, rewrite: Callable[[ir.Expr], ir.Expr | None]) -> Any
     if isinstance(value, tuple):
         items = tuple(map_ruleset(v, rewrite) for v in value)
         return items if any(a is not b for a, b in zip(items, value)) else value
-    if attrs.has(type(value)):
+    names = ir.field_names(type(value))
+    if names is not None:
         changes = {}
-        for field in attrs.fields(type(value)):
-            old = getattr(value, field.name)
+        for name, old in zip(names, ir.field_values(value)):
             new = map_ruleset(old, rewrite)
             if new is not old:
-                changes[field.name] = new
+                changes[name] = new
         return attrs.evolve(value, **changes) if changes else value
     return value
 
@@ -87,9 +86,11 @@ def _bindings(value: Any, out: list[tuple[int, ir.Expr, str]]) -> None:
     if isinstance(value, tuple):
         for item in value:
             _bindings(item, out)
-    elif attrs.has(type(value)):
-        for field in attrs.fields(type(value)):
-            _bindings(getattr(value, field.name), out)
+    else:
+        fields = ir.field_getter(type(value))
+        if fields is not None:
+            for item in fields(value):
+                _bindings(item, out)
 
 
 def is_seat(e: ir.Expr, seats: frozenset[int]) -> bool:

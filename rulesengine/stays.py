@@ -13,11 +13,8 @@ never set the state's `shown_any` or `turn_set`, and a step need not clear them 
 from __future__ import annotations
 
 import functools
-import operator
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
-
-import attrs
 
 from . import ir
 from .lower import lower
@@ -41,29 +38,10 @@ def can_run(value: Any, kind: type[ir.Stmt] | tuple[type[ir.Stmt], ...]) -> bool
         return can_run(value.then if value.condition.value else value.otherwise, kind)
     if isinstance(value, tuple):
         return any(can_run(item, kind) for item in value)
-    fields = _FIELDS.get(type(value), _UNSEEN)
-    if fields is _UNSEEN:
-        fields = _fields_of(type(value))
+    fields = ir.field_getter(type(value))
     if fields is not None:
         return any(can_run(item, kind) for item in fields(value))
     return False
-
-
-_UNSEEN = object()
-# the values of every field of an attrs class, read by one call; None for any other class
-_FIELDS: dict[type, Any] = {}
-
-
-def _fields_of(kind: type) -> Callable[[Any], tuple[Any, ...]] | None:
-    getter: Callable[[Any], tuple[Any, ...]] | None = None
-    if attrs.has(kind):
-        names = [field.name for field in attrs.fields(kind)]
-        if len(names) > 1:
-            getter = operator.attrgetter(*names)
-        else:  # attrgetter of one name gives the value itself, of none nothing at all
-            getter = lambda value: tuple(getattr(value, name) for name in names)
-    _FIELDS[kind] = getter
-    return getter
 
 
 def setting_puts_out(ruleset: ir.Ruleset, options: Mapping[str, object]) -> bool:
