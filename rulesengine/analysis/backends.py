@@ -189,6 +189,9 @@ def _batches(
     plan: Plan, recording: Recording | None, workers: int, backend: str, address: str | None
 ) -> Generator[list[dict[str, Any]], None, None]:
     """The records of the plan's matches, a batch at a time, from the chosen backend."""
+    global _recording
+    if recording is not None:
+        _recording = recording  # a worker forked from this process finds it compiled
     if backend == "ray":
         yield from _ray(plan, workers, address)
     elif workers > 1:
