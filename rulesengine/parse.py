@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import attrs
@@ -104,29 +104,10 @@ def _by_ends(node_builder: Callable[[list], object]) -> Callable[[list], object]
     def build(children: list) -> object:
         made = node_builder(children)
         if isinstance(made, Tree):
-            start: int | None = None
-            end: int | None = None
-            inner: Any  # lark's Meta, with the container's positions this builder sets
-            for child in children:  # the first child with a position
-                if isinstance(child, Tree):
-                    inner = child._meta
-                    if inner is not None and not inner.empty:
-                        start = inner.container_start_pos
-                        break
-                elif isinstance(child, Token):
-                    start = child.start_pos
-                    break
+            start = _edge(children, "container_start_pos", "start_pos")
             if start is None:  # no token at all: no position, as lark leaves it
                 return made
-            for child in reversed(children):  # and the last
-                if isinstance(child, Tree):
-                    inner = child._meta
-                    if inner is not None and not inner.empty:
-                        end = inner.container_end_pos
-                        break
-                elif isinstance(child, Token):
-                    end = child.end_pos
-                    break
+            end = _edge(reversed(children), "container_end_pos", "end_pos")
             meta: Any = made.meta
             if meta.empty:  # a tree of its own; a tree passed up from one child keeps its own
                 meta.start_pos, meta.end_pos, meta.empty = start, end, False
@@ -134,6 +115,19 @@ def _by_ends(node_builder: Callable[[list], object]) -> Callable[[list], object]
         return made
 
     return build
+
+
+def _edge(children: Iterable[object], of_tree: str, of_token: str) -> Any:
+    """The position `of_tree` of the container of the first tree with a position, or
+    `of_token` of the first token, whichever comes first among `children`; None if neither."""
+    for child in children:
+        if isinstance(child, Tree):
+            inner = child._meta  # lark's Meta; None or empty for a tree without a position
+            if inner is not None and not inner.empty:
+                return getattr(inner, of_tree)
+        elif isinstance(child, Token):
+            return getattr(child, of_token)
+    return None
 
 
 def _describe_expected(expected: set[str]) -> str:
