@@ -67,6 +67,8 @@ def parse_spec(text: str) -> tuple[str, dict[str, Any]]:
         if key not in keys:
             known = ", ".join(keys) or "none"
             raise AgentSpecError(f"agent '{name}' has no setting '{key}' (in '{text}'); settings: {known}")
+        if key in settings:  # `ismcts:5:7` would otherwise keep the 7 without a word
+            raise AgentSpecError(f"'{key}' of agent '{name}' is given twice (in '{text}')")
         settings[key] = _convert(name, key, value.strip(), keys[key], text)
     return name, settings
 
