@@ -34,7 +34,6 @@ _NORMAL, _LIMIT, _STUCK = flow.NORMAL, flow.LIMIT, flow.STUCK
 DIRECT_FLOW = True
 # The ids `Game.direct` holds a place for (a table of ids, not a dict: the hot path indexes it).
 DIRECT_IDS = 1 << 16
-_NO_DIRECT: list = []  # the table of a state that keeps knowledge: none of its steps is direct
 
 # The root of a history that does not go back to the start of the match (a state put into a
 # position, or resampled): a cell like the others, so any walk of the chain ends at None.
@@ -149,7 +148,7 @@ class State:
         self._track = track
         # the actions `apply_action` hands straight to their step (`Game.direct`); none for a
         # state that keeps knowledge, whose steps go through `_act` and then tell the players
-        self._direct = _NO_DIRECT if track else game.direct
+        self._direct = game.no_direct if track else game.direct
         self._max_steps = game.max_steps
         self._pending: tuple[int, ...] = ()  # the ids picked so far of a choice made in steps (actions.py)
         self._commits: tuple[tuple[int, int], ...] = ()  # (player, action key) chosen so far in a simultaneous phase
@@ -317,7 +316,7 @@ class State:
             if type(action) is int:
                 try:
                     play = self._direct[action]  # an index, not a hash: the cheapest look-up
-                except IndexError:  # past the table (or no table: a state that keeps knowledge)
+                except IndexError:  # past the table
                     pass
             # A scan in C: as cheap as bisection for the lists of most decisions, and no dearer than
             # listing them was for a long one. (A negative id finds an entry from the end, which
@@ -1634,6 +1633,8 @@ class Game:
         # every such action of a game without simultaneous phases whose id is its key; None for
         # any other id. Ids past DIRECT_IDS take the general path, which does the same by `plays`.
         self.direct: list[tuple[Any, tuple, bool] | None] = [None] * min(self.encoding.num_actions, DIRECT_IDS)
+        # the table of a state that keeps knowledge: as long, and empty (no exception on the path)
+        self.no_direct: list[None] = [None] * len(self.direct)
         self.stepwise = self.encoding.stepwise
         self.simultaneous = any(phase.simultaneous for phase in program.phases)
         self.whole = not self.stepwise and not self.simultaneous  # every id is a whole action, applied at once
