@@ -326,12 +326,33 @@ def test_progress_bar_only_on_a_terminal(monkeypatch):
 
     screen = Terminal()
     monkeypatch.setattr(sys, "stderr", screen)
-    with progress_bar(10, "matches", enabled=True) as update:
+    with progress_bar(10, "matches", enabled=True, decisions=lambda: 12_345) as update:
         update(4)
         update(10)
-    assert "10/10" in screen.getvalue()
+    assert "10/10" in screen.getvalue() and "12,345 decisions" in screen.getvalue()
     with progress_bar(10, "matches", enabled=False) as update:  # --json
         assert update is None
+
+
+def test_the_decisions_of_the_match_in_progress_can_be_read_while_it_is_played(monkeypatch):
+    from rulesengine.analysis import backends
+
+    game = rulesengine.make_game("padan")
+    recording = Recording(game, make_plan(game, 2))
+    seen: list[int] = []
+    real_choose = RandomAgent.choose
+
+    def choose(agent, state):  # what a progress bar reads between two decisions
+        seen.append(backends.playing())
+        return real_choose(agent, state)
+
+    monkeypatch.setattr(RandomAgent, "choose", choose)
+    monkeypatch.setattr(backends, "_recording", recording)
+    record = recording.play(0)
+    assert seen[0] == 0 and seen == sorted(seen) and seen[-1] == record["decisions"] - 1
+    assert recording.playing() == backends.playing() == 0  # between matches
+    monkeypatch.setattr(backends, "_recording", None)
+    assert backends.playing() == 0
 
 
 def test_a_run_stopped_before_any_match_ended_reports_nothing_missing():

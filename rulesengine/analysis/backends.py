@@ -88,6 +88,13 @@ def _local(plan: Plan) -> Recording:
     return _recording
 
 
+def playing() -> int:
+    """The decisions made so far in the match this process is playing, if it plays one (with
+    one local worker: the run's own process); 0 otherwise."""
+    recording = _recording
+    return recording.playing() if recording is not None else 0
+
+
 def play_chunk(plan: Plan, indices: range) -> list[dict[str, Any]]:
     """Play the matches `indices` of `plan` (in a worker: compiles the game once per process)."""
     recording = _local(plan)

@@ -28,7 +28,7 @@ from ..engine import Game
 from ..limits import MAX_INTEGER
 from ..resources import same_file
 from . import BackendError, Tally, highest_first_seed, make_plan, provenance, standing_names, summarise
-from .backends import MAX_WORKERS, resolve_workers, run
+from .backends import MAX_WORKERS, playing, resolve_workers, run
 from .checks import DEFAULT_LIMIT_SHARE, findings, setting_text
 from .compare import compare as compare_analyses
 from .compare import render as render_comparison
@@ -190,13 +190,20 @@ def _simulate(
     rules = provenance(game)
     tally = Tally(game.program, plan)
 
+    decided = 0  # decisions of the matches handed over
+
     def take(record: dict[str, Any]) -> None:
+        nonlocal decided
         tally.add(record)
+        decided += record["decisions"]
         if writer is not None:
             writer.write(record)
 
+    def decisions() -> int:  # and of the match in progress here (with one local worker)
+        return decided + playing()
+
     try:
-        with progress_bar(games, label, enabled=not quiet) as update:
+        with progress_bar(games, label, enabled=not quiet, decisions=decisions) as update:
             outcome = run(plan, None, settings["workers"], backend, address, update, take)
     except BackendError as error:
         if writer is not None:

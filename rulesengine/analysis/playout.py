@@ -133,6 +133,12 @@ class Recording:
         self.move_ends = [b.offset + b.width for b in blocks]
         self.role_names, self.role_offsets = _roles(program, plan.roles)
 
+    def playing(self) -> int:
+        """The decisions made so far in the match this process is playing (0 between matches);
+        read from another thread by a progress bar."""
+        state = self.recorder.state
+        return state.steps if state is not None else 0
+
     def play(self, index: int) -> dict[str, Any]:
         """Play match `index` (seed plan.seed + index) and return its record. An error of the
         rules met while playing names the match's seed, so that `run --seed` can replay it."""
@@ -140,6 +146,8 @@ class Recording:
             return self._play(index)
         except EngineError as error:
             raise EngineError(f"{error} (in the match of seed {self.plan.seed + index})") from None
+        finally:
+            self.recorder.state = None  # also when stopped: no match is in progress here
 
     def _play(self, index: int) -> dict[str, Any]:
         plan = self.plan

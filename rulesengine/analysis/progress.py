@@ -8,22 +8,33 @@ from contextlib import contextmanager
 
 
 @contextmanager
-def progress_bar(total: int, label: str, enabled: bool) -> Iterator[Callable[[int], None] | None]:
-    """Yields `update(done)`, or None when the bar is off (not a terminal, --json, or no rich)."""
+def progress_bar(
+    total: int, label: str, enabled: bool, decisions: Callable[[], int] | None = None
+) -> Iterator[Callable[[int], None] | None]:
+    """Yields `update(done)`, or None when the bar is off (not a terminal, --json, or no rich).
+    `decisions()`, if given, is read at every refresh: the decisions played so far, shown so
+    that a long match (searching agents) is seen to go on before it ends."""
     if not enabled or not sys.stderr.isatty():
         yield None
         return
     try:
         from rich.console import Console
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+        from rich.text import Text
     except ImportError:  # the optional extra is not installed
         yield None
         return
+
+    class Decisions(TextColumn):
+        def render(self, task: object) -> Text:
+            return Text(f"{decisions():,} decisions" if decisions is not None else "")
+
     columns = (
         TextColumn("{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
         TextColumn("{task.fields[rate]:.1f} matches/s"),
+        Decisions(""),
         TimeRemainingColumn(),
     )
     with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
