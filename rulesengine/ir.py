@@ -186,7 +186,7 @@ def field_getter(kind: type) -> Callable[[Any], tuple[Any, ...]] | None:
     if names is not None and len(names) > 1:
         getter = operator.attrgetter(*names)
     elif names is not None:  # attrgetter of one name gives the value itself, of none nothing at all
-        getter = lambda value: tuple(getattr(value, name) for name in names)  # noqa: E731
+        getter = lambda value: tuple(getattr(value, name) for name in names)
     _FIELD_GETTERS[kind] = getter
     return getter
 

@@ -271,7 +271,7 @@ def test_a_page_of_another_site_cannot_open_a_seat_socket():
         address = link(base, session).replace("http://", "ws://").replace("/play/", "/ws/")
         own = base.rstrip("/")
         for foreign in ("http://evil.example", own + "0", "null", own.replace("http://", "ftp://")):
-            with pytest.raises(Exception) as refused:  # noqa: PT011  (closed before any message)
+            with pytest.raises(Exception) as refused:  # closed before any message
                 with client.connect(address, origin=foreign, open_timeout=5) as ws:
                     ws.recv(timeout=5)
             assert "403" in str(refused.value), foreign  # refused at the handshake

@@ -195,7 +195,6 @@ class Recording:
             action = agents[state.current].choose(state)
             chosen[bisect_right(move_offsets, action) - 1] += 1
             state.apply_action(action)
-        recorder.state = None
         ends = list(recorder.round_ends)
         if state.truncated:
             ends.append((ENGINE_CAP, state.steps, recorder.leader(state)))

@@ -26,15 +26,19 @@ def progress_bar(
         return
 
     class Decisions(TextColumn):
+        def __init__(self, count: Callable[[], int]):
+            super().__init__("")
+            self.count = count
+
         def render(self, task: object) -> Text:
-            return Text(f"{decisions():,} decisions" if decisions is not None else "")
+            return Text(f"{self.count():,} decisions")
 
     columns = (
         TextColumn("{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
         TextColumn("{task.fields[rate]:.1f} matches/s"),
-        Decisions(""),
+        *([Decisions(decisions)] if decisions is not None else []),
         TimeRemainingColumn(),
     )
     with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
