@@ -67,23 +67,26 @@ def _references(node: Node, key: str) -> list[Scalar]:
 class _Composition:
     """What one composition has read: every file once (memoised), within the limits."""
 
-    def __init__(self, sources: dict[str, str] | None, text: str | None = None):
+    def __init__(self, sources: dict[str, str] | None, text: str | None = None, in_file: bool = True):
         self.sources = sources
         self.text = text  # the top file's text when it is not read from disk (an editor's buffer)
+        self.in_file = in_file  # false: the top document has no folder (see `compose`)
         self.done: dict[str, Map | None] = {}  # resolved path -> composed file (None: it failed)
         self.height: dict[str, int] = {}  # resolved path -> files in the longest chain from it down
         self.bytes = 0
 
 
-def compose(path: str, sources: dict[str, str] | None = None, text: str | None = None) -> Map:
+def compose(path: str, sources: dict[str, str] | None = None, text: str | None = None, in_file: bool = True) -> Map:
     """Load `path` with everything it extends and includes merged beneath it.
 
     Each file is read once however often it is named; `sources` (when given) receives the
     text of every file read, in the order they were read. `text`, when given, stands for
     the contents of `path` itself (a language server's unsaved buffer); its bases are read
-    from their files under the same rules.
+    from their files under the same rules. With `in_file` false, `path` names a document in
+    no file (an editor's `untitled:` buffer): it has no folder, so it may name only the
+    shipped rulesets and blocks.
     """
-    return _compose(path, _Composition(sources, text), ())
+    return _compose(path, _Composition(sources, text, in_file), ())
 
 
 def _compose(path: str, state: _Composition, chain: tuple[str, ...]) -> Map:
@@ -110,7 +113,8 @@ def _compose(path: str, state: _Composition, chain: tuple[str, ...]) -> Map:
     problems = version_problems(tree)
     if problems:  # a newer format may mean something else: read nothing more of it
         raise RuleFileError(problems)
-    here = Path(path).resolve().parent
+    # a document in no file has no folder: its references find shipped files only
+    here = Path(path).resolve().parent if chain or state.in_file else None
     chain = (*chain, str(Path(path).resolve()))
     below = 0  # files in the longest chain beneath this one
     bases: list[Node] = []
@@ -166,7 +170,7 @@ def _compose(path: str, state: _Composition, chain: tuple[str, ...]) -> Map:
 def _load_base(
     reference: Scalar,
     key: str,
-    here: Path,
+    here: Path | None,
     chain: tuple[str, ...],
     state: _Composition,
     named: set[str],
@@ -185,6 +189,8 @@ def _load_base(
     if found is None:
         shipped = shipped_rulesets()
         hint = did_you_mean(name, shipped) or f"shipped rulesets: {', '.join(shipped)}"
+        if here is None:
+            hint = f"a document in no file names shipped rulesets only; save it to name files beside it ({hint})"
         problems.append(
             Diagnostic(
                 "RE012",
@@ -265,16 +271,20 @@ def _load_base(
     return composed, state.height[resolved_text]
 
 
-def _candidates(name: str, here: Path, shipped: bool) -> list[Path]:
-    """The files a reference may name, in the order they are looked for."""
+def _candidates(name: str, here: Path | None, shipped: bool) -> list[Path]:
+    """The files a reference may name, in the order they are looked for (`here` None: a
+    document in no file, which names shipped files only)."""
     given = Path(name)
-    candidates = [given] if given.is_absolute() else [here / given, here / f"{name}.yaml"]
+    if here is None:
+        candidates = []
+    else:
+        candidates = [given] if given.is_absolute() else [here / given, here / f"{name}.yaml"]
     if shipped:
         candidates += [rulesets_dir() / f"{name}.yaml", rulesets_dir() / name]
     return candidates
 
 
-def find_reference(name: str, here: Path, shipped: bool = True) -> Path | None:
+def find_reference(name: str, here: Path | None, shipped: bool = True) -> Path | None:
     """The file a reference names: relative to the including file's folder, else (with
     `shipped`) a shipped one. The process's working folder is never consulted. The file
     found may lie outside `here`: check it with `is_confined` before reading it.
@@ -297,7 +307,7 @@ _REFUSED = frozenset({errno.EACCES, errno.EPERM})
 _NOT_PERMITTED = "the file, or a folder on the way to it, may not be read by the user checking it"
 
 
-def why_unusable(name: str, here: Path) -> tuple[str, str | None] | None:
+def why_unusable(name: str, here: Path | None) -> tuple[str, str | None] | None:
     """Why a reference that `find_reference` finds no file for is not simply missing, as the
     rest of a message and a hint: the first file of that name beside the including file is
     there but not a regular file (a folder, a pipe, a device), or the system cannot look it up
@@ -320,9 +330,10 @@ def why_unusable(name: str, here: Path) -> tuple[str, str | None] | None:
     return None
 
 
-def is_confined(resolved: Path, here: Path) -> bool:
-    """Inside the including file's folder tree, or one of the shipped rulesets and blocks."""
-    return resolved.is_relative_to(here) or resolved.is_relative_to(rulesets_dir().resolve())
+def is_confined(resolved: Path, here: Path | None) -> bool:
+    """Inside the including file's folder tree (if it has one), or one of the shipped rulesets
+    and blocks."""
+    return (here is not None and resolved.is_relative_to(here)) or resolved.is_relative_to(rulesets_dir().resolve())
 
 
 def _shown(name: str) -> str:

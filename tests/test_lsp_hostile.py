@@ -9,6 +9,7 @@ import io
 import json
 import os
 import queue
+import shutil
 import subprocess
 import sys
 import threading
@@ -22,6 +23,7 @@ pytest.importorskip("pygls")
 
 from rulesengine.api import validate_file  # noqa: E402
 from rulesengine.lsp.transport import MAX_LINE_BYTES, MAX_MESSAGE_BYTES, BoundedInput  # noqa: E402
+from rulesengine.resources import rulesets_dir  # noqa: E402
 from tests.conftest import child_environment  # noqa: E402
 
 TIMEOUT = 60  # seconds for one answer, generous for a loaded machine
@@ -397,6 +399,29 @@ def test_a_uri_that_can_name_no_file_is_read_from_its_text_alone(client: Client,
         {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": "rulesengine: 1\nname: [x\n"}]},
     )
     assert [d["code"] for d in client.diagnostics(uri)] == ["RE001"]
+    assert not "".join(client.stderr)
+
+
+def test_a_buffer_in_no_file_names_shipped_rulesets_only(client: Client, tmp_path: Path):
+    # a valid rule file in the server's folder: an unsaved buffer has no folder, so it is not found
+    shutil.copy(rulesets_dir() / "pan.yaml", tmp_path / "base.yaml")
+    uri = "untitled:Untitled-1"
+    client.open(uri, "rulesengine: 1\nextends: base.yaml\nname: x\n")
+    [problem] = client.diagnostics(uri)
+    assert problem["code"] == "RE012" and problem["range"]["start"] == {"line": 1, "character": 9}
+    assert "save it to name files beside it" in problem["message"]
+    client.notify(
+        "textDocument/didChange",
+        {
+            "textDocument": {"uri": uri, "version": 2},
+            "contentChanges": [{"text": "rulesengine: 1\nextends: pan\nname: x\n"}],
+        },
+    )
+    assert client.diagnostics(uri) == []
+    # a scenario test file in no file cannot reach its ruleset: its text alone is read
+    tests_uri = "untitled:game.tests.yaml"
+    client.open(tests_uri, "ruleset: base.yaml\ntests:\n  - name: t\n    expect: {nothing: 1}\n")
+    assert client.diagnostics(tests_uri) == []
     assert not "".join(client.stderr)
 
 

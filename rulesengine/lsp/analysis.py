@@ -93,17 +93,19 @@ def is_rule_or_test_file(text: str, path: str) -> bool:
     return is_test_file(path) or kind_of_text(text, path) is not Kind.OTHER
 
 
-def analyse(text: str, path: str, on_disk: bool = True) -> Analysis:
+def analyse(text: str, path: str, on_disk: bool = True, in_file: bool = True) -> Analysis:
     """What there is to know about `text`, the document at `path`. When the path can name no
     file (`on_disk` false), nothing beside it is looked up: only the text itself is read, for
-    its syntax and its outline."""
+    its syntax and its outline. A document in no file (`in_file` false: an editor's unsaved
+    `untitled:` buffer) has no folder: a rule file may name the shipped rulesets only, and a
+    scenario test file, whose ruleset lies beside it, is read as text alone."""
     text = normalise_line_breaks(text)
     unreadable = not_unicode(text, path)
     if unreadable:  # the YAML reader cannot take such text
         return Analysis(path, unreadable, None, ())
     if not is_rule_or_test_file(text, path):  # another tool's file, which validate skips: not ours to judge
         return Analysis(path, (), None, ())
-    if not on_disk:
+    if not on_disk or (not in_file and is_test_file(path)):
         try:
             own = load_yaml(text, path)
         except RuleFileError as error:
@@ -117,7 +119,7 @@ def analyse(text: str, path: str, on_disk: bool = True) -> Analysis:
         return Analysis(path, tuple(error.diagnostics), None, ())
     symbols = outline(own)
     try:
-        document = compose(path, text=text)
+        document = compose(path, text=text, in_file=in_file)
     except RuleFileError as error:
         return Analysis(path, tuple(error.diagnostics), None, symbols)
     if is_block(document):

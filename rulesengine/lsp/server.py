@@ -87,6 +87,12 @@ def path_of(uri: str) -> str:
         return uri
 
 
+def in_file(uri: str) -> bool:
+    """Whether the document is a file (its URI a `file:` one), not a buffer in no file such as
+    an editor's `untitled:` one: only a file has a folder whose files it may name."""
+    return urlparse(uri).scheme == "file"
+
+
 def on_disk(path: str) -> bool:
     """Whether `path` can name a file, so that what the document names beside it (bases, a
     scenario file's ruleset) may be looked up: not with a NUL, or a lone surrogate that no
@@ -174,7 +180,7 @@ def refresh(ls: RulesServer, uri: str) -> None:
     if document is None:
         return
     path = path_of(uri)
-    result = analysis.analyse(document.source, path, on_disk(path))
+    result = analysis.analyse(document.source, path, on_disk(path), in_file(uri))
     if result.declarations is not None:
         ls.names[uri] = result.declarations
     codec = ls.workspace.position_codec
@@ -290,7 +296,7 @@ def document_symbol(ls: RulesServer, params: types.DocumentSymbolParams) -> list
         return []
     lines = lines_of(document.source)
     path = path_of(params.text_document.uri)
-    result = analysis.analyse(document.source, path, on_disk(path))
+    result = analysis.analyse(document.source, path, on_disk(path), in_file(params.text_document.uri))
     codec = ls.workspace.position_codec
 
     def convert(symbol: analysis.Symbol) -> types.DocumentSymbol:
