@@ -359,7 +359,11 @@ class _Reader(Shapes):
         clauses = []
         if "clause" in test:
             for item in self.items(test.entries["clause"], "'clause'"):
-                clauses.append((self.text(item, "a clause"), item.span))
+                clause = self.text(item, "a clause")
+                if any(clause == cited for cited, _ in clauses):  # another was meant, most likely
+                    self.error("RE511", f"the test cites clause '{clause}' twice", item.span, "cite each clause once")
+                    continue
+                clauses.append((clause, item.span))
         game = self.game(test, ruleset, defaults)
         seed_node = test.get("seed") or defaults.get("seed")
         seed = self.integer(seed_node, "'seed'") if seed_node is not None else 0

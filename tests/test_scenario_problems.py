@@ -64,6 +64,21 @@ def test_a_rules_document_larger_than_a_rule_file_is_refused_unread(tmp_path):
         assert "Traceback" not in result.stdout + result.stderr and "MemoryError" not in result.stderr
 
 
+def test_a_clause_cited_twice_by_one_test_is_refused_at_the_second(tmp_path):
+    (tmp_path / "rules.md").write_text("- **1.1** One.\n- **1.2** Two.\n", encoding="utf-8")
+    tests = (
+        "tests:\n"
+        "  - {name: a, clause: ['1.1', '1.2', 1.1], expect: {current: P1}}\n"
+        "  - {name: b, expect: {current: P1}}\n"
+    )
+    for text, line in ((f"rules: rules.md\n{tests}", 3), (tests, 2)):  # with a rules document or without one
+        path = write(tmp_path, text)
+        found, problems = load(path)
+        assert [(d.code, d.span.line, d.span.column) for d in problems] == [("RE511", line, 38)]
+        assert "cites clause '1.1' twice" in problems[0].message
+        assert [s.name for s in found.scenarios] == ["b"]  # a test with a problem does not run
+
+
 def test_a_clause_or_a_name_written_as_a_number_is_taken_as_written(tmp_path):
     (tmp_path / "rules.md").write_text("- **1.1** One.\n- **1.10** Ten.\n", encoding="utf-8")
     path = write(
