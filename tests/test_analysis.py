@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -353,6 +354,36 @@ def test_the_decisions_of_the_match_in_progress_can_be_read_while_it_is_played(m
     assert recording.playing() == backends.playing() == 0  # between matches
     monkeypatch.setattr(backends, "_recording", None)
     assert backends.playing() == 0
+
+
+def test_with_a_pool_the_decisions_of_matches_in_progress_are_counted_as_they_are_played():
+    from rulesengine.analysis import backends
+
+    # two long matches (greedy agents clone the state at every decision), one per worker
+    game = rulesengine.make_game("pan", players=2, max_steps=1000)
+    plan = make_plan(game, 2, agents=("greedy",))
+    handed: list[dict] = []
+    seen: list[tuple[int, int]] = []  # (records handed over, decisions counted) as a progress bar reads them
+    reading = threading.Event()
+
+    def read() -> None:
+        while not reading.wait(0.05):
+            seen.append((len(handed), backends.decisions_played(sum(r["decisions"] for r in handed))))
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    try:
+        outcome = backends.run(plan, None, workers=2, on_record=handed.append)
+    finally:
+        reading.set()
+        reader.join()
+    assert outcome.games == 2 and outcome.workers == 2
+    before_any_record = [count for records, count in seen if records == 0]
+    assert max(before_any_record) > 0  # the matches advanced on the bar before either ended
+    counts = [count for _, count in seen]
+    assert counts == sorted(counts) and counts[-1] <= sum(r["decisions"] for r in handed)
+    assert backends._pool_played is None  # after the run, only this process's matches are read
+    assert backends.decisions_played(7) == 7
 
 
 def test_a_run_stopped_before_any_match_ended_reports_nothing_missing():

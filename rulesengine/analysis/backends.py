@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import signal
 import socket
+import threading
 import time
 from collections.abc import Callable, Generator, Iterator
 from itertools import islice
@@ -95,14 +96,57 @@ def playing() -> int:
     return recording.playing() if recording is not None else 0
 
 
+# A local pool's count of the decisions each worker has played (one place per worker, in
+# memory the processes share), so that a progress bar advances while long matches are played
+# and not only when a batch of them ends. None outside a pool.
+_pool_played: Any = None
+_finished = 0  # in a pool worker: the decisions of the matches it has ended
+
+
+def decisions_played(handed: int) -> int:
+    """The decisions played so far, for a progress bar: `handed` (those of the matches whose
+    records were handed over) and those of the matches in progress; with a local pool, each
+    worker's own count (a little behind: it is written every `_POLL` seconds)."""
+    played = _pool_played
+    if played is not None:
+        return max(handed, sum(played))
+    return handed + playing()
+
+
 def play_chunk(plan: Plan, indices: range) -> list[dict[str, Any]]:
     """Play the matches `indices` of `plan` (in a worker: compiles the game once per process)."""
+    global _finished
     recording = _local(plan)
-    return [recording.play(i) for i in indices]
+    records = []
+    for index in indices:
+        records.append(recording.play(index))
+        _finished += records[-1]["decisions"]
+    return records
 
 
 def _ignore_interrupts() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and ends the workers
+
+
+def _start_pool_worker(played: Any, places: Any) -> None:
+    """A pool worker's start: Ctrl-C left to the parent, and a thread that keeps this worker's
+    count of decisions played in its own place of `played` (`places` hands them out)."""
+    global _finished
+    _ignore_interrupts()
+    _finished = 0  # a forked worker starts from the parent's figure
+    with places.get_lock():
+        place = places.value
+        places.value += 1
+    threading.Thread(target=_report_played, args=(played, place), daemon=True).start()
+
+
+def _report_played(played: Any, place: int) -> None:
+    highest = 0  # never lower: a match ended is counted once `_finished` is raised, a moment after
+    while True:
+        recording = _recording
+        highest = max(highest, _finished + (recording.playing() if recording is not None else 0))
+        played[place] = highest
+        time.sleep(_POLL)
 
 
 def run(
@@ -212,9 +256,11 @@ def _batches(
 def _pool(plan: Plan, workers: int) -> Iterator[list[dict[str, Any]]]:
     import multiprocessing
 
-    pool = multiprocessing.get_context("spawn" if os.name == "nt" else "fork").Pool(
-        workers, initializer=_ignore_interrupts
-    )
+    global _pool_played
+    context = multiprocessing.get_context("spawn" if os.name == "nt" else "fork")
+    played = context.Array("q", workers, lock=False)  # one writer per place: no lock needed
+    pool = context.Pool(workers, initializer=_start_pool_worker, initargs=(played, context.Value("i", 0)))
+    _pool_played = played
     try:
         chunks = _chunks(plan.games, workers)
         pending = [pool.apply_async(play_chunk, (plan, chunk)) for chunk in islice(chunks, workers * _AHEAD)]
@@ -230,6 +276,7 @@ def _pool(plan: Plan, workers: int) -> Iterator[list[dict[str, Any]]]:
             pending = still
         pool.close()
     finally:
+        _pool_played = None
         pool.terminate()  # stops unfinished matches at once (after Ctrl-C or an error)
         pool.join()
 

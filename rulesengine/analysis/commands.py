@@ -28,7 +28,7 @@ from ..engine import Game
 from ..limits import MAX_INTEGER
 from ..resources import same_file
 from . import BackendError, Tally, highest_first_seed, make_plan, provenance, standing_names, summarise
-from .backends import MAX_WORKERS, playing, resolve_workers, run
+from .backends import MAX_WORKERS, decisions_played, resolve_workers, run
 from .checks import DEFAULT_LIMIT_SHARE, findings, setting_text
 from .compare import compare as compare_analyses
 from .compare import render as render_comparison
@@ -199,8 +199,8 @@ def _simulate(
         if writer is not None:
             writer.write(record)
 
-    def decisions() -> int:  # and of the match in progress here (with one local worker)
-        return decided + playing()
+    def decisions() -> int:  # and of the matches in progress
+        return decisions_played(decided)
 
     try:
         with progress_bar(games, label, enabled=not quiet, decisions=decisions) as update:
