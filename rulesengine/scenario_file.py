@@ -356,7 +356,7 @@ class _Reader(Shapes):
         if "name" not in test:
             raise self.fail("RE503", "a test needs a 'name'", test.span)
         name = self.text(test.entries["name"], "a test's 'name'")
-        clauses = []
+        clauses: list[tuple[str, Span]] = []
         if "clause" in test:
             for item in self.items(test.entries["clause"], "'clause'"):
                 clause = self.text(item, "a clause")
