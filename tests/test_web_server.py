@@ -281,6 +281,58 @@ def test_a_page_of_another_site_cannot_open_a_seat_socket():
             assert _receive(ws)["type"] == "state"
 
 
+def _closed_within(connection: socket.socket, seconds: float) -> bool:
+    """Whether the server closes `connection` within `seconds` (what it sent meanwhile is read)."""
+    connection.settimeout(seconds)
+    try:
+        while connection.recv(4096):
+            pass
+    except TimeoutError:
+        return False
+    except ConnectionError:
+        pass
+    return True
+
+
+def test_a_connection_whose_headers_do_not_come_is_closed(monkeypatch):
+    from rulesengine.web import server
+
+    monkeypatch.setattr(server, "HEADER_SECONDS", 0.5)
+    session = make_session("pan", 2, {}, 1, people=(0,))
+    with running(session) as base:
+        port = int(base.rsplit(":", 1)[1])
+        path = link(base, session).split(str(port), 1)[1]
+        with socket.create_connection(("127.0.0.1", port)) as silent:  # sends nothing
+            assert _closed_within(silent, 5)
+        with socket.create_connection(("127.0.0.1", port)) as trickling:  # a header a byte at a time
+            for byte in f"GET {path} HTTP/1.1\r\nHost: x\r\nX-Slow: ".encode():
+                trickling.sendall(bytes([byte]))
+            started = time.monotonic()
+            try:
+                while time.monotonic() - started < 5:
+                    trickling.sendall(b"a")
+                    time.sleep(0.05)
+            except ConnectionError:
+                pass
+            assert time.monotonic() - started < 5 and _closed_within(trickling, 5)
+        with socket.create_connection(("127.0.0.1", port)) as kept:  # a whole request, then a slow one
+            kept.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+            kept.settimeout(5)
+            assert kept.recv(4096).startswith(b"HTTP/1.1 200")
+            kept.sendall(b"GET / HTTP/1.1\r\n")
+            assert _closed_within(kept, 5)
+        with socket.create_connection(("127.0.0.1", port)) as prompt:  # a request that comes in time is served
+            time.sleep(0.2)
+            prompt.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
+            prompt.settimeout(5)
+            assert prompt.recv(4096).startswith(b"HTTP/1.1 200")
+        with _socket(link(base, session)) as ws:  # a WebSocket stays open past the deadline
+            _receive(ws)
+            time.sleep(1)
+            ws.send(json.dumps({"type": "refresh"}))
+            assert _receive(ws)["type"] == "state"
+
+
 def test_the_replay_is_not_given_to_several_people_before_the_match_ends():
     session = make_session("pan", 3, {}, 1, people=(0, 1))
     with running(session) as base:

@@ -3,16 +3,22 @@ address in use is a one-line error, not a server that fails after saying it is r
 
 from __future__ import annotations
 
+import asyncio
 import socket
 from collections.abc import Callable
 
+import h11
 import uvicorn
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from .app import create_app
 from .protocol import MAX_MESSAGE_BYTES
 from .session import Session
 
 LOCAL = "127.0.0.1"
+# Seconds a connection may take to send a request's line and headers (a browser sends them at
+# once) after it opens or after the response to its last request.
+HEADER_SECONDS = 10.0
 
 
 class ListenError(Exception):
@@ -48,9 +54,43 @@ def links(session: Session, host: str, port: int) -> list[str]:
     return out
 
 
+class TimelyHeaders(H11Protocol):
+    """uvicorn's HTTP/1.1 protocol with a deadline for a request's headers: uvicorn waits for
+    them for ever (its keep-alive timer starts only after a response), so connections that
+    send nothing, or a header a byte at a time, would pile up on a server open to the
+    network. Such a connection is closed once `HEADER_SECONDS` pass with no request begun."""
+
+    _header_timer: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._start_header_timer()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        self._start_header_timer()  # the next request on a kept connection gets its own time
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self._header_timer is not None:
+            self._header_timer.cancel()
+        super().connection_lost(exc)
+
+    def _start_header_timer(self) -> None:
+        if self._header_timer is not None:
+            self._header_timer.cancel()
+        self._header_timer = self.loop.call_later(HEADER_SECONDS, self._headers_late)
+
+    def _headers_late(self) -> None:
+        self._header_timer = None
+        # IDLE: no whole request line and headers yet (a request begun, or a WebSocket, is left alone)
+        if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
+            self.transport.close()
+
+
 def config(session: Session, bot_delay: float) -> uvicorn.Config:
     return uvicorn.Config(
         create_app(session, bot_delay),
+        http=TimelyHeaders,
         log_level="warning",
         lifespan="off",
         ws="websockets-sansio",
