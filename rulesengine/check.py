@@ -98,7 +98,7 @@ class Checker(SectionReader, ExpressionChecker, ChanceChecker, ProcedureChecker,
             self.in_setup = False
         del self.goto_targets[before:]  # a goto in the setup leads to no phase (RE275)
         self.check_setup_flow(setup)
-        round_setup, round_end, limit, limit_effects, stuck = self.read_round()
+        round_rules = self.read_round()
         phases = self.read_phases()
         moves = self.read_moves()
         triggers = self.read_triggers()
@@ -108,7 +108,7 @@ class Checker(SectionReader, ExpressionChecker, ChanceChecker, ProcedureChecker,
         if read_everything:
             self.report_unused_procedures()
         self.check_reachable(phases)  # after moves and triggers: their 'goto's count too
-        self.check_deals((setup, round_setup), min_p, max_p)
+        self.check_deals((setup, round_rules.setup), min_p, max_p)
         self.check_never_legal(moves)
         self.check_hidden_announced(moves)
         self.check_circular_legality(moves)
@@ -131,11 +131,12 @@ class Checker(SectionReader, ExpressionChecker, ChanceChecker, ProcedureChecker,
             zones=tuple(self.zones.values()),
             variables=tuple(self.variables.values()),
             setup=setup,
-            round_setup=round_setup,
-            round_end=round_end,
-            round_limit=limit,
-            round_limit_effects=limit_effects,
-            round_stuck_effects=stuck,
+            round_setup=round_rules.setup,
+            round_end=round_rules.end,
+            round_limit=round_rules.limit,
+            round_limit_effects=round_rules.limit_effects,
+            round_limit_share=round_rules.limit_share,
+            round_stuck_effects=round_rules.stuck,
             phases=phases,
             moves=moves,
             triggers=triggers,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator
+from typing import NamedTuple
 
 from . import ir
 from .check_base import RESERVED, STATEMENT_KEYWORDS, CheckerBase, Failed, Scope, number_hint
@@ -19,6 +20,17 @@ from .limits import MAX_INTEGER, MAX_MOVE_PARAMETERS, MAX_PLAYERS, MAX_SET_SIZE,
 from .parse import ParseFailed, parse_head, parse_loop
 from .shape import OPTION_TYPES, SECTION_KEYS, VARIABLE_TYPES, VISIBILITIES
 from .source import Map, Node, Scalar, Seq
+
+
+class RoundRules(NamedTuple):
+    """The `round` section as read."""
+
+    setup: tuple[ir.Stmt, ...] = ()
+    end: tuple[ir.Stmt, ...] = ()
+    limit: int | None = None  # round.limit.turns
+    limit_effects: tuple[ir.Stmt, ...] = ()
+    stuck: tuple[ir.Stmt, ...] = ()
+    limit_share: float | None = None  # round.limit.accepted_share
 
 
 class SectionReader(CheckerBase):
@@ -529,16 +541,13 @@ class SectionReader(CheckerBase):
             names[attribute.name] = ir.CardAttr(attribute.type, span, card, attribute.name)
         return Scope(names, context="card")
 
-    def read_round(
-        self,
-    ) -> tuple[tuple[ir.Stmt, ...], tuple[ir.Stmt, ...], int | None, tuple[ir.Stmt, ...], tuple[ir.Stmt, ...]]:
+    def read_round(self) -> RoundRules:
         node = self.doc.get("round")
-        empty: tuple[ir.Stmt, ...] = ()
         if node is None:
-            return empty, empty, None, empty, empty
+            return RoundRules()
         spec = self.keys(node, SECTION_KEYS["round"], "'round'")
         if spec is None:
-            return empty, empty, None, empty, empty
+            return RoundRules()
         setup = self.effects(spec.get("setup"), Scope())
         for statement in ir.nested(setup):  # (a procedure's effects too: its body is inlined here)
             if isinstance(statement, ir.End) and statement.what == "phase":
@@ -550,7 +559,7 @@ class SectionReader(CheckerBase):
                 )
         end = self.effects(spec.get("end"), Scope())
         stuck = self.effects(spec.get("stuck"), Scope())
-        limit = None
+        limit = share = None
         limit_effects: tuple[ir.Stmt, ...] = ()
         limit_node = spec.get("limit")
         if limit_node is not None:
@@ -560,7 +569,23 @@ class SectionReader(CheckerBase):
                 if limit is not None and limit < 1:
                     self.error("RE207", "round.limit.turns must be at least 1", self.at(limit_spec, "turns"))
                 limit_effects = self.effects(limit_spec.get("effects"), Scope())
-        return setup, end, limit, limit_effects, stuck
+                share = self.accepted_share(limit_spec.get("accepted_share"))
+        return RoundRules(setup, end, limit, limit_effects, stuck, share)
+
+    def accepted_share(self, node: Node | None) -> float | None:
+        """round.limit.accepted_share: a number from 0 to 1 (not true or false, not NaN)."""
+        if node is None or (isinstance(node, Scalar) and node.value is None):
+            return None
+        value = node.value if isinstance(node, Scalar) else None
+        if not isinstance(value, int | float) or isinstance(value, bool) or not 0 <= value <= 1:
+            self.error(
+                "RE207",
+                "round.limit.accepted_share must be a number from 0 to 1",
+                node.span,
+                hint="the share of rounds that may end at the limit, e.g. 0.5 for half of them",
+            )
+            return None
+        return float(value)
 
     def read_phases(self) -> tuple[ir.Phase, ...]:
         section = self.mapping("phases")

@@ -489,3 +489,4 @@ class Ruleset:
     evaluation: Expr | None = None  # how well `me` fares, for agents (match.evaluation)
     results: Results | None = None  # numeric returns, their sum and bounds, a shared win (match section)
     teams: Teams | None = None  # the `teams` section; None: every player is a team of one
+    round_limit_share: float | None = None  # round.limit.accepted_share: for `rulesengine check` only

@@ -309,6 +309,12 @@ SECTIONS: dict[str, Section] = {
         {
             "turns": _count("The number of turns after which the round ends (at least 1).", 1),
             "effects": Key("Effects run when the round is ended by the limit.", ref("effects")),
+            "accepted_share": Key(
+                "The share of rounds (0 to 1) that `rulesengine check` accepts ending at this limit before it"
+                " reports them (RE401; default 0.05): for a game whose random players can prolong a round"
+                " without end.",
+                {"type": ["number", "null"], "minimum": 0, "maximum": 1},
+            ),
         },
     ),
     "phase": Section(

@@ -157,6 +157,31 @@ def test_check_passes_a_sound_setting_and_strict_fails_on_warnings():
     assert "RE401" not in codes and "RE402" in codes
 
 
+def test_a_rule_file_says_how_many_rounds_may_end_at_its_limit_and_the_command_line_overrides_it(tmp_path):
+    # every round of the dead rules ends at its turn limit
+    accepting = tmp_path / "accepting.yaml"
+    text = DEAD.read_text(encoding="utf-8")
+    accepting.write_text(text.replace("    turns: 3\n", "    turns: 3\n    accepted_share: 1\n"), encoding="utf-8")
+    assert rulesengine.api.load_ruleset(str(accepting)).round_limit_share == 1.0
+
+    def limit_findings(path: Path, *more: str) -> list[dict]:
+        result = CliRunner().invoke(main, ["check", str(path), "-n", "4", "--format", "json", *more])
+        return [d for d in json.loads(result.output) if d["code"] == "RE401"]
+
+    assert limit_findings(accepting) == []
+    [overridden] = limit_findings(accepting, "--limit-share", "0.5")
+    assert "threshold 50.0%" in overridden["message"]
+    [by_default] = limit_findings(DEAD)  # no share in the file: the default 5 %
+    assert "threshold 5.0%" in by_default["message"] and "round.limit.accepted_share" in by_default["hint"]
+
+
+def test_the_shipped_rulesets_pass_check_as_they_are():
+    for name in ("pan", "padan", "padvinderspel"):
+        result = CliRunner().invoke(main, ["check", name, "-n", "40", "--format", "json"])
+        problems = json.loads(result.output)
+        assert result.exit_code == 0 and not [p for p in problems if p["severity"] == "error"], (name, problems)
+
+
 def test_simulate_writes_json_and_one_line_per_match(tmp_path):
     matches = tmp_path / "matches.jsonl"
     result = CliRunner().invoke(main, ["simulate", str(DEAD), "-n", "8", "--json", "--matches", str(matches)])

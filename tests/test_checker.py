@@ -188,10 +188,20 @@ def test_a_game_without_a_required_key_is_refused(tmp_path, place):
         (("pile: {visibility: all}", 'pile: {visibility: ""}'), "RE216"),
         (("name: Checker game", 'name: ""'), "RE205"),
         (("round:\n", "round:\n  limit: {turns: 0}\n"), "RE207"),
+        (("round:\n", "round:\n  limit: {turns: 9, accepted_share: -0.1}\n"), "RE207"),
+        (("round:\n", "round:\n  limit: {turns: 9, accepted_share: 1.5}\n"), "RE207"),
+        (("round:\n", "round:\n  limit: {turns: 9, accepted_share: .nan}\n"), "RE207"),
+        (("round:\n", "round:\n  limit: {turns: 9, accepted_share: true}\n"), "RE207"),
+        (("round:\n", "round:\n  limit: {turns: 9, accepted_share: half}\n"), "RE207"),
     ],
 )
 def test_an_explicit_zero_or_empty_value_is_checked_as_written(tmp_path, change, code):
     assert code in codes(diagnose(tmp_path, BASE, change))
+
+
+@pytest.mark.parametrize("share", ["0", "0.25", "1", "null"])
+def test_a_share_of_rounds_from_0_to_1_may_end_at_the_limit(tmp_path, share):
+    assert diagnose(tmp_path, BASE, ("round:\n", f"round:\n  limit: {{turns: 9, accepted_share: {share}}}\n")) == []
 
 
 @pytest.mark.parametrize("maximum", ["1000000000000000000", "9" * 400])

@@ -20,11 +20,14 @@ def setting_text(game: Game) -> str:
 def findings(
     game: Game,
     analysis: dict[str, Any],
-    limit_share: float = DEFAULT_LIMIT_SHARE,
+    limit_share: float | None = None,
     unused_options: list[dict[str, Any]] | None = None,
 ) -> list[Diagnostic]:
-    """The problems `analysis` (of `game`) shows, as diagnostics."""
+    """The problems `analysis` (of `game`) shows, as diagnostics. `limit_share` (the command
+    line's) overrides the rule file's `round.limit.accepted_share`, which overrides the default."""
     r = game.ruleset
+    if limit_share is None:
+        limit_share = r.round_limit_share if r.round_limit_share is not None else DEFAULT_LIMIT_SHARE
     file = r.file
     setting = setting_text(game)
     games = analysis["games"]
@@ -50,7 +53,8 @@ def findings(
                 f"ended at the declared turn limit (threshold {limit_share:.1%})",
                 key_span(file, "round", "limit"),
                 ERROR,
-                "rounds should usually end by their own rules; raise --limit-share if this is intended",
+                "rounds should usually end by their own rules; if this is intended, say so in "
+                "round.limit.accepted_share (or raise --limit-share)",
             )
         )
     moves = {m.name: m for m in r.moves}

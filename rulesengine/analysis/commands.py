@@ -477,9 +477,9 @@ def compare_command(
 @click.option(
     "--limit-share",
     type=FiniteFloatRange(0, 1),
-    default=DEFAULT_LIMIT_SHARE,
-    show_default=True,
-    help="Fail when more than this share of rounds ends at a declared turn limit.",
+    default=None,
+    help="Fail when more than this share of rounds ends at a declared turn limit "
+    f"(default: the rule file's round.limit.accepted_share, else {DEFAULT_LIMIT_SHARE}).",
 )
 @click.option(
     "--format",
@@ -506,7 +506,7 @@ def check_command(
     seed: int,
     options: tuple[str, ...],
     max_steps: int,
-    limit_share: float,
+    limit_share: float | None,
     output_format: str,
     strict: bool,
     workers: str,
