@@ -1,5 +1,5 @@
-"""Shared test settings: hypothesis profiles sized for a 2-core CI machine, and which
-rulesengine the suite tests.
+"""Shared test settings: hypothesis profiles sized for a 2-core CI machine, which
+rulesengine the suite tests, and a check that no test leaves another Ctrl-C handler behind.
 
 With RULESENGINE_TEST_INSTALLED=1 (as `.ci/run` sets it) the suite tests the installed
 package, the wheel that users get, not the checkout beside it: the checkout's folder is
@@ -11,9 +11,11 @@ is not searched either. Without it (development), the checkout is tested as usua
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -61,3 +63,15 @@ def refuse_listing(monkeypatch, name: str) -> None:
         return listing(path)
 
     monkeypatch.setattr(os, "scandir", refusing)
+
+
+@pytest.fixture(autouse=True)
+def _ctrl_c_handling_is_left_as_found():
+    """A test that leaves another Ctrl-C handler behind (a server, a run stopped half-way) fails
+    itself, instead of a later test that relies on Ctrl-C being Python's own."""
+    before = signal.getsignal(signal.SIGINT)
+    yield
+    after = signal.getsignal(signal.SIGINT)
+    if after is not before:
+        signal.signal(signal.SIGINT, before)
+        pytest.fail(f"the test left {after!r} as the Ctrl-C handler (it was {before!r})")
