@@ -180,7 +180,7 @@ def _action() -> dict:
 def test_action_yml_is_a_composite_action_whose_scripts_take_no_expressions():
     action = _action()
     assert action["runs"]["using"] == "composite"
-    assert set(action["inputs"]) == {"paths", "strict", "python-version"}
+    assert set(action["inputs"]) == {"paths", "strict", "tests", "python-version"}
     steps = action["runs"]["steps"]
     assert steps[0]["uses"].startswith("actions/setup-python@")
     assert steps[0]["with"]["python-version"] == "${{ inputs.python-version }}"
@@ -252,3 +252,19 @@ def test_the_action_installs_rulesengine_and_annotates_the_problems(tmp_path):
     missing = validate(paths="no-such-folder")
     assert missing.returncode == 2
     assert "::error title=rulesengine::the input 'paths' could not be checked" in missing.stdout
+
+    # with tests: 'true', the scenario tests run too, each failing check an annotation on its line
+    no_tests = validate(paths="rules/game.yaml", tests="true")
+    assert no_tests.returncode == 2 and "::error title=rulesengine::the input 'tests' is 'true'" in no_tests.stdout
+    (workspace / "tested").mkdir()
+    (workspace / "tested" / "game.yaml").write_text(GAME)
+    (workspace / "tested" / "game.tests.yaml").write_text(
+        "tests:\n  - name: first\n    expect: {current: P1}\n  - name: wrong\n    expect: {current: P2}\n"
+    )
+    assert validate(paths="tested").returncode == 0  # validated only: the tests' file is well formed
+    tested = validate(paths="tested", tests="True")
+    assert tested.returncode == 1
+    assert "::error file=tested/game.tests.yaml,line=5,col=23," in tested.stdout and "title=RE530::" in tested.stdout
+    both = validate(paths="rules tested", tests="true")  # a broken rule file and a failing test: both shown
+    assert both.returncode == 1 and "title=RE221::" in both.stdout and "title=RE530::" in both.stdout
+    assert validate(paths="tested", tests="yes").returncode == 2
