@@ -4,6 +4,7 @@
     python -m benchmarks.run --game pan      # one game
     python -m benchmarks.run --seconds 10    # longer, steadier figures
     python -m benchmarks.run --instructions  # also machine instructions per decision (valgrind)
+    python -m benchmarks.run --bytecodes     # also Python bytecodes per decision, and where they go
 
 Both sides play whole matches choosing uniformly among the legal actions; the figure
 compared is player decisions per second of processor time. The two sides take turns in
@@ -11,12 +12,16 @@ short rounds, so a machine that slows down or speeds up affects both alike; the 
 printed are the medians over the rounds. With --instructions, each side also plays a
 fixed set of matches under callgrind, and the instructions per decision are printed
 (start-up and the building of the game are measured apart and taken off): a figure that
-does not depend on how busy the machine is. Speed targets live here, not in the tests.
+does not depend on how busy the machine is. With --bytecodes, each side plays the same
+fixed matches under a tracer that counts the bytecodes the interpreter executes (no tool
+needed), and the functions that execute the most are listed per side. Speed targets live
+here, not in the tests.
 """
 
 from __future__ import annotations
 
 import argparse
+import collections
 import functools
 import importlib
 import random
@@ -24,7 +29,8 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
-from typing import NamedTuple
+from types import FrameType
+from typing import Any, NamedTuple
 
 import rulesengine
 
@@ -130,7 +136,48 @@ def instructions_per_decision(side: str, name: str, matches: int) -> float:
 
 # Matches played under callgrind per game: several thousand decisions on each side, so that
 # a full collection of the garbage collector falling inside the run or not moves little.
+# The bytecode count plays the same matches.
 INSTRUCTION_MATCHES = {"pan": 2, "padvinderspel": 24, "padan": 20}
+
+
+class BytecodeCount(NamedTuple):
+    per_decision: float
+    by_function: list[tuple[str, float]]  # (function, bytecodes per decision), the most first
+
+
+def count_bytecodes(play: Callable[[int], int], seeds: range) -> BytecodeCount:
+    """The bytecodes the interpreter executes per decision while `play` plays the matches of
+    `seeds` (returning each one's decisions), in all and by function (file, name and line)."""
+    counts: collections.Counter[tuple[str, str, int]] = collections.Counter()
+
+    def trace(frame: FrameType, event: str, arg: Any) -> Callable[..., Any]:
+        frame.f_trace_opcodes = True
+        frame.f_trace_lines = False
+        if event == "opcode":
+            code = frame.f_code
+            counts[(code.co_filename, code.co_name, code.co_firstlineno)] += 1
+        return trace
+
+    previous = sys.gettrace()
+    sys.settrace(trace)
+    try:
+        decisions = sum(play(seed) for seed in seeds)
+    finally:
+        sys.settrace(previous)
+    decisions = max(decisions, 1)
+    by_function = [
+        (f"{name} ({filename.rsplit('/', 1)[-1]}:{line})", count / decisions)
+        for (filename, name, line), count in counts.most_common()
+    ]
+    return BytecodeCount(sum(counts.values()) / decisions, by_function)
+
+
+def side_bytecodes(side: str, name: str) -> BytecodeCount:
+    """`count_bytecodes` of one side of a game, over the matches the instruction count plays
+    (after one match outside them, so that first-use work such as compiling is not counted)."""
+    play = side_playouts(side, name)
+    play(1_000_000)
+    return count_bytecodes(play, range(INSTRUCTION_MATCHES.get(name, 4)))
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -142,6 +189,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rounds", type=arguments.rounds, default=8, help="alternating rounds per game (default 8)")
     parser.add_argument(
         "--instructions", action="store_true", help="also instructions per decision, under valgrind's callgrind"
+    )
+    parser.add_argument(
+        "--bytecodes", action="store_true", help="also Python bytecodes per decision, and the functions executing most"
     )
     args = parser.parse_args(argv)
     counting = callgrind.counting(args.instructions, "decisions per second")
@@ -161,6 +211,18 @@ def main(argv: list[str] | None = None) -> None:
             theirs = instructions_per_decision("hand", name, matches)
             line += f"{ours:>18,.0f}{theirs:>16,.0f}{theirs / ours:>7.2f}"
         print(line, flush=True)
+        if args.bytecodes:
+            print_bytecodes(name)
+
+
+def print_bytecodes(name: str, functions: int = 8) -> None:
+    """Bytecodes per decision of both sides of a game, and where most of them are executed."""
+    sides = {side: side_bytecodes(side, name) for side in ("engine", "hand")}
+    engine, hand = sides["engine"].per_decision, sides["hand"].per_decision
+    print(f"  bytecodes a decision: engine {engine:,.0f}, hand-written {hand:,.0f} (ratio {hand / engine:.2f})")
+    for side, found in sides.items():
+        shown = ", ".join(f"{function} {count:,.1f}" for function, count in found.by_function[:functions])
+        print(f"    {side}: {shown}")
 
 
 if __name__ == "__main__":

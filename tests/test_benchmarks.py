@@ -3,6 +3,7 @@ what they could not measure."""
 
 from __future__ import annotations
 
+import dis
 import subprocess
 import sys
 
@@ -37,6 +38,37 @@ def test_the_scaling_benchmark_grows_the_deck_and_measures_a_state(tmp_path) -> 
     assert 0 < scaling.bytes_per_state(small, track=False, copies=20) < scaling.bytes_per_state(large, track=False)
     assert scaling.bytes_per_state(small, track=False) < scaling.bytes_per_state(small, track=True)
     assert scaling.microseconds_per_decision(small, seconds=0.01) > 0
+
+
+def _three() -> int:
+    one = 1
+    two = one + one
+    return two + one
+
+
+def test_the_bytecode_count_is_of_what_runs_and_where() -> None:
+    def play(seed: int) -> int:  # seed calls of `_three`, one decision each
+        for _ in range(seed):
+            _three()
+        return seed
+
+    small, large = run.count_bytecodes(play, range(2, 3)), run.count_bytecodes(play, range(12, 13))
+    three = f"_three (test_benchmarks.py:{_three.__code__.co_firstlineno})"
+    per_call = dict(large.by_function)[three]
+    assert per_call == dict(small.by_function)[three] and large.by_function[0][0] == three
+    straight_line = len(list(dis.get_instructions(_three)))  # `_three` runs every instruction it has
+    assert per_call in (straight_line - 1, straight_line)  # (the first one, RESUME, may go unreported)
+    # 10 decisions more cost 10 calls and 10 passes of the loop (a few bytecodes each) more
+    each = (large.per_decision * 12 - small.per_decision * 2) / 10
+    assert per_call < each <= per_call + 10
+
+
+def test_the_benchmark_prints_bytecodes_of_both_sides_when_asked(capsys) -> None:
+    run.main(["--game", "padan", "--seconds", "0.02", "--rounds", "1", "--bytecodes"])
+    out = capsys.readouterr().out
+    engine, hand = out.split("bytecodes a decision: engine ")[1].split(" (ratio")[0].split(", hand-written ")
+    assert float(engine.replace(",", "")) > 0 and float(hand.replace(",", "")) > 0
+    assert "_step_play_card" in out.split("engine: ")[1] and "apply (padan.py" in out.split("hand: ")[1]
 
 
 def test_callgrind_counts_the_instructions_a_program_executes() -> None:
