@@ -12,6 +12,8 @@ file's errors at once. The work is split by job:
 
 from __future__ import annotations
 
+import attrs
+
 from . import ir
 from .check_base import BUILTINS, RESERVED, Failed, Scope
 from .check_chance import ChanceChecker
@@ -149,7 +151,8 @@ class Checker(SectionReader, ExpressionChecker, ChanceChecker, ProcedureChecker,
             slots=self.slots,
         )
         if not any(p.severity != WARNING for p in self.problems):
-            self.check_costs(ruleset)  # bounds on a decision's work, for a file otherwise sound
+            round_cost = self.check_costs(ruleset)  # bounds on a decision's work, for a file otherwise sound
+            ruleset = attrs.evolve(ruleset, round_cost=round_cost)
             self.check_certainly_nobody(ruleset)
         self.problems = _unique(self.problems)
         if any(p.severity != WARNING for p in self.problems):

@@ -342,8 +342,9 @@ class FileLints(CheckerBase):
 
     # ---- static cost -------------------------------------------------------------------
 
-    def check_costs(self, ruleset: ir.Ruleset) -> None:
-        """Bound each move's actions (RE249) and the work of one decision (RE248) before anything runs."""
+    def check_costs(self, ruleset: ir.Ruleset) -> int:
+        """Bound each move's actions (RE249) and the work of one decision (RE248) before anything
+        runs; the static bound of one round's own work (`ir.Ruleset.round_cost`)."""
         game = GameSize.of(self.decks, list(self.suits), self.ranks, ruleset.max_players)
         costs = Costs(game, lambda call: self.range_length(call, ruleset))
         costs.set_sizes = {p.slot: p.size for move in ruleset.moves for p in move.params if p.size is not None}
@@ -396,18 +397,25 @@ class FileLints(CheckerBase):
             **{f"entering phase '{p.name}'": p.enter for p in ruleset.phases},
             **{f"leaving phase '{p.name}'": p.exit for p in ruleset.phases},
         }
+        round_cost = 1  # however little a round does, it is a round
         for what, statements in lists.items():
             if statements:
                 cost = costs.statements(statements)
                 self.report_cost(costs, [Part(cost, statements[0].span, what, None, statements)], what)
+                if what != "the setup":
+                    round_cost = add(round_cost, cost)
         ends = {"match.until": ruleset.match_until, "match.winners": ruleset.winners, "match.losers": ruleset.losers}
         for what, expr in ends.items():
             if expr is not None:
                 self.report_cost(costs, [Part(costs.cost(expr), expr.span, what, expr)], what)
+        round_cost = add(round_cost, costs.cost(ruleset.match_until))
+        for phase in ruleset.phases:  # tested (`until`) and entered (`first`) at least once a round
+            round_cost = add(round_cost, *(costs.cost(e) for e in (phase.until, phase.first) if e is not None))
         returns = ruleset.results.returns if ruleset.results is not None else None
         if returns is not None:  # evaluated once for each player
             cost = mul(costs.game.players, costs.cost(returns))
             self.report_cost(costs, [Part(cost, returns.span, "match.returns", returns)], "match.returns")
+        return round_cost
 
     def report_cost(self, costs: Costs, parts: list[Part], what: str) -> None:
         total = add(0, *(p.cost for p in parts))

@@ -20,7 +20,7 @@ from .actions import Encoding
 from .compile import CompiledMove, Program, Segment, no_effects
 from .diagnostics import EngineError, IllegalActionError, integer, seed_number
 from .effect_flow import most_outcomes
-from .limits import DEFAULT_MAX_STEPS, MAX_INTEGER, MAX_TASKS_PER_STEP
+from .limits import DEFAULT_MAX_STEPS, MAX_DECISION_COST, MAX_IDLE_ROUNDS, MAX_INTEGER, MAX_TASKS_PER_STEP
 from .runtime import combination_unrank, first_player, insert_sorted, mask_cards, needs_player
 from .teams import may_see
 
@@ -78,6 +78,8 @@ class State:
         "_ids",
         "_direct",
         "_max_steps",
+        "_idle_since",
+        "_idle_rounds",
     )
     _COPIED = (
         "zones",
@@ -155,6 +157,10 @@ class State:
         # during a choice in steps: (legal keys, picks so far, the ids that may come next or None,
         # the (key, ids) of the legal actions that go on from the picks)
         self._ids: tuple | None = None
+        # the rounds that passed since the decision that made `steps` what `_idle_since` holds
+        # (`_count_idle_round`); the match's first round starts the count
+        self._idle_since = -1
+        self._idle_rounds = 0
         knowledge.initial(self)  # what each player knows, and the trail of steps
 
     # ---- start and clone -------------------------------------------------------------
@@ -897,6 +903,7 @@ class State:
                 f"{self.program.ruleset.file}: a new round would be round {MAX_INTEGER + 1}, "
                 "past the language's integers"
             )
+        self._count_idle_round()
         self.round_number += 1
         self.turns = 0
         self.passes = 0
@@ -906,6 +913,26 @@ class State:
         self.round_over = self.phase_over = False
         self.goto = None
         self.round_end_kind = _NORMAL
+
+    def _count_idle_round(self) -> None:
+        """Rounds begun one after another with no decision between them add up their static
+        cost (`ir.Ruleset.round_cost`); past the bound of one decision's work (and at least
+        `MAX_IDLE_ROUNDS` of them), the match stops with an error, as a flow that never comes
+        to a decision does: rounds of heavy setup repeated without end would otherwise run
+        for hours, each round too few steps of the flow for `MAX_TASKS_PER_STEP` to notice."""
+        if self.steps != self._idle_since:  # a decision since the last round began
+            self._idle_since = self.steps
+            self._idle_rounds = 0
+        else:
+            self._idle_rounds += 1
+        passed = self._idle_rounds  # rounds begun and ended since the last decision (or the match's start)
+        if passed > MAX_IDLE_ROUNDS and passed * self.program.ruleset.round_cost > MAX_DECISION_COST:
+            raise EngineError(
+                f"{self.program.ruleset.file}: {passed:,} rounds in a row passed without a decision, "
+                f"whose work as `validate` bounds it passes that of one decision ({MAX_DECISION_COST:,} steps): "
+                "rounds that never come to a decision (nobody is dealt a card, every phase ends at once, or "
+                "every player is out)"
+            )
 
     def _round_end(self) -> None:
         self.agenda.append((_MATCH_CHECK,))

@@ -490,3 +490,6 @@ class Ruleset:
     results: Results | None = None  # numeric returns, their sum and bounds, a shared win (match section)
     teams: Teams | None = None  # the `teams` section; None: every player is a team of one
     round_limit_share: float | None = None  # round.limit.accepted_share: for `rulesengine check` only
+    # the static bound of a round's own work (its setup and end, the phases' entries and exits
+    # and tests, match.until), which rounds passing without a decision add up (engine.py)
+    round_cost: int = 0

@@ -46,6 +46,9 @@ MAX_VALUE_CHOICES = 100_000  # combinations of a move's number, text, player and
 MAX_RANGE = 10_000  # elements of one range()
 MAX_ACTIONS = 1_000_000  # actions one move can have, sets counted as C(cards, size) (check_cost.py)
 MAX_DECISION_COST = 100_000_000  # static cost bound of one decision's work (check_cost.py)
+# Rounds that may pass without a decision before their work together is held to the bound
+# above (engine.State._count_idle_round): a few redeals are never refused.
+MAX_IDLE_ROUNDS = 16
 MAX_ZONE_DIMENSION = 64  # piles of one counted 'per' dimension of a zone
 MAX_SET_SIZE = 8  # cards a set parameter chooses at once
 MAX_MOVE_PARAMETERS = 8  # parameters of one move (the compiled listing nests one loop per parameter)

@@ -270,6 +270,67 @@ def test_phases_that_lead_to_each_other_stop_with_a_diagnostic(direct: bool) -> 
     assert str(raised.value).startswith(ENDLESS)
 
 
+# Rounds in which nobody is dealt a card, and so nobody decides, unless DEALT holds.
+IDLE_ROUNDS_GAME = """\
+rulesengine: 1
+name: Idle rounds
+players: {min: 2, max: 2}
+decks:
+  standard:
+    suits: {clubs: {}, hearts: {}}
+    ranks: ["1", "2", "3"]
+    zone: stock
+zones:
+  stock: {visibility: nobody}
+  hand: {per: player, visibility: owner}
+variables:
+  dealer: {type: player}
+round:
+  setup:
+    - for: p in players
+      do: ["move hand[p] to stock"]
+    - if: DEALT
+      then: [deal 1 of stock to hand from dealer]
+phases:
+  play:
+    moves: [lay]
+    until: empty(hand[current])
+moves:
+  lay:
+    params: {card: "hand[me]"}
+    effects: [move card to stock]
+match:
+  until: round >= LAST
+"""
+
+
+@pytest.mark.parametrize("direct", [True, False], ids=["direct", "general"])
+def test_rounds_in_a_row_without_a_decision_stop_once_their_work_passes_a_decisions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, direct: bool
+) -> None:
+    def play(dealt: str, last: int) -> engine.State:
+        path = tmp_path / "idle.yaml"
+        path.write_text(IDLE_ROUNDS_GAME.replace("DEALT", dealt).replace("LAST", str(last)), encoding="utf-8")
+        game = rulesengine.make_game(str(path))
+        assert game.ruleset.round_cost > 0
+        state = game.new_initial_state(1) if direct else general(game.new_initial_state, 1)
+        while not state.is_terminal():
+            action = state.legal_actions()[0]
+            state.apply_action(action) if direct else general(state.apply_action, action)
+        return state
+
+    idle = engine.MAX_IDLE_ROUNDS
+    # every round's work counts as past the bound: only the number of idle rounds allowed is left
+    monkeypatch.setattr(engine, "MAX_DECISION_COST", 0)
+    few = play(f"round > {idle}", idle + 3)  # the first decision comes in the round after the allowed ones
+    assert few.round_number == idle + 3 and few.steps == 6
+    with pytest.raises(EngineError, match=f"{idle + 1} rounds in a row passed without a decision"):
+        play(f"round > {idle + 1}", idle + 4)
+    # a decision starts the count again: stretches of idle rounds each short enough, many in all
+    stretches = play("round % 10 == 0", 4 * idle)
+    assert stretches.round_number == 4 * idle and stretches.steps > 0
+
+
 @pytest.mark.parametrize("name", ["padan", "padvinderspel"])
 def test_an_illegal_whole_action_is_refused_alike_and_changes_nothing(name: str) -> None:
     game = rulesengine.make_game(name)
