@@ -268,3 +268,5 @@ def test_the_action_installs_rulesengine_and_annotates_the_problems(tmp_path):
     both = validate(paths="rules tested", tests="true")  # a broken rule file and a failing test: both shown
     assert both.returncode == 1 and "title=RE221::" in both.stdout and "title=RE530::" in both.stdout
     assert validate(paths="tested", tests="yes").returncode == 2
+    injected = validate(paths="tested", tests="x\n::warning::injected")
+    assert injected.returncode == 2 and "::warning" not in injected.stdout
