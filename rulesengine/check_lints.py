@@ -407,8 +407,10 @@ class FileLints(CheckerBase):
         ends = {"match.until": ruleset.match_until, "match.winners": ruleset.winners, "match.losers": ruleset.losers}
         for what, expr in ends.items():
             if expr is not None:
-                self.report_cost(costs, [Part(costs.cost(expr), expr.span, what, expr)], what)
-        round_cost = add(round_cost, costs.cost(ruleset.match_until))
+                cost = costs.cost(expr)
+                self.report_cost(costs, [Part(cost, expr.span, what, expr)], what)
+                if what == "match.until":
+                    round_cost = add(round_cost, cost)
         for phase in ruleset.phases:  # tested (`until`) and entered (`first`) at least once a round
             round_cost = add(round_cost, *(costs.cost(e) for e in (phase.until, phase.first) if e is not None))
         returns = ruleset.results.returns if ruleset.results is not None else None

@@ -143,8 +143,7 @@ def _start_pool_worker(played: Any, places: Any) -> None:
 def _report_played(played: Any, place: int) -> None:
     highest = 0  # never lower: a match ended is counted once `_finished` is raised, a moment after
     while True:
-        recording = _recording
-        highest = max(highest, _finished + (recording.playing() if recording is not None else 0))
+        highest = max(highest, _finished + playing())
         played[place] = highest
         time.sleep(_POLL)
 

@@ -175,12 +175,19 @@ def open_document(ls: RulesServer, uri: str) -> TextDocument | None:
     return ls.workspace.text_documents.get(unquote(uri))  # keyed as pygls keys them
 
 
+def analyse_open(document: TextDocument, uri: str) -> analysis.Analysis:
+    """What there is to know about the open document at `uri`, as far as its URI lets the
+    files beside it be read."""
+    path = path_of(uri)
+    return analysis.analyse(document.source, path, on_disk(path), in_file(uri))
+
+
 def refresh(ls: RulesServer, uri: str) -> None:
     document = open_document(ls, uri)
     if document is None:
         return
-    path = path_of(uri)
-    result = analysis.analyse(document.source, path, on_disk(path), in_file(uri))
+    result = analyse_open(document, uri)
+    path = result.path
     if result.declarations is not None:
         ls.names[uri] = result.declarations
     codec = ls.workspace.position_codec
@@ -295,8 +302,7 @@ def document_symbol(ls: RulesServer, params: types.DocumentSymbolParams) -> list
     if document is None:
         return []
     lines = lines_of(document.source)
-    path = path_of(params.text_document.uri)
-    result = analysis.analyse(document.source, path, on_disk(path), in_file(params.text_document.uri))
+    result = analyse_open(document, params.text_document.uri)
     codec = ls.workspace.position_codec
 
     def convert(symbol: analysis.Symbol) -> types.DocumentSymbol:
