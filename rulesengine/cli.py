@@ -460,11 +460,11 @@ def play(
         for number, (_move, _values, name, _steps) in enumerate(choices, start=1):
             _say(f"  {number:>3}. {name}")
         while True:
-            try:
-                typed = input("your move: ")
-                answer = typed.strip() if typed else "1" if len(actions) == 1 else ""  # Enter takes a forced move
-            except EOFError:  # not click.prompt: it takes the end of input for Ctrl-C
-                raise _Quit("the input ended: you left the match") from None
+            typed = _read_answer("your move: ")
+            if typed is None:
+                click.echo(f"that line is longer than {MAX_ANSWER} characters")
+                typed = "?"
+            answer = typed.strip() if typed else "1" if len(actions) == 1 else ""  # Enter takes a forced move
             if answer.lower() in ("q", "quit"):
                 raise _Quit("you left the match")
             # ASCII digits only ('²' and '٣' are digits to str.isdigit), and few of them
@@ -482,6 +482,30 @@ def play(
 
 class _Quit(Exception):
     """The person typed q, or the input ended: the match ends there, and that is a normal end (exit 0)."""
+
+
+MAX_ANSWER = 256  # characters of one typed answer; a move's number needs a few
+_MAX_DISCARDED = 1 << 20  # of a longer line, what is read and dropped before the match ends
+
+
+def _read_answer(prompt: str) -> str | None:
+    """One line typed after `prompt`, without its line break; None when it is longer than
+    MAX_ANSWER (the rest of it is read and dropped). The line is read in bounded pieces, so
+    input without line breaks (a file, `/dev/zero`) cannot fill memory: past _MAX_DISCARDED
+    characters, or at the end of the input, the person leaves the match (_Quit)."""
+    click.echo(prompt, nl=False)
+    line = sys.stdin.readline(MAX_ANSWER + 1)  # not click.prompt: it takes the end of input for Ctrl-C
+    if not line:
+        raise _Quit("the input ended: you left the match")
+    if len(line) <= MAX_ANSWER or line.endswith("\n"):
+        return line.removesuffix("\n")
+    dropped = len(line)
+    while not line.endswith("\n"):
+        line = sys.stdin.readline(MAX_ANSWER)
+        dropped += len(line)
+        if not line or dropped > _MAX_DISCARDED:
+            raise _Quit("the input sent no line break in over a million characters: you left the match")
+    return None
 
 
 def _seat_list(text: str, seats: int) -> list[int]:

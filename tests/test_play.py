@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 from click.testing import CliRunner
 
 import rulesengine
-from rulesengine.cli import main
+from rulesengine.cli import MAX_ANSWER, main
 from rulesengine.play import play_against_bots
 
 
@@ -43,6 +46,32 @@ def test_the_end_of_the_input_leaves_the_match_as_q_does():
         result = CliRunner().invoke(main, ["play", "padan", "--seed", "3"], input=moves)
         assert result.exit_code == 0, result.output
         assert result.output.rstrip().endswith("the input ended: you left the match")
+
+
+def test_a_line_too_long_to_be_a_move_is_refused_and_play_goes_on():
+    long_line = "7" * 5000  # past MAX_ANSWER: refused whole, not read as a number
+    result = CliRunner().invoke(
+        main, ["play", "pan", "--players", "2", "--seed", "3", "-o", "word=P"], input=f"{long_line}\n1\nq\n"
+    )
+    assert result.exit_code == 0, result.output
+    assert f"that line is longer than {MAX_ANSWER} characters" in result.output
+    assert result.output.count("your move:") >= 3  # asked again after the long line, then after the move
+    assert result.output.rstrip().endswith("you left the match")
+
+
+def test_input_without_line_breaks_ends_the_match_without_filling_memory():
+    # /dev/zero as the input: one endless line. It is read in bounded pieces and given up.
+    with open("/dev/zero", "rb") as zeros:
+        result = subprocess.run(
+            [sys.executable, "-m", "rulesengine", "play", "padan", "--seed", "3"],
+            stdin=zeros,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    assert result.returncode == 0, result.stderr
+    assert "no line break in over a million characters: you left the match" in result.stdout
+    assert "Traceback" not in result.stderr
 
 
 # ---- each seat sees only its own log -------------------------------------------------------
