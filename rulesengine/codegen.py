@@ -1381,9 +1381,17 @@ def _fold_bool(op: str, parts: list[ast.expr]) -> ast.expr:
     return pyast.or_(*kept) if op == "or" else pyast.and_(*kept)
 
 
+# Texts of more parts than this are joined by one call: a chain of `+` nests one level a
+# part, and Python cannot compile a few thousand levels (a template may have that many).
+_PLUS_PARTS = 8
+
+
 def _join(parts: list[ast.expr]) -> ast.expr:
+    """The concatenation of the texts `parts`."""
     if not parts:
         return const("")
+    if len(parts) > _PLUS_PARTS:
+        return pyast.method(const(""), "join", pyast.tuple_(parts))
     joined = parts[0]
     for part in parts[1:]:
         joined = pyast.binop(joined, "+", part)

@@ -703,3 +703,26 @@ def test_code_python_cannot_compile_is_an_error_of_the_rules(tmp_path, monkeypat
     rules.write_text(MINIMAL)
     with pytest.raises(rulesengine.EngineError, match="more than Python can compile \\(too many statically nested"):
         api.make_game(rules)
+
+
+@pytest.mark.parametrize("optimize", [True, False])
+def test_a_template_of_thousands_of_parts_compiles_and_reads_as_written(tmp_path, optimize):
+    """A `+` chain nests one level a part, past what Python compiles: long texts are joined
+    by one call, and say what the template says. A label has no length limit; a logged text
+    is an effect, at most 2,000 characters (RE106)."""
+    from tests.test_pipeline import MINIMAL
+
+    parts, logged = 3000, 300
+    rules = MINIMAL.replace(
+        '  lay:\n    params: {card: "hand[me]"}\n',
+        f'  lay:\n    params: {{card: "hand[me]"}}\n    label: "{"{card}," * parts}"\n',
+    ).replace("      - move card to table\n", f'      - move card to table\n      - log "{"{me};" * logged}"\n')
+    assert rules.count("{card},") == parts
+    path = tmp_path / "long.yaml"
+    path.write_text(rules)
+    state = api.make_game(path, players=2, optimize=optimize).new_initial_state(seed=1, record_log=True)
+    action = state.legal_actions()[0]
+    card = state.action_to_string(action).split(",")[0]
+    assert state.action_to_string(action) == f"{card}," * parts
+    state.apply_action(action)
+    assert "P1;" * logged in state.log
