@@ -330,6 +330,16 @@ def test_seeds_past_the_largest_are_refused_before_playing(rules, tmp_path, comm
     assert len(result.output.strip().splitlines()) == 1 and not matches.exists()
 
 
+@pytest.mark.parametrize("command", ["simulate", "compare", "check"])
+def test_more_matches_than_seeds_are_refused_for_what_they_are(rules, command):
+    games = str(2**64)  # no --seed can start them: the error names -n, not a seed out of range
+    extra = [rules] if command == "compare" else []
+    result = cli(command, rules, *extra, "-n", games)
+    assert result.exit_code == 2, result.output
+    assert f"-n {games}" in result.output and "more matches than there are seeds" in result.output
+    assert f"at most {2**64 - 1:,} matches" in result.output and "--seed" not in result.output
+
+
 def test_a_name_cannot_pass_for_a_line_of_the_statistics(tmp_path):
     rules = tmp_path / "g.yaml"
     rules.write_text(GAME.replace("name: ", 'name: "Evil\\e[31m\\nwarning: forged" #', 1))

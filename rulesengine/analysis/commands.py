@@ -163,8 +163,13 @@ def _check_seeds(seed: int, games: int, played: int | None = None) -> None:
     """Refuse a --seed whose matches (match k uses seed SEED+k; `played` of them, if more
     than -n) would pass the largest seed: `run --seed` could not replay them."""
     count = max(games, played or games)
+    plays = f" (check plays at least {count})" if count > games else ""
+    if highest_first_seed(count) < -MAX_INTEGER:  # no --seed helps: more matches than seeds
+        raise _cli().ChoiceError(
+            f"-n {games}{plays}: more matches than there are seeds; each match takes its own seed "
+            f"from {-MAX_INTEGER}..{MAX_INTEGER}, so at most {2 * MAX_INTEGER + 1:,} matches"
+        )
     if seed > highest_first_seed(count):
-        plays = f" (check plays at least {count})" if count > games else ""
         raise _cli().ChoiceError(
             f"--seed {seed} with -n {games}{plays}: the seeds of the matches would run to {seed + count - 1}, "
             f"past the range {-MAX_INTEGER}..{MAX_INTEGER}; take a --seed of at most {highest_first_seed(count)}"
