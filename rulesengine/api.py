@@ -36,6 +36,13 @@ def find_ruleset(name_or_path: str) -> Path:
     """The file of a ruleset given by path or shipped name; OptionError if there is none."""
     path = resolve_ruleset(name_or_path)
     if path is None:
+        try:
+            os.stat(name_or_path)
+        except PermissionError as error:  # there may be a file, behind a folder that may not be entered
+            reason = error.strerror or "permission denied"
+            raise OptionError(f"cannot read ruleset '{printable(name_or_path)}': {reason}") from None
+        except (OSError, ValueError):  # no such file (or a name no system has): perhaps a shipped name
+            pass
         names = shipped_rulesets()
         hint = did_you_mean(name_or_path, names)
         advice = "; ".join(part for part in (hint, f"shipped: {', '.join(names)}") if part)

@@ -245,3 +245,27 @@ def test_a_file_refused_unread_is_counted_as_a_file_checked(broken_links: Path, 
 def test_a_folder_that_cannot_be_read_is_not_counted_as_a_file(locked: Path):
     code, out, _ = run("locked", "valid.yaml", cwd=locked)
     assert code == 1 and out.splitlines()[-1] == "1 file(s) checked: 1 error(s), 0 warning(s); invalid"
+
+
+@pytest.mark.parametrize("command", ["run", "describe", "check", "compile"])
+def test_a_rule_file_in_a_folder_that_may_not_be_entered_is_named_unreadable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str
+):
+    from rulesengine.cli import main
+
+    (tmp_path / "locked").mkdir()
+    rules = tmp_path / "locked" / "game.yaml"
+    rules.write_text("rulesengine: 1\n" + GAME, encoding="utf-8")
+    stat = os.stat
+
+    def refusing(path, *args, **kwargs):  # as the system refuses a user without permission (root may enter)
+        if "locked" in Path(path).parts:
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return stat(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "stat", refusing)
+    extra = ["-n", "1"] if command == "check" else []
+    result = CliRunner().invoke(main, [command, str(rules), *extra])
+    assert result.exit_code == 2, result.output
+    assert f"cannot read ruleset '{rules}': Permission denied" in result.output
+    assert "not a shipped ruleset" not in result.output and "Traceback" not in result.output
