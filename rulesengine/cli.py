@@ -8,11 +8,12 @@ option value, a file that cannot be written); 130 interrupted (Ctrl-C).
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import importlib
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -156,6 +157,29 @@ class _Commands(click.Group):
             module, attribute = self.elsewhere[cmd_name]
             self.add_command(getattr(importlib.import_module(module), attribute), cmd_name)
         return super().get_command(ctx, cmd_name)
+
+    # Every usage error passes through one of these two (click parses the command's own
+    # arguments inside `invoke`): its message is made printable there, whoever wrote it.
+    def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
+        with _printable_usage_errors():
+            return super().make_context(*args, **kwargs)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        with _printable_usage_errors():
+            return super().invoke(ctx)
+
+
+@contextlib.contextmanager
+def _printable_usage_errors() -> Iterator[None]:
+    """A usage error's message with its control characters escaped, line by line: it often
+    quotes what was typed (an agent, an option's value, a command's name), and a character
+    such as ESC would reach the terminal."""
+    try:
+        yield
+    except click.ClickException as error:
+        # click types it Final, but reads it only when the error is shown
+        error.message = "\n".join(printable(line) for line in error.message.split("\n"))  # type: ignore[misc]
+        raise
 
 
 @click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})

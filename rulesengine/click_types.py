@@ -38,7 +38,7 @@ class WholeNumber(click.IntRange):
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         if isinstance(value, str) and not (is_whole_number_text(value) and len(value) <= 40):
-            self.fail(f"{printable(value)!r} is not a whole number (digits 0-9, an optional sign).", param, ctx)
+            self.fail(f"'{printable(value)}' is not a whole number (digits 0-9, an optional sign).", param, ctx)
         return super().convert(value, param, ctx)
 
 

@@ -146,3 +146,25 @@ def test_no_command_help_shows_a_missing_bound():
     for name in main.commands:
         shown = CliRunner().invoke(main, [name, "--help"]).output
         assert "None" not in shown, (name, shown)
+
+
+def test_what_was_typed_is_quoted_in_an_error_with_its_control_characters_escaped():
+    """A usage error often quotes what was typed; ESC or BEL in it would reach the terminal."""
+    from click.testing import CliRunner
+
+    from rulesengine.cli import main
+
+    cases = [
+        (["run", "pan", "--agents", "x\x1b[2J"], "unknown agent 'x\\x1b[2J'"),
+        (["play", "pan", "--opponents", "x\x07"], "unknown agent 'x\\x07'"),
+        (["run", "pan", "-o", "wo\x07rd=1"], "unknown option 'wo\\x07rd'"),
+        (["run", "pan", "-o", "triples=\x07"], "option 'triples' cannot be '\\x07'"),
+        (["run", "pan", "-p", "\x07"], "'\\x07' is not a whole number"),
+        (["ru\x07n", "pan"], "No such command 'ru\\x07n'"),
+        (["simulate", "pan", "-n", "2", "--role", "\x1b"], "--role \\x1b:"),
+    ]
+    for arguments, quoted in cases:
+        result = CliRunner().invoke(main, arguments, input="")
+        assert result.exit_code == 2, (arguments, result.output)
+        assert quoted in result.output, (arguments, result.output)
+        assert "\x07" not in result.output and "\x1b" not in result.output, arguments
