@@ -212,11 +212,18 @@ def make_game(
     max_steps = whole_number(max_steps, "max_steps", least=1)
     if not isinstance(optimize, bool):
         raise OptionError(f"optimize is True or False, not {optimize!r}")
+    count = player_count(ruleset, players)
+    values = resolve_options(ruleset, options)
+    return _game_cached(ruleset, count, tuple(sorted(values.items())), max_steps, optimize)
+
+
+def player_count(ruleset: ir.Ruleset, players: object) -> int:
+    """The number of players of a match: `players`, or the ruleset's default for None;
+    OptionError unless the ruleset allows it."""
     count = ruleset.default_players if players is None else whole_number(players, "players")
     if not ruleset.min_players <= count <= ruleset.max_players:
         raise OptionError(f"{ruleset.name} is for {ruleset.min_players} to {ruleset.max_players} players, not {count}")
-    values = resolve_options(ruleset, options)
-    return _game_cached(ruleset, count, tuple(sorted(values.items())), max_steps, optimize)
+    return count
 
 
 @functools.lru_cache(maxsize=128)

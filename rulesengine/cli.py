@@ -131,6 +131,7 @@ def _load_ruleset(ruleset: str) -> ir.Ruleset:
 
 def _load_game(ruleset: str, players: int | None, options: tuple[str, ...], max_steps: int = DEFAULT_MAX_STEPS) -> Game:
     checked = _load_ruleset(ruleset)
+    players = _player_count(checked, players)
     try:
         return api.make_game(checked, players=players, options=_parse_options(options), max_steps=max_steps)
     except OptionError as error:
@@ -138,6 +139,14 @@ def _load_game(ruleset: str, players: int | None, options: tuple[str, ...], max_
     except RulesEngineError as error:  # an error of the rules in this setting, e.g. a folded value too large
         click.echo(f"error: {printable(str(error))}", err=True)
         raise SystemExit(1) from None
+
+
+def _player_count(checked: ir.Ruleset, players: int | None) -> int:
+    """The players of a match of `checked` (its default for None); a usage error names --players."""
+    try:
+        return api.player_count(checked, players)
+    except OptionError as error:
+        raise ChoiceError(f"--players: {error}") from None
 
 
 class _Commands(click.Group):
@@ -800,12 +809,8 @@ def compile_command(ruleset: str, players: int | None, options: tuple[str, ...],
     if "optimize" not in inspect.signature(compiler.compile_program).parameters:
         raise ChoiceError("--no-optimize: this build has no reference mode (compile_program takes no 'optimize')")
     checked = _load_ruleset(ruleset)
-    count = checked.default_players if players is None else players
+    count = _player_count(checked, players)
     try:
-        if not checked.min_players <= count <= checked.max_players:
-            raise ChoiceError(
-                f"{checked.name} is for {checked.min_players} to {checked.max_players} players, not {count}"
-            )
         values = api.resolve_options(checked, _parse_options(options))
         program = compiler.compile_program(checked, values, count, optimize=False)  # type: ignore[call-arg]
     except RulesEngineError as error:

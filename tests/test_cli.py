@@ -168,3 +168,14 @@ def test_what_was_typed_is_quoted_in_an_error_with_its_control_characters_escape
         assert result.exit_code == 2, (arguments, result.output)
         assert quoted in result.output, (arguments, result.output)
         assert "\x07" not in result.output and "\x1b" not in result.output, arguments
+
+
+def test_a_player_count_the_ruleset_does_not_allow_is_refused_at_the_option():
+    from click.testing import CliRunner
+
+    from rulesengine.cli import main
+
+    for command in (["run", "pan"], ["compile", "pan", "--no-optimize"], ["simulate", "pan", "-n", "2"]):
+        result = CliRunner().invoke(main, [*command, "--players", "7"])
+        assert result.exit_code == 2, (command, result.output)
+        assert result.output.strip().endswith("Error: --players: Pan is for 2 to 4 players, not 7"), result.output
