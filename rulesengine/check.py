@@ -111,6 +111,7 @@ class Checker(SectionReader, ExpressionChecker, ChanceChecker, ProcedureChecker,
             self.report_unused_procedures()
         self.check_reachable(phases)  # after moves and triggers: their 'goto's count too
         self.check_deals((setup, round_rules.setup), min_p, max_p)
+        self.check_empty_deals()
         self.check_never_legal(moves)
         self.check_hidden_announced(moves)
         self.check_circular_legality(moves)

@@ -144,6 +144,23 @@ class FileLints(CheckerBase):
                         reported.add(id(statement))
                         self.deck_too_small(statement, zone, each, players, before)
 
+    def check_empty_deals(self) -> None:
+        """Warn of a 'deal N' whose count the file itself fixes (no option, no state) below 1:
+        it deals no card, which is never what a deal is written for (a sign slipped in, say)."""
+        warned: set[int] = set()
+        for statement in self.statements_seen:  # a procedure's deal, spelt out at each call, is warned of once
+            if not isinstance(statement, ir.Deal) or statement.count is None or id(statement.count) in warned:
+                continue
+            each = self.folded(statement.count, {}, None)
+            if type(each) is int and each < 1:
+                warned.add(id(statement.count))
+                self.warn(
+                    "RE276",
+                    f"this deal deals no card: {each} each (a count below 1 deals nothing)",
+                    statement.count.span,
+                    hint="deal at least 1 card each, 'deal all', or leave the deal out",
+                )
+
     @staticmethod
     def static_deal(statement: ir.Stmt) -> bool:
         """A 'deal N of Z' from a single shared zone, the kind whose needs can be counted."""
