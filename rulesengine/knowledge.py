@@ -419,14 +419,24 @@ def observation_chain(state: Any, player: int) -> tuple | None:
 
 
 def observations(state: Any, player: int) -> list[dict[str, Any]]:
-    """Every observation of `player` so far (oldest first), rebuilt from the trail."""
+    """Every observation of `player` so far (oldest first), rebuilt from the trail: copies,
+    since the chain is kept between calls and shared with clones (a caller may change them)."""
     out = []
     chain = observation_chain(state, player)
     while chain is not None:
         chain, observation = chain
-        out.append(observation)
+        out.append(_copied(observation))
     out.reverse()
     return out
+
+
+def _copied(value: Any) -> Any:
+    """A copy of an observation's value (dicts and lists of texts, numbers, None)."""
+    if type(value) is dict:
+        return {key: _copied(item) for key, item in value.items()}
+    if type(value) is list:
+        return [_copied(item) for item in value]
+    return value
 
 
 def _observe_any(state: Any, player: int, view: list, record: tuple) -> dict[str, Any]:

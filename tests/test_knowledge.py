@@ -114,6 +114,22 @@ def test_a_clone_keeps_its_own_knowledge():
     assert state.known is not twin.known
 
 
+def test_information_state_is_the_callers_to_change():
+    """The observations are kept between calls and shared with clones; what a caller is given
+    are copies, so changing them changes neither the state nor its clones."""
+    state = rulesengine.make_game("pan", players=3).new_initial_state(seed=1)
+    for _ in range(30):
+        state.apply_action(state.legal_actions()[0])
+    before = state.information_state(0)
+    twin = state.clone()
+    given = state.information_state(0)
+    given[0]["zones"]["stock"] = 12345
+    given[-1]["zones"]["hand[P1]"].append("forged")
+    given[-1]["variables"].clear()
+    given.pop()
+    assert state.information_state(0) == before == twin.information_state(0)
+
+
 def test_a_record_shares_the_parts_that_did_not_change():
     """Each step appends a record to the trail; the variables, the seats in the round and the
     public position, when equal to the previous record's, are that record's own objects (a
