@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from . import atomic
+from . import atomic, ir
 from .api import composed_digest, find_ruleset, load_ruleset, make_game, ruleset_digest
 from .compose import find_reference, is_confined
-from .diagnostics import IllegalActionError, OptionError, RuleFileError, RulesEngineError, printable, shown_value
+from .diagnostics import IllegalActionError, OptionError, RuleFileError, RulesEngineError, printable, shortened
 from .engine import Game, State
 from .limits import DEFAULT_MAX_STEPS, MAX_INTEGER
 from .resources import rulesets_dir, same_file, shipped_rulesets
@@ -157,57 +157,112 @@ def read(path: str | os.PathLike) -> dict[str, Any]:
     except (ValueError, RecursionError) as error:
         what = "nested too deeply" if isinstance(error, RecursionError) else str(error)
         raise ReplayError(f"{path}: not a valid replay: {what}") from None
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise ReplayError(f'{path}: not a rulesengine replay (expected "format": "{FORMAT}")')
-    if not _is_version(data.get("version")):
+    if not isinstance(data, dict):
+        raise ReplayError(f"{path}: not a rulesengine replay (a replay is a JSON object, not {_json_words(data)})")
+    if "format" not in data:
         raise ReplayError(
-            f"{path}: replay version {shown_value(data.get('version'))} is not supported (expected 1 to {VERSION})"
+            f'{path}: not a rulesengine replay: the key "format" is missing (expected "format": "{FORMAT}")'
         )
-    expected = {"ruleset": str, "players": int, "options": dict, "seed": int, "actions": list}
-    if data["version"] >= 2:
-        expected["ruleset_sha256"] = str
-    for key, kind in expected.items():
-        if not isinstance(data.get(key), kind) or isinstance(data.get(key), bool):
-            raise ReplayError(f'{path}: "{key}" must be {_describe(kind)}')
-    if not -MAX_INTEGER <= data["seed"] <= MAX_INTEGER:
-        raise ReplayError(f'{path}: "seed" must be a whole number from {-MAX_INTEGER} to {MAX_INTEGER}')
-    steps = data.get("max_steps", DEFAULT_MAX_STEPS)
-    if not isinstance(steps, int) or isinstance(steps, bool) or not 1 <= steps <= MAX_INTEGER:
-        raise ReplayError(f'{path}: "max_steps" must be a whole number from 1 to {MAX_INTEGER}')
-    if not all(isinstance(a, int) and not isinstance(a, bool) for a in data["actions"]):
-        raise ReplayError(f'{path}: "actions" must be a list of whole numbers')
+    if data["format"] != FORMAT:
+        raise ReplayError(
+            f'{path}: not a rulesengine replay (expected "format": "{FORMAT}", not {_json_words(data["format"])})'
+        )
+    version = _field(data, "version", _is_whole, f"a whole number from 1 to {VERSION}", path)
+    if not 1 <= version <= VERSION:
+        raise ReplayError(f"{path}: replay version {version} is not supported (expected 1 to {VERSION})")
+    _field(data, "ruleset", _is_text, "a text", path)
+    if version >= 2:
+        _field(data, "ruleset_sha256", _is_text, "a text", path)
+    _field(data, "players", _is_whole, "a whole number", path)
+    _field(data, "options", _is_object, "an object", path)
+    seed = _field(data, "seed", _is_whole, "a whole number", path)
+    if not -MAX_INTEGER <= seed <= MAX_INTEGER:
+        raise ReplayError(f'{path}: "seed" must be a whole number from {-MAX_INTEGER} to {MAX_INTEGER}, not {seed}')
+    if "max_steps" in data:  # left out when it is the default
+        steps = data["max_steps"]
+        if not _is_whole(steps) or not 1 <= steps <= MAX_INTEGER:
+            raise ReplayError(
+                f'{path}: "max_steps" must be a whole number from 1 to {MAX_INTEGER}, not {_json_words(steps)}'
+            )
+    actions = _list_of(data, "actions", _is_whole, "whole numbers", path)
+    if "action_names" in data:  # left out of a replay too large with them
+        names = _list_of(data, "action_names", _is_text, "texts", path)
+        if len(names) != len(actions):
+            raise ReplayError(
+                f'{path}: "action_names" must name each action once: it holds {len(names)} names '
+                f"for {len(actions)} actions"
+            )
     _check_result(data, path)
     return data
 
 
-def _is_version(value: object) -> bool:
-    """A version is a whole number (not true, not 3.0, which equal 1 and 3 in Python) we read."""
-    return isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= VERSION
+def _is_whole(value: object) -> bool:
+    """A JSON whole number (not true or false, which are ints in Python; not 3.0)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_text(value: object) -> bool:
+    return isinstance(value, str)
+
+
+def _is_object(value: object) -> bool:
+    return isinstance(value, dict)
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _json_words(value: object) -> str:
+    """A value read from a replay as its message shows it, in JSON's words, never a Python
+    repr: null, true, false, a number as JSON writes it, a text in double quotes, a list, an
+    object."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return shortened(json.dumps(value), 40)
+    if isinstance(value, str):
+        return "the text " + printable(shortened(json.dumps(value, ensure_ascii=False), 40))
+    return "a list" if isinstance(value, list) else "an object"
+
+
+def _field(
+    data: dict[str, Any], key: str, fits: Callable[[object], bool], expected: str, path: str | os.PathLike, of: str = ""
+) -> Any:
+    """The value of a key a replay must have (in the object named by `of`, if not at the top);
+    ReplayError naming the key when it is missing or when its value does not fit."""
+    name = f'"{key}"{of}'
+    if key not in data:
+        raise ReplayError(f"{path}: the key {name} is missing ({name} must be {expected})")
+    if not fits(data[key]):
+        raise ReplayError(f"{path}: {name} must be {expected}, not {_json_words(data[key])}")
+    return data[key]
+
+
+def _list_of(
+    data: dict[str, Any], key: str, fits: Callable[[object], bool], items: str, path: str | os.PathLike, of: str = ""
+) -> list:
+    """A list of which every item fits; ReplayError naming the key, and the first item that does not fit."""
+    values = _field(data, key, lambda value: isinstance(value, list), f"a list of {items}", path, of)
+    for number, value in enumerate(values, start=1):
+        if not fits(value):
+            raise ReplayError(
+                f'{path}: "{key}"{of} must be a list of {items}, but item {number} is {_json_words(value)}'
+            )
+    return values
 
 
 def _check_result(data: dict[str, Any], path: str | os.PathLike) -> None:
     """A replay ends with the result it recorded: `terminal`, `returns` (numbers; one a seat
     is checked once the ruleset says whether the player count fits it) and `decisions`. A
     missing or malformed result is an error, not something to skip."""
-    result = data.get("result")
-    if not isinstance(result, dict):
-        raise ReplayError(f'{path}: "result" must be an object with "terminal", "returns" and "decisions"')
-    returns = result.get("returns")
-    if (
-        not isinstance(result.get("terminal"), bool)
-        or not isinstance(returns, list)
-        or not all(isinstance(r, (int, float)) and not isinstance(r, bool) for r in returns)
-        or not isinstance(result.get("decisions"), int)
-        or isinstance(result.get("decisions"), bool)
-    ):
-        raise ReplayError(
-            f'{path}: "result" must hold "terminal" (true or false), "returns" (one number '
-            f'a player) and "decisions" (a whole number)'
-        )
-
-
-def _describe(kind: type) -> str:
-    return {str: "a text", int: "a whole number", dict: "an object", list: "a list"}[kind]
+    result = _field(data, "result", _is_object, 'an object with "terminal", "returns" and "decisions"', path)
+    of = ' of "result"'
+    _field(result, "terminal", lambda value: isinstance(value, bool), "true or false", path, of)
+    _list_of(result, "returns", _is_number, "numbers (one a player)", path, of)
+    _field(result, "decisions", _is_whole, "a whole number", path, of)
 
 
 def ruleset_path(data: dict[str, Any], path: str | os.PathLike = "replay") -> Path:
@@ -245,9 +300,11 @@ def load_game(data: dict[str, Any], path: str | os.PathLike = "replay") -> Game:
             f"{path}: the ruleset '{printable(data['ruleset'])}' has changed since the replay was "
             "recorded (its SHA-256 differs)"
         )
+    ruleset = load_ruleset(file)
+    _check_options(ruleset, data["options"], path)
     try:
         game = make_game(
-            load_ruleset(file),
+            ruleset,
             players=data["players"],
             options=data["options"],
             max_steps=data.get("max_steps", DEFAULT_MAX_STEPS),
@@ -260,6 +317,27 @@ def load_game(data: dict[str, Any], path: str | os.PathLike = "replay") -> Game:
             f"not {len(data['result']['returns'])}"
         )
     return game
+
+
+def _check_options(ruleset: ir.Ruleset, options: dict[str, Any], path: str | os.PathLike) -> None:
+    """Each option the ruleset has is of its type in JSON's own terms (a replay records an
+    option as its value, never as the text a command line would give); the rest (unknown
+    names, choices, ranges) is `make_game`'s to refuse."""
+    kinds = {o.name: o.type for o in ruleset.options}
+    for name, value in options.items():
+        kind = kinds.get(name)
+        if kind is None:
+            continue
+        if kind == ir.BOOL:
+            fits, expected = isinstance(value, bool), "true or false"
+        elif kind == ir.INT:
+            fits, expected = _is_whole(value), "a whole number"
+        else:
+            fits, expected = _is_text(value), "a text"
+        if not fits:
+            raise ReplayError(
+                f'{path}: option "{printable(name)}" in "options" takes {expected}, not {_json_words(value)}'
+            )
 
 
 def play_back(data: dict[str, Any], path: str | os.PathLike = "replay", record_log: bool = True) -> State:
@@ -331,16 +409,26 @@ def check_result(data: dict[str, Any], state: State, path: str | os.PathLike = "
     result = data["result"]
     if result["terminal"] != state.is_terminal():
         said = "over" if result["terminal"] else "not over"
+        missing = ""
+        if result["terminal"] and "max_steps" not in data and result["decisions"] == state.steps:
+            # a match stopped at a decision limit of its own, with the key that says so lost
+            missing = (
+                f': the key "max_steps" is missing (a match stopped at {state.steps} decisions, short of the '
+                f'default limit of {DEFAULT_MAX_STEPS:,}, records its limit as "max_steps")'
+            )
         raise ReplayError(
             f"{path}: the replay says the match is {said} after its actions, but it is "
-            f"{'over' if state.is_terminal() else 'not over'}"
+            f"{'over' if state.is_terminal() else 'not over'}{missing}"
         )
     if [float(r) for r in result["returns"]] != state.returns():
-        raise ReplayError(f"{path}: the match ends with returns {state.returns()}, the replay says {result['returns']}")
+        raise ReplayError(
+            f"{path}: the match ends with returns {json.dumps(state.returns())}, "
+            f"the replay says {json.dumps(result['returns'])}"
+        )
     if result["decisions"] != state.steps:
         raise ReplayError(
             f"{path}: the match does not end as recorded: it takes {state.steps} decisions, "
-            f"the replay says {shown_value(result['decisions'])}"
+            f"the replay says {_json_words(result['decisions'])}"
         )
 
 

@@ -28,7 +28,7 @@ from .position import Position
 from .resources import tidy
 from .scenario_checks import Check, ExpectReader
 from .scenario_names import PositionReader
-from .scenario_shapes import Shapes, Skip, declared_text
+from .scenario_shapes import Shapes, Skip, as_written, declared_text
 from .source import Map, Node, Scalar, Seq, load_file, load_yaml, read_bytes
 
 FILE_KEYS = {
@@ -193,7 +193,7 @@ class _Reader(Shapes):
             missing = f"{_missing(reference)} (looked for {shortened(str(reference), 80)}, beside this file)"
         else:
             try:
-                name = self.text(ruleset_node, "'ruleset'")
+                name = self.words(ruleset_node, "'ruleset'")  # a file's name: `5` is no text
             except Skip:
                 return None
             if not name.strip():  # not the folder of this file, nor a file named by spaces
@@ -236,7 +236,7 @@ class _Reader(Shapes):
             self.error("RE503", "the file has no 'tests'", top.span, "add 'tests:' with a list of tests")
         else:
             try:
-                items = self.items(tests, "'tests'")
+                items = self.items(tests, "'tests'", one=False)  # `tests: hello` is no test
             except Skip:
                 items = ()
             if not items and isinstance(tests, Seq):
@@ -269,7 +269,7 @@ class _Reader(Shapes):
         if node is None:
             return None
         try:
-            name = self.text(node, "'rules'")
+            name = self.words(node, "'rules'")  # a file's name: `5` is no text
         except Skip:
             return None
         if not name.strip():
@@ -432,8 +432,14 @@ class _Reader(Shapes):
             names = [o.name for o in ruleset.options]
             hint = did_you_mean(key, names) or f"options: {', '.join(names) or 'none'}"
             raise self.fail("RE504", f"unknown option '{key}' for {ruleset.name}", key_span, hint)
+        # the value's type in the file's own words (`true`, not Python's True); a text for a
+        # whole number or true/false is read as the command line reads one ('3', 'yes')
+        expected = {ir.INT: "a whole number", ir.BOOL: "true or false", ir.STR: "a text"}[option.type]
         if not isinstance(value, Scalar) or value.value is None:
-            raise self.fail("RE500", f"option '{key}' needs a value", value.span)
+            raise self.fail("RE500", f"option '{key}' takes {expected}, not {as_written(value)}", value.span)
+        if not isinstance(value.value, str) and type(value.value) is not ir.OPTION_VALUE_TYPES[option.type]:
+            quote = "quote it" if option.type == ir.STR else None
+            raise self.fail("RE504", f"option '{key}' takes {expected}, not {as_written(value)}", value.span, quote)
         try:
             api.resolve_options(ruleset, {key: value.value})
         except RulesEngineError as error:
@@ -449,7 +455,7 @@ class _Reader(Shapes):
             written.append((first, test.span))
         if "steps" in test:
             try:
-                for item in self.items(test.entries["steps"], "'steps'"):
+                for item in self.items(test.entries["steps"], "'steps'", one=False):
                     written.append((self.step_entries(item), item.span))
             except Skip:
                 written.append((None, test.span))

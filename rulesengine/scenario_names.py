@@ -14,7 +14,7 @@ from . import ir
 from .diagnostics import RulesEngineError, Span, did_you_mean
 from .engine import Game
 from .position import Position
-from .scenario_shapes import Shapes, Skip
+from .scenario_shapes import Shapes, Skip, as_written
 from .source import Map, Node, Scalar, Seq
 from .stays import out_refused
 
@@ -79,13 +79,17 @@ class Names:
         return frozenset(found)
 
     def card(self, node: Node) -> list[int]:
-        # as the file spells it: `true` is no card 'True', `0x10` no card '16'
-        name = node.written if isinstance(node, Scalar) and node.value is not None else ""
-        if name not in self.cards:
-            hint = did_you_mean(name, self.cards) or "cards are named as the log prints them, e.g. " + ", ".join(
-                list(self.cards)[:3]
+        examples = "cards are named as the log prints them, e.g. " + ", ".join(list(self.cards)[:3])
+        if not isinstance(node, Scalar) or node.value is None:  # null, a list, a mapping: no name at all
+            raise self.reader.fail(
+                "RE500", f"a card must be a text (a card's name), not {as_written(node)}", node.span, examples
             )
-            raise self.reader.fail("RE506", f"no card is named '{name}'", node.span, hint)
+        # as the file spells it: `true` is no card 'True', `0x10` no card '16'
+        name = node.written
+        if name not in self.cards:
+            raise self.reader.fail(
+                "RE506", f"no card is named '{name}'", node.span, did_you_mean(name, self.cards) or examples
+            )
         return self.cards[name]
 
     def card_names(self, node: Node) -> list[str]:
@@ -301,7 +305,7 @@ class PositionReader:
                     if not free:
                         first = used[copies[-1]]
                         held = "one" if len(copies) == 1 else f"{len(copies)} copies"
-                        name = item.value if isinstance(item, Scalar) else ""
+                        name = item.written if isinstance(item, Scalar) else ""
                         message = f"card '{name}' is placed again, but the decks hold only {held}"
                         before = f"placed before at line {first.line}, column {first.column}"
                         reader.error("RE510", message, item.span, before)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any
 
-from .diagnostics import Diagnostic, Span, did_you_mean
+from .diagnostics import Diagnostic, Span, did_you_mean, shortened
 from .source import Map, Node, Scalar, Seq
 
 
@@ -58,11 +58,14 @@ class Shapes:
                     self.error("RE501", f"unknown key '{key}' in {what}", span, hint)
         return node
 
-    def items(self, node: Node, what: str) -> tuple[Node, ...]:
+    def items(self, node: Node, what: str, one: bool = True) -> tuple[Node, ...]:
+        """The items of a list; with `one`, a single item (a text, a number) may be written
+        without brackets. A list of mappings (tests, steps) takes `one=False`: a text there
+        is no item, and the list is what is missing."""
         if isinstance(node, Seq):
             return node.items
-        if isinstance(node, Scalar) and node.value is not None:
-            return (node,)  # one item may be written without brackets
+        if one and isinstance(node, Scalar) and node.value is not None:
+            return (node,)
         raise self.fail("RE500", f"{what} must be a list", self.span(node))
 
     def text(self, node: Node, what: str) -> str:
@@ -71,7 +74,8 @@ class Shapes:
         return node.written  # a clause `1.10` or a name `0x10` as written
 
     def words(self, node: Node, what: str) -> str:
-        """A text as written, never a number or true/false taken for one: an action's name."""
+        """A text as written, never a number or true/false taken for one: an action's name, a
+        file's name."""
         if not (isinstance(node, Scalar) and isinstance(node.value, str)):
             quoted = isinstance(node, Scalar) and node.value is not None  # a number or true/false
             raise self.fail("RE500", f"{what} must be a text", self.span(node), "quote it" if quoted else None)
@@ -85,6 +89,19 @@ class Shapes:
 
     def span(self, node: Node | None) -> Span:
         return node.span if node is not None else Span.point(self.path, 1, 1)
+
+
+def as_written(node: Node) -> str:
+    """A YAML value as a message shows it, in YAML's words: null, true, false, a number as the
+    file writes it (`0x10`), a text in quotes, a list, a mapping; never a Python repr."""
+    if isinstance(node, Seq):
+        return "a list"
+    if isinstance(node, Map):
+        return "a mapping"
+    if isinstance(node, Scalar) and isinstance(node.value, str):
+        return f"'{shortened(node.value, 40)}'"
+    assert isinstance(node, Scalar)
+    return "null" if node.value is None else shortened(node.written, 40)  # true, false, 0x10 as written
 
 
 def is_empty(node: Node) -> bool:

@@ -33,6 +33,20 @@ def verify_cli(path: Path):
     return CliRunner().invoke(main, ["replay", "--verify", str(path)])
 
 
+def both_cli(path: Path) -> list:
+    """`replay --verify FILE` and `replay FILE`: a replay that cannot be read fails both alike."""
+    return [verify_cli(path), CliRunner().invoke(main, ["replay", str(path)])]
+
+
+def refused_by_both(path: Path, message: str) -> None:
+    """Both commands exit 1 naming the file and saying `message`, in JSON's words (no Python repr)."""
+    for result in both_cli(path):
+        assert result.exit_code == 1, result.output
+        error = next(line for line in result.output.splitlines() if line.startswith("error: "))
+        assert error.startswith(f"error: {path}: {message}"), error
+        assert not any(word in error for word in ("None", "True", "False", "'")), error
+
+
 # ---- destinations -------------------------------------------------------------------------------
 
 
@@ -132,10 +146,15 @@ def test_returns_for_another_number_of_players_are_still_refused(tmp_path):
     assert result.exit_code == 1 and '"result" must hold "returns" with one number a player (2)' in result.output
 
 
-@pytest.mark.parametrize("version", [True, 3.0, 1.0, "3"])
-def test_only_a_whole_number_is_a_version(tmp_path, version):
-    with pytest.raises(replay.ReplayError, match="is not supported"):
-        replay.read(written(tmp_path, {**recorded(6), "version": version}))
+@pytest.mark.parametrize(
+    ("version", "shown"), [(True, "true"), (3.0, "3.0"), (1.0, "1.0"), ("3", 'the text "3"'), (None, "null")]
+)
+def test_only_a_whole_number_is_a_version(tmp_path, version, shown):
+    path = written(tmp_path, {**recorded(6), "version": version})
+    with pytest.raises(replay.ReplayError, match=f'"version" must be a whole number from 1 to 3, not {shown}$'):
+        replay.read(path)
+    with pytest.raises(replay.ReplayError, match="replay version 4 is not supported"):
+        replay.read(written(tmp_path, {**recorded(6), "version": 4}))
 
 
 def test_a_missing_ruleset_of_a_version_1_replay_names_the_working_folder_too(tmp_path):
@@ -206,3 +225,120 @@ def test_a_replay_too_large_with_its_names_is_written_without_them(tmp_path, mon
     with pytest.raises(replay.ReplayError, match=f"take more than the {ids_only - 1:,} bytes a replay may hold"):
         replay.write(tmp_path / "n.json", data)
     assert not (tmp_path / "n.json").exists()
+
+
+# ---- every key named, every value in JSON's words ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("key", "expected"),
+    [
+        ("format", '"format": "rulesengine-replay"'),
+        ("version", '"version" must be a whole number from 1 to 3'),
+        ("ruleset", '"ruleset" must be a text'),
+        ("ruleset_sha256", '"ruleset_sha256" must be a text'),
+        ("players", '"players" must be a whole number'),
+        ("options", '"options" must be an object'),
+        ("seed", '"seed" must be a whole number'),
+        ("actions", '"actions" must be a list of whole numbers'),
+        ("result", '"result" must be an object with "terminal", "returns" and "decisions"'),
+    ],
+)
+def test_a_missing_key_is_named(tmp_path, key, expected):
+    data = recorded(8)
+    del data[key]
+    for result in both_cli(written(tmp_path, data)):
+        assert result.exit_code == 1, result.output
+        assert f'the key "{key}" is missing' in result.output and expected in result.output, result.output
+
+
+@pytest.mark.parametrize("key", ["terminal", "returns", "decisions"])
+def test_a_missing_key_of_the_result_is_named(tmp_path, key):
+    data = recorded(8)
+    del data["result"][key]
+    refused_by_both(written(tmp_path, data), f'the key "{key}" of "result" is missing')
+
+
+def test_a_lost_max_steps_is_named_when_the_match_does_not_end_as_recorded(tmp_path):
+    game = rulesengine.make_game("pan", players=2, max_steps=30)
+    data = replay.record(play_random(game.new_initial_state(seed=2), 2), "pan")
+    assert data["max_steps"] == 30 and data["result"]["terminal"]
+    assert verify_cli(written(tmp_path, data)).exit_code == 0
+    del data["max_steps"]
+    refused_by_both(
+        written(tmp_path, data),
+        'the replay says the match is over after its actions, but it is not over: the key "max_steps" is missing',
+    )
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "message"),
+    [
+        ("players", "2", '"players" must be a whole number, not the text "2"'),
+        ("players", None, '"players" must be a whole number, not null'),
+        ("seed", True, '"seed" must be a whole number, not true'),
+        ("ruleset", ["pan"], '"ruleset" must be a text, not a list'),
+        ("options", None, '"options" must be an object, not null'),
+        ("actions", {}, '"actions" must be a list of whole numbers, not an object'),
+        ("max_steps", None, '"max_steps" must be a whole number from 1 to 9223372036854775807, not null'),
+        ("max_steps", 2.5, '"max_steps" must be a whole number from 1 to 9223372036854775807, not 2.5'),
+        ("result", False, '"result" must be an object with "terminal", "returns" and "decisions", not false'),
+        ("format", None, 'not a rulesengine replay (expected "format": "rulesengine-replay", not null)'),
+    ],
+)
+def test_a_value_of_the_wrong_type_is_named_in_json_words(tmp_path, key, value, message):
+    refused_by_both(written(tmp_path, {**recorded(8), key: value}), message)
+
+
+def test_an_item_of_the_wrong_type_is_named_by_its_place(tmp_path):
+    data = recorded(8)
+    data["actions"][2] = None
+    refused_by_both(written(tmp_path, data), '"actions" must be a list of whole numbers, but item 3 is null')
+    data = recorded(8)
+    data["result"]["returns"][1] = "1"
+    message = '"returns" of "result" must be a list of numbers (one a player), but item 2 is the text "1"'
+    refused_by_both(written(tmp_path, data), message)
+    data = recorded(8)
+    data["result"]["terminal"] = None
+    refused_by_both(written(tmp_path, data), '"terminal" of "result" must be true or false, not null')
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"triples": None}, 'option "triples" in "options" takes a text, not null'),
+        ({"triples": 5}, 'option "triples" in "options" takes a text, not 5'),
+        ({"reversed_spades": "yes"}, 'option "reversed_spades" in "options" takes true or false, not the text "yes"'),
+        ({"reversed_spades": None}, 'option "reversed_spades" in "options" takes true or false, not null'),
+    ],
+)
+def test_an_option_of_the_wrong_type_is_named_in_json_words(tmp_path, options, message):
+    data = recorded(8)
+    refused_by_both(written(tmp_path, {**data, "options": {**data["options"], **options}}), message)
+
+
+@pytest.mark.parametrize(
+    ("names", "message"),
+    [
+        (5, '"action_names" must be a list of texts, not 5'),
+        (None, '"action_names" must be a list of texts, not null'),
+        ({}, '"action_names" must be a list of texts, not an object'),
+        ("cut", '"action_names" must name each action once: it holds'),
+        ("longer", '"action_names" must name each action once: it holds'),
+        ("null item", '"action_names" must be a list of texts, but item 1 is null'),
+        ("number item", '"action_names" must be a list of texts, but item 1 is 7'),
+    ],
+)
+def test_action_names_of_the_wrong_shape_or_length_fail_verify(tmp_path, names, message):
+    data = recorded(8)
+    if names == "cut":
+        names = data["action_names"][:-1]
+    elif names == "longer":
+        names = [*data["action_names"], "lays 9♥"]
+    elif names == "null item":
+        names = [None, *data["action_names"][1:]]
+    elif names == "number item":
+        names = [7, *data["action_names"][1:]]
+    refused_by_both(written(tmp_path, {**data, "action_names": names}), message)
+    data.pop("action_names")  # left out (a replay too large with them): nothing to check
+    assert all(result.exit_code == 0 for result in both_cli(written(tmp_path, data)))

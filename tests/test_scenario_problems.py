@@ -476,3 +476,71 @@ def test_a_folder_of_tests_that_cannot_be_read_is_an_error_at_its_name(tmp_path,
     assert result.returncode == 1 and "P9" not in result.stdout
     assert f"{tmp_path / 'locked'}:1:1: error[RE009]: cannot read folder: Permission denied" in result.stdout
     assert "1 test(s) in 1 file(s): 1 passed, 0 failed; 1 folder(s) that cannot be read" in result.stdout
+
+
+# ---- every value of the wrong type is named at its place, in YAML's words -----------------------
+
+
+def refused(path: Path, expected: list[tuple[str, int, int, str]]) -> None:
+    """`load` reports exactly these problems (code, line, column, message), and `rulesengine
+    test` prints each at its place and exits 1."""
+    _, problems = load(path)
+    assert [(d.code, d.span.line, d.span.column, d.message) for d in problems] == expected
+    result = run("test", str(path))
+    assert result.returncode == 1 and "Traceback" not in result.stdout + result.stderr
+    for code, line, column, message in expected:
+        assert f"{path}:{line}:{column}: error[{code}]: {message}" in result.stdout, result.stdout
+
+
+def test_a_card_that_is_not_a_text_is_named_so_at_its_place(tmp_path):
+    path = write(
+        tmp_path,
+        "tests:\n  - name: a\n    position: {phase: play, zones: {pile: [null, [1], {a: b}, 1♥]}}\n"
+        "    expect: {zones: {pile: [~]}}\n",
+    )
+    refused(
+        path,
+        [
+            ("RE500", 3, 44, "a card must be a text (a card's name), not null"),
+            ("RE500", 3, 50, "a card must be a text (a card's name), not a list"),
+            ("RE500", 3, 55, "a card must be a text (a card's name), not a mapping"),
+            ("RE500", 4, 29, "a card must be a text (a card's name), not null"),
+        ],
+    )
+
+
+def test_a_ruleset_or_rules_document_named_by_a_number_must_be_a_text(tmp_path):
+    for written in ("5", "[a]", "true"):
+        path = write(tmp_path, f"ruleset: {written}\ntests:\n  - {{name: a, expect: {{current: P1}}}}\n")
+        refused(path, [("RE500", 1, 10, "'ruleset' must be a text")])
+        path = write(tmp_path, f"rules: {written}\ntests:\n  - {{name: a, expect: {{current: P1}}}}\n")
+        refused(path, [("RE500", 1, 8, "'rules' must be a text")])  # an error, not "'5' is not found"
+    assert [d.hint for d in load(write(tmp_path, "rules: 5\ntests: []\n"))[1]][0] == "quote it"
+
+
+def test_tests_or_steps_written_as_one_text_must_be_a_list(tmp_path):
+    for written in ("hello", "{a: 1}", "5"):
+        refused(write(tmp_path, f"tests: {written}\n"), [("RE500", 1, 8, "'tests' must be a list")])
+        path = write(tmp_path, f"tests:\n  - {{name: a, steps: {written}}}\n")
+        refused(path, [("RE500", 2, 22, "'steps' must be a list")])
+
+
+def test_an_option_of_the_wrong_type_is_named_in_yaml_words(tmp_path):
+    path = write(
+        tmp_path,
+        "options: {word: true, fast: 5, speed: true}\ntests:\n"
+        "  - {name: a, options: {word: null, fast: [1], speed: {a: 1}}, expect: {current: P1}}\n",
+    )
+    options = "options:\n  word: {default: W}\n  fast: {default: false}\n  speed: {default: 3}\n"
+    (tmp_path / "tiny.yaml").write_text(GAME.replace("decks:\n", options + "decks:\n", 1), encoding="utf-8")
+    refused(
+        path,
+        [
+            ("RE504", 1, 17, "option 'word' takes a text, not true"),  # not Python's True
+            ("RE504", 1, 29, "option 'fast' takes true or false, not 5"),
+            ("RE504", 1, 39, "option 'speed' takes a whole number, not true"),
+            ("RE500", 3, 31, "option 'word' takes a text, not null"),
+            ("RE500", 3, 43, "option 'fast' takes true or false, not a list"),
+            ("RE500", 3, 55, "option 'speed' takes a whole number, not a mapping"),
+        ],
+    )
