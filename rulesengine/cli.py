@@ -369,7 +369,7 @@ def run(
         try:
             replay.write(record_path, replay.record(state, ruleset, record_path))
         except replay.ReplayError as error:
-            raise ChoiceError(str(error)) from None
+            raise ChoiceError(f"--record: {error}") from None
         click.echo(f"replay written to {record_path}")
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -101,13 +102,23 @@ def check_destination(path: str | os.PathLike, *, inputs: Sequence[str | os.Path
         folder = real.parent
         if not folder.is_dir():
             raise ReplayError(f"cannot write {text}: the folder {printable(str(folder))} does not exist")
-        if not os.access(folder, os.W_OK | os.X_OK):
+        if not os.access(folder, os.W_OK | os.X_OK) or not _can_create_in(folder):
             raise ReplayError(f"cannot write {text}: the folder {printable(str(folder))} is not writable")
         real.lstat()  # a name too long for the file system, say
     except FileNotFoundError:
         pass  # a new file
     except OSError as error:
         raise ReplayError(f"cannot write {text}: {error.strerror or error}") from None
+
+
+def _can_create_in(folder: Path) -> bool:
+    """Whether a file can be made in `folder`, tried: permissions do not tell for root, to whom
+    `os.access` says yes where the system refuses every file (/proc, a read-only mount)."""
+    try:
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".rulesengine-probe-"):
+            return True
+    except OSError:
+        return False
 
 
 def write(path: str | os.PathLike, data: dict[str, Any]) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -91,6 +92,27 @@ def test_run_record_leaves_a_fifo_alone(tmp_path):
     result = CliRunner().invoke(main, ["run", "pan", "--record", str(fifo)])
     assert result.exit_code == 2 and "not a regular file" in result.output
     assert fifo.is_fifo()
+
+
+def test_run_record_into_a_folder_no_file_can_be_made_in_is_refused_before_playing(tmp_path, monkeypatch):
+    """Permissions do not tell for root (the tests may run as root): a file is tried in the folder."""
+    refused = tmp_path / "mounted read-only"
+    refused.mkdir()
+    made = tempfile.NamedTemporaryFile
+
+    def refusing(*args, **kwargs):
+        if Path(kwargs.get("dir", "")) == refused:
+            raise OSError(30, "Read-only file system")
+        return made(*args, **kwargs)
+
+    monkeypatch.setattr(tempfile, "NamedTemporaryFile", refusing)
+    result = CliRunner().invoke(main, ["run", "pan", "--seed", "1", "--record", str(refused / "r.json")])
+    assert result.exit_code == 2, result.output
+    assert (
+        result.output.strip()
+        == f"Error: --record: cannot write {refused / 'r.json'}: the folder {refused} is not writable"
+    )
+    assert list(refused.iterdir()) == []  # no match was played, no probe left behind
 
 
 # ---- reading back what was written ----------------------------------------------------------------
