@@ -419,11 +419,10 @@ class _Reader(Shapes):
             raise self.fail("RE504", str(error), test.span) from None
 
     def players(self, node: Node, ruleset: ir.Ruleset) -> int:
-        count = self.integer(node, "'players'")
-        if not ruleset.min_players <= count <= ruleset.max_players:
-            message = f"{ruleset.name} is for {ruleset.min_players} to {ruleset.max_players} players, not {count}"
-            raise self.fail("RE504", message, node.span)
-        return count
+        try:
+            return api.player_count(ruleset, self.integer(node, "'players'"))
+        except RulesEngineError as error:
+            raise self.fail("RE504", str(error), node.span) from None
 
     def option(self, ruleset: ir.Ruleset, key: str, value: Node, key_span: Span) -> object:
         """An option's value, checked alone; an unknown option is refused at its name."""
