@@ -14,7 +14,7 @@ effects and expressions, the reference mode its closures.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import attrs
@@ -192,7 +192,7 @@ class Flattener:
         last.otherwise = end
 
 
-def most_outcomes(ruleset: ir.Ruleset, options: dict[str, object], players: int, cards: int) -> int:
+def most_outcomes(ruleset: ir.Ruleset, options: Mapping[str, object], players: int, cards: int) -> int:
     """The most outcomes one chance node can have: a card of a shuffle, or one element of
     a random choice (bounded by its type, a list literal's items or a range's bounds)."""
     most = cards
@@ -208,7 +208,7 @@ class _Counts:
     """What bounds a list in one setting: its options, and how many seats, cards, suits
     and ranks there are (a list of distinct values of a type holds at most that many)."""
 
-    options: dict[str, object]
+    options: Mapping[str, object]
     players: int
     cards: int
     suits: int
@@ -243,7 +243,7 @@ class _Counts:
         return kinds.get(element or "", MAX_RANGE)
 
 
-def _constant(e: ir.Expr, options: dict[str, object]) -> object:
+def _constant(e: ir.Expr, options: Mapping[str, object]) -> object:
     if isinstance(e, ir.Const):
         return e.value
     if isinstance(e, ir.OptionRef):

@@ -11,8 +11,9 @@ import _random
 import functools
 import random
 from bisect import bisect_left, insort
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from . import flow, ir, knowledge, results
@@ -1644,7 +1645,8 @@ class Game:
         self.program = program
         self.ruleset = program.ruleset
         self.num_players = program.num_players
-        self.options = dict(program.options)
+        # read-only: `make_game` hands one game to every caller of the same setting
+        self.options: Mapping[str, Any] = MappingProxyType(dict(program.options))
         self.max_steps = max_steps
         self.sight = knowledge.Sight(program)
         self._decoded: dict[int, tuple[CompiledMove, tuple]] = {}  # at most one entry per action id

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 import random
 
 import pytest
@@ -371,3 +372,13 @@ def test_a_pickle_keeps_the_log_the_mode_and_the_rules_it_was_made_with(tmp_path
     (tmp_path / "g.yaml").write_text(MINIMAL.replace("round == 3", "round == 4"))
     with pytest.raises(rulesengine.EngineError, match="the rules have changed since the game was pickled"):
         pickle.loads(data)
+
+
+def test_a_games_options_cannot_be_changed_behind_its_back():
+    """`make_game` hands one game to every caller of a setting: its options are read-only, so
+    no caller can change what another game, or a pickle of it, says it plays."""
+    game = rulesengine.make_game("pan", players=3)
+    with pytest.raises(TypeError):
+        game.options["word"] = "ZZZ"  # type: ignore[index]
+    assert rulesengine.make_game("pan", players=3).options["word"] == "PAN"
+    assert pickle.loads(pickle.dumps(game)).options == {**game.options}
