@@ -52,18 +52,15 @@ def set_position(state: State, position: Position) -> None:
     if state.is_terminal() or state.is_chance_node() or state.agenda:
         raise ValueError("a position can be set only at a decision node")
     program = state.program
+    _check_numbers(position, program.num_players, len(program.phases))
     refused = out_refused(program.ruleset, program.options, position.out)
     if refused is not None:
         raise ValueError(refused)
     if len(position.zones) != len(state.zones) or len(position.variables) != len(state.vars):
         raise ValueError("the position does not fit this game's zones and variables")
+    where = _places(position.zones, program.num_cards)
+    # nothing is changed before here: a refused position leaves the state as it was
     state.zones = [list(cards) for cards in position.zones]
-    where = [-1] * program.num_cards
-    for index, cards in enumerate(state.zones):
-        for card in cards:
-            where[card] = index
-    if -1 in where or sum(map(len, state.zones)) != program.num_cards:
-        raise ValueError("every card must lie in exactly one zone")
     state.where = where
     state.vars = list(position.variables)
     state.phase = position.phase
@@ -89,3 +86,34 @@ def set_position(state: State, position: Position) -> None:
         state.log = []
     if state._track:  # what each player knows is what it sees in the position, nothing of before
         knowledge.at_position(state)
+
+
+def _places(zones: tuple[tuple[int, ...], ...], num_cards: int) -> list[int]:
+    """Each card's zone; ValueError unless every card lies in exactly one zone."""
+    where = [-1] * num_cards
+    for index, cards in enumerate(zones):
+        for card in cards:
+            if type(card) is not int or not 0 <= card < num_cards or where[card] != -1:
+                raise ValueError("every card must lie in exactly one zone")
+            where[card] = index
+    if -1 in where:
+        raise ValueError("every card must lie in exactly one zone")
+    return where
+
+
+def _check_numbers(position: Position, num_players: int, num_phases: int) -> None:
+    """ValueError unless the position's turn, phase and counters are ones a match can have."""
+    if type(position.current) is not int or not 0 <= position.current < num_players:
+        raise ValueError(f"the player to move must be a seat from 0 to {num_players - 1}, not {position.current!r}")
+    if position.current in position.out:
+        raise ValueError(f"the player to move, P{position.current + 1}, is out of the round")
+    if not all(type(p) is int and 0 <= p < num_players for p in position.out):
+        raise ValueError(f"the players out must be seats from 0 to {num_players - 1}")
+    if type(position.phase) is not int or not 0 <= position.phase < num_phases:
+        raise ValueError(f"the phase must be a phase's index from 0 to {num_phases - 1}, not {position.phase!r}")
+    if position.direction not in (1, -1) or type(position.direction) is not int:
+        raise ValueError(f"the direction of play is 1 or -1, not {position.direction!r}")
+    for name, least in (("round_number", 1), ("turns", 0), ("passes", 0)):
+        value = getattr(position, name)
+        if type(value) is not int or value < least:
+            raise ValueError(f"{name} must be a whole number of at least {least}, not {value!r}")

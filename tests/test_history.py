@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import pickle
 import random
+import re
 
+import attrs
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -138,3 +140,48 @@ def test_history_since_needs_a_state_this_one_went_on_from(game):
     checkpoint.apply_action(checkpoint.legal_actions()[0])  # played on: no longer a checkpoint
     with pytest.raises(EngineError, match="played on after it was cloned"):
         state.history_since(checkpoint)
+
+
+def _standing(state) -> Position:
+    """The position a state stands at, written out."""
+    return Position(
+        zones=tuple(tuple(cards) for cards in state.zones),
+        variables=tuple(state.vars),
+        phase=state.phase,
+        current=state.current,
+        round_number=state.round_number,
+    )
+
+
+@pytest.mark.parametrize(
+    ("change", "refusal"),
+    [
+        ({"current": 7}, "the player to move must be a seat from 0 to 1, not 7"),
+        ({"current": -1}, "the player to move must be a seat"),
+        ({"phase": 99}, "the phase must be a phase's index"),
+        ({"direction": 0}, "the direction of play is 1 or -1"),
+        ({"round_number": 0}, "round_number must be a whole number of at least 1"),
+        ({"out": frozenset({5})}, "the players out must be seats"),
+        ("a card twice", "every card must lie in exactly one zone"),
+        ("a card missing", "every card must lie in exactly one zone"),
+    ],
+)
+def test_a_position_that_cannot_be_is_refused_and_changes_nothing(game, change, refusal):
+    state = game.new_initial_state(seed=1)
+    twin = state.clone()
+    position = _standing(state)
+    zones = list(position.zones)
+    full = next(i for i, cards in enumerate(zones) if cards)
+    if change == "a card twice":
+        other = next(i for i in range(len(zones)) if i != full)
+        zones[other] += (zones[full][0],)
+        position = attrs.evolve(position, zones=tuple(zones))
+    elif change == "a card missing":
+        zones[full] = zones[full][1:]
+        position = attrs.evolve(position, zones=tuple(zones))
+    else:
+        position = attrs.evolve(position, **change)
+    with pytest.raises(ValueError, match=re.escape(refusal)):
+        set_position(state, position)
+    assert state.zones == twin.zones and state.where == twin.where and state.vars == twin.vars
+    assert state.observation(0) == twin.observation(0) and state.current == twin.current
