@@ -1455,6 +1455,9 @@ class State:
         until = None if earlier is None else earlier.history
         if earlier is not None and earlier._tail:
             raise EngineError("a state that was played on after it was cloned is no checkpoint")
+        # a state at the start has no history to tell it by: it must be of this match's game and seed
+        if earlier is not None and (earlier.game is not self.game or (until is None and earlier.seed != self.seed)):
+            raise EngineError("this state did not go on from the one given")
         chunks = [self._tail]
         cell = self.history
         while cell is not until:

@@ -140,6 +140,11 @@ def test_history_since_needs_a_state_this_one_went_on_from(game):
     checkpoint.apply_action(checkpoint.legal_actions()[0])  # played on: no longer a checkpoint
     with pytest.raises(EngineError, match="played on after it was cloned"):
         state.history_since(checkpoint)
+    # a state at the start has no history to tell it by: another game's or seed's is refused
+    assert state.history_since(game.new_initial_state(seed=2)) == state.history_list()
+    for other in (game.new_initial_state(seed=9), rulesengine.make_game("pan").new_initial_state(seed=2)):
+        with pytest.raises(EngineError, match="did not go on from"):
+            state.history_since(other)
 
 
 def _standing(state) -> Position:
