@@ -152,13 +152,24 @@ def parse_option_value(option: ir.Option, text: str) -> object:
     return text
 
 
+def _python_value(value: object) -> object:
+    """A NumPy scalar (an option's value read from an array, say) as the Python value it
+    holds; anything else, an array of several values too, as it is."""
+    if type(value).__module__ == "numpy" and getattr(value, "size", None) == 1:
+        return value.item()  # type: ignore[attr-defined]
+    return value
+
+
 def resolve_options(ruleset: ir.Ruleset, given: Mapping[str, object] | None) -> dict[str, object]:
     """Every option's value: the given ones checked, the rest at their defaults."""
+    if given is not None and not isinstance(given, Mapping):
+        raise OptionError(f"options are a mapping of names to values, not {type(given).__name__}")
     known = {o.name: o for o in ruleset.options}
     values = {o.name: o.default for o in ruleset.options}
     for name, value in (given or {}).items():
         if not isinstance(name, str):
             raise OptionError(f"an option is named by a text, not {name!r}")
+        value = _python_value(value)
         option = known.get(name)
         if option is None:
             allowed = ", ".join(known) or "none"
@@ -207,8 +218,6 @@ def make_game(
     """
     if not isinstance(ruleset, ir.Ruleset):
         ruleset = load_ruleset(ruleset)
-    if options is not None and not isinstance(options, Mapping):
-        raise OptionError(f"options are a mapping of names to values, not {type(options).__name__}")
     max_steps = whole_number(max_steps, "max_steps", least=1)
     if not isinstance(optimize, bool):
         raise OptionError(f"optimize is True or False, not {optimize!r}")

@@ -4,6 +4,7 @@ TypeError or AttributeError, nor a made-up action: in both modes alike."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -101,3 +102,19 @@ def test_the_key_of_a_parameter_without_values_is_no_action(tmp_path: Path, opti
     bid = next(move for move in game.program.moves if move.name == "bid")
     with pytest.raises(IllegalActionError, match="move 'bid' has no value there"):
         game.decode(bid.offset)
+
+
+def test_numpy_scalars_are_options_as_the_values_they_hold() -> None:
+    np = pytest.importorskip("numpy")
+    assert rulesengine.make_game("padan", options={"target": np.int64(5)}).options["target"] == 5
+    pan = rulesengine.make_game("pan", options={"reversed_spades": np.bool_(True), "word": np.str_("AB")})
+    assert pan.options["reversed_spades"] is True and pan.options["word"] == "AB"
+    for value, shown in ((np.float64(5.0), "not 5.0"), (np.array([1, 2]), "not array([1, 2])")):
+        with pytest.raises(rulesengine.OptionError, match=re.escape(f"option 'target' takes a whole number, {shown}")):
+            rulesengine.make_game("padan", options={"target": value})
+
+
+def test_options_that_are_not_a_mapping_are_refused_by_resolve_options_too() -> None:
+    ruleset = rulesengine.make_game("pan").ruleset
+    with pytest.raises(rulesengine.OptionError, match="options are a mapping of names to values, not list"):
+        rulesengine.resolve_options(ruleset, [("word", "P")])  # type: ignore[arg-type]
