@@ -34,6 +34,8 @@ if TYPE_CHECKING:  # checking a rule file needs neither the compiler nor the eng
 
 def find_ruleset(name_or_path: str) -> Path:
     """The file of a ruleset given by path or shipped name; OptionError if there is none."""
+    if not isinstance(name_or_path, str):
+        raise OptionError(f"a ruleset is named by a path or a shipped name, not {type(name_or_path).__name__}")
     path = resolve_ruleset(name_or_path)
     if path is None:
         try:

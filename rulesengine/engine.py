@@ -620,17 +620,20 @@ class State:
 
     def legal_moves(self) -> list[tuple[str, tuple]]:
         """The complete actions the player to move may choose now, as (move name, parameter
-        values), whatever the steps an action id stands for (for tests and tools)."""
-        out = []
-        for key in self._legal_ids() if self.chance is None and not self.game_over else []:
-            move, values = self.decode_key(key)
-            out.append((move.name, values))
-        return out
+        values), whatever the steps an action id stands for (for tests and tools); in the
+        middle of a choice made in steps, those the steps chosen so far lead to."""
+        return [(move.name, values) for move, values, _steps in self._complete()]
 
     def complete_actions(self) -> list[tuple[CompiledMove, tuple, str, tuple[int, ...]]]:
         """The complete legal actions of the player to move: each its move, parameter values,
         name (as the log gives it) and the ids that make it from here (one id, or the rest of
         a choice's steps). For front ends that offer whole actions."""
+        return [
+            (move, values, self._label(move, self.current, values), steps) for move, values, steps in self._complete()
+        ]
+
+    def _complete(self) -> list[tuple[CompiledMove, tuple, tuple[int, ...]]]:
+        """`complete_actions` without their names."""
         if self.chance is not None or self.game_over:
             return []
         stepwise, k = self.game.stepwise, len(self._pending)
@@ -639,7 +642,7 @@ class State:
             steps = self._steps_of(key) if stepwise else (key,)
             if steps[:k] == self._pending:
                 move, values = self.decode_key(key)
-                out.append((move, values, self._label(move, self.current, values), steps[k:]))
+                out.append((move, values, steps[k:]))
         return out
 
     def named_actions(self) -> dict[str, tuple[int, ...]]:
@@ -1357,13 +1360,16 @@ class State:
         player = seat_of(player, self.num_players, "log_for")
         if self.log is None:
             raise ValueError("this state keeps no log: make it with new_initial_state(..., record_log=True)")
+        first = integer(start)
+        if first is None or first < 0:
+            raise EngineError(f"log_for starts at a line number, 0 or more, not {start!r}")
         return [
             line.public
             if isinstance(line, _HiddenMoveLine) and line.mover != player
             else line.views[player]
             if isinstance(line, _RevealLine)
             else str(line)
-            for line in self.log[start:]
+            for line in self.log[first:]
         ]
 
     def observation(self, player: int) -> dict[str, Any]:

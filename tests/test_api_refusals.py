@@ -4,6 +4,7 @@ TypeError or AttributeError, nor a made-up action: in both modes alike."""
 
 from __future__ import annotations
 
+import random
 import re
 from pathlib import Path
 
@@ -118,3 +119,54 @@ def test_options_that_are_not_a_mapping_are_refused_by_resolve_options_too() -> 
     ruleset = rulesengine.make_game("pan").ruleset
     with pytest.raises(rulesengine.OptionError, match="options are a mapping of names to values, not list"):
         rulesengine.resolve_options(ruleset, [("word", "P")])  # type: ignore[arg-type]
+
+
+def test_the_agents_helpers_refuse_what_is_not_theirs() -> None:
+    from rulesengine.agents import declared, evaluate, play_match, playout
+
+    state = rulesengine.make_game("padan").new_initial_state(seed=1)
+    for helper in (evaluate, declared):
+        for seat in (2, -1, 1.0, "0"):
+            with pytest.raises(EngineError, match=f"{helper.__name__} needs a player from 0 to 1"):
+                helper(state, seat)
+    with pytest.raises(rulesengine.OptionError, match="until is 'round' or 'match', not 'bogus'"):
+        playout(state.clone(), random.Random(1), until="bogus")
+    for agents, refusal in (
+        (None, "play_match takes a list of agents, one for each seat, not NoneType"),
+        ([1, 2], "the agent of P1 has no 'choose' method: int is no agent"),
+    ):
+        with pytest.raises(rulesengine.OptionError, match=re.escape(refusal)):
+            play_match(state, agents)  # type: ignore[arg-type]
+    assert state.steps == 0  # nothing was played
+
+
+def test_log_for_starts_at_a_line_number() -> None:
+    state = rulesengine.make_game("padan").new_initial_state(seed=1, record_log=True)
+    state.apply_action(state.legal_actions()[0])
+    assert state.log_for(0, 1) == state.log_for(0)[1:]
+    for start in (1.5, -1, "2", None):
+        with pytest.raises(EngineError, match="log_for starts at a line number, 0 or more"):
+            state.log_for(0, start)  # type: ignore[arg-type]
+
+
+def test_legal_moves_in_the_middle_of_a_choice_are_those_it_can_still_become() -> None:
+    """Pan's sets are chosen card by card: after the first card of a triple, only the actions
+    that start with it can still be made, as `complete_actions` says."""
+    game = rulesengine.make_game("pan", players=3)
+    for seed in range(200):
+        state = game.new_initial_state(seed=seed)
+        while not state.is_terminal() and not state._pending:
+            triples = [ids for move, _values, _name, ids in state.complete_actions() if len(ids) > 1]
+            state.apply_action(triples[0][0] if triples else state.legal_actions()[0])
+        if state._pending:
+            break
+    else:
+        pytest.fail("no seed reached a choice made in steps")
+    offered = [(move.name, values) for move, values, _name, _ids in state.complete_actions()]
+    assert state.legal_moves() == offered and all(name in ("triple", "four") for name, _ in offered)
+
+
+def test_find_ruleset_names_what_it_cannot_take() -> None:
+    for given in (None, 5, Path("pan")):
+        with pytest.raises(rulesengine.OptionError, match="a ruleset is named by a path or a shipped name, not"):
+            rulesengine.find_ruleset(given)  # type: ignore[arg-type]

@@ -38,8 +38,13 @@ def play_match(state: State, agents: Sequence[Agent]) -> State:
     Chance nodes (a state made without a seed) are drawn uniformly at random."""
     import random
 
+    if not isinstance(agents, Sequence) or isinstance(agents, str):
+        raise OptionError(f"play_match takes a list of agents, one for each seat, not {type(agents).__name__}")
     if len(agents) != state.num_players:
         raise OptionError(f"play_match needs one agent for each of the {state.num_players} seats, not {len(agents)}")
+    for seat, agent in enumerate(agents):
+        if not callable(getattr(agent, "choose", None)):
+            raise OptionError(f"the agent of P{seat + 1} has no 'choose' method: {type(agent).__name__} is no agent")
     chance = random.Random(state.seed)
     while not state.is_terminal():
         if state.is_chance_node():

@@ -50,9 +50,9 @@ def seconds(value: Any) -> float:
     return number
 
 
-def rollout(value: Any) -> str:
+def rollout(value: Any, what: str = "rollout") -> str:
     if value not in ROLLOUTS:
-        raise OptionError(f"rollout is 'round' or 'match', not {value!r}")
+        raise OptionError(f"{what} is 'round' or 'match', not {value!r}")
     return value
 
 

@@ -83,7 +83,7 @@ def playout(state: State, rng: random.Random, until: str = "round") -> None:
     # The search agents' inner loop: the state's fields are read for `is_terminal()` and
     # `is_chance_node()` (inside the loop the match is not over), and the methods bound once.
     round_number = state.round_number
-    by_round = until == "round"
+    by_round = arguments.rollout(until, "until") == "round"
     choice, apply_action, legal_actions = rng.choice, state.apply_action, state.legal_actions
     while not state.game_over:
         if by_round and state.round_number != round_number:

@@ -13,7 +13,7 @@ import random
 from typing import Any
 
 from ..diagnostics import EngineError
-from ..engine import Game, State
+from ..engine import Game, State, seat_of
 from ..resample import Resampler, check_generator
 
 
@@ -88,6 +88,7 @@ def evaluate(state: State, player: int) -> float:
     The rules' winners (or losers) are asked about the state as it is, so a game that
     declares its winners by score values the current scores.
     """
+    player = seat_of(player, state.num_players, "evaluate")
     if state.is_terminal():
         return state.returns()[player]
     return _ended_here(state).returns()[player]
@@ -95,6 +96,7 @@ def evaluate(state: State, player: int) -> float:
 
 def declared(state: State, player: int) -> float:
     """The rule file's `match.evaluation` for `player` (0 when the rules declare none)."""
+    player = seat_of(player, state.num_players, "declared")
     evaluation = state.program.evaluation
     if evaluation is None:
         return 0.0
