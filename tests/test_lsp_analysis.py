@@ -76,7 +76,8 @@ def test_analysis_and_validate_agree_on_diagnostics():
     broken = ROOT / "tests" / "corpus" / "broken"
     for path in sorted(broken.glob("*.yaml"))[::10]:
         text = path.read_text(encoding="utf-8", errors="strict") if "utf8" not in path.name else None
-        if text is not None:
+        # a file with no sign of a rule file (comments only, say) is skipped, as a folder's walk skips it
+        if text is not None and analysis.is_rule_or_test_file(text, str(path)):
             assert (
                 list(analysis.analyse(text.replace("\r\n", "\n"), str(path)).diagnostics) == validate_file(path)[1]
             ), path

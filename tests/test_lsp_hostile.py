@@ -282,6 +282,92 @@ def test_a_notification_whose_params_cannot_be_read_is_passed_over_quietly(clien
     assert not [m for m in client.passed if m.get("method") == "window/showMessage"]
 
 
+# ---- bodies and messages that cannot be read -----------------------------------------------------
+
+PARSE_ERROR, METHOD_NOT_FOUND = -32700, -32601
+
+UNREADABLE_BODIES: dict[str, tuple[bytes, tuple[int, ...]]] = {
+    "not UTF-8": (b'{"jsonrpc":"2.0","id":2,"method":"\xff"}', (PARSE_ERROR,)),
+    "arrays nested 5000 deep": (b"[" * 5000 + b"]" * 5000, (PARSE_ERROR, INVALID_REQUEST)),
+    "objects nested 5000 deep": (b'{"a":' * 5000 + b"1" + b"}" * 5000, (PARSE_ERROR, INVALID_REQUEST)),
+    "a number of 5000 digits": (b'{"jsonrpc":"2.0","id":%s,"method":"shutdown"}' % (b"9" * 5000), (PARSE_ERROR,)),
+}
+
+
+def _no_other_answer(client: Client) -> None:
+    """Nothing else was sent for the message: no second error, no message shown to the person,
+    and no traceback on standard error."""
+    assert not [m for m in client.passed if "error" in m or m.get("method") == "window/showMessage"], client.passed
+    assert "Traceback" not in "".join(client.stderr)
+
+
+@pytest.mark.parametrize("case", UNREADABLE_BODIES, ids=UNREADABLE_BODIES)
+def test_a_body_that_cannot_be_read_is_answered_with_a_parse_error(client: Client, tmp_path: Path, case: str):
+    body, codes = UNREADABLE_BODIES[case]
+    client.send(body)
+    answer = client.wait(lambda m: "error" in m)
+    assert answer["id"] is None and answer["error"]["code"] in codes, answer
+    assert client.serves(tmp_path)  # a 5000-digit id did not shut it down
+    _no_other_answer(client)
+    assert "a message body is not JSON" in "".join(client.stderr)
+
+
+UNREADABLE_REQUESTS: dict[str, tuple[Message, int]] = {
+    "method a number": ({"method": 5}, INVALID_REQUEST),
+    "method a list": ({"method": ["textDocument/hover"], "params": {}}, INVALID_REQUEST),
+    "method an object": ({"method": {"a": 1}}, INVALID_REQUEST),
+    "unknown method, no params": ({"method": "x"}, METHOD_NOT_FOUND),
+    "unknown method with params": ({"method": "x", "params": {"a": [1]}}, METHOD_NOT_FOUND),
+    "unknown method, params null": ({"method": "x/y", "params": None}, METHOD_NOT_FOUND),
+    "unknown method, other members": ({"method": "x", "params": {}, "extra": 1}, METHOD_NOT_FOUND),
+    "a notification sent as a request": ({"method": "$/cancelRequest", "params": {"id": 1}}, METHOD_NOT_FOUND),
+    "a command the server does not have": ({"method": "workspace/executeCommand", "params": {"command": "x"}}, -32602),
+}
+
+
+@pytest.mark.parametrize("case", UNREADABLE_REQUESTS, ids=UNREADABLE_REQUESTS)
+def test_a_request_that_cannot_be_handled_gets_one_error_with_its_id(client: Client, tmp_path: Path, case: str):
+    message, code = UNREADABLE_REQUESTS[case]
+    for number in (client.next_id(), f"request-{client.next_id()}"):
+        client.send({"jsonrpc": "2.0", "id": number, **message})
+        answer = client.answer(number)
+        assert answer["error"]["code"] == code and "data" not in answer["error"], answer
+    assert client.serves(tmp_path)
+    _no_other_answer(client)
+
+
+DROPPED: dict[str, Message] = {
+    "unknown, no params": {"jsonrpc": "2.0", "method": "x"},
+    "unknown, other members": {"jsonrpc": "2.0", "method": "x", "params": {}, "extra": 1},
+    "method a number": {"jsonrpc": "2.0", "method": 5},
+    "neither method nor id": {"jsonrpc": "2.0", "params": {}},
+    "JSON-RPC 1.0": {"jsonrpc": "1.0", "method": "textDocument/didOpen", "params": {}},
+    "cancel of an object": {"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": {"a": 1}}},
+    "cancel of a list": {"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": [2]}},
+    "progress token an object": {
+        "jsonrpc": "2.0",
+        "method": "window/workDoneProgress/cancel",
+        "params": {"token": {"a": 1}},
+    },
+    "response with error a number": {"jsonrpc": "2.0", "id": 7, "result": None, "error": 5},
+    "response with error code a text": {"jsonrpc": "2.0", "id": 7, "error": {"code": "a", "message": "m"}},
+    "response with id an object": {"jsonrpc": "2.0", "id": {"a": 1}, "result": 1},
+    "change to a document not open": {
+        "jsonrpc": "2.0",
+        "method": "textDocument/didChange",
+        "params": {"textDocument": {"uri": "file:///nowhere/x.yaml", "version": 2}, "contentChanges": [{"text": "a"}]},
+    },
+}
+
+
+@pytest.mark.parametrize("case", DROPPED, ids=DROPPED)
+def test_a_notification_or_response_that_cannot_be_read_is_dropped(client: Client, tmp_path: Path, case: str):
+    client.send(DROPPED[case])
+    assert client.serves(tmp_path)
+    _no_other_answer(client)
+    assert len(client.stderr) <= 1, client.stderr  # at most one line in the log
+
+
 # ---- framing --------------------------------------------------------------------------------------
 
 FRAMES = {

@@ -8,7 +8,6 @@ and columns in characters. The conversions are here, against the text of the fil
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Any
 from urllib.parse import unquote, unquote_to_bytes, urlparse
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 from pygls.workspace import TextDocument
 from pygls.workspace.position_codec import PositionCodec
@@ -24,7 +24,7 @@ from .. import __version__
 from ..diagnostics import ERROR, Diagnostic, RuleFileError, Span
 from ..source import decode, normalise_line_breaks, read_bytes
 from . import analysis
-from .transport import BoundedInput, RulesProtocol
+from .transport import BoundedInput, RulesProtocol, strict_converter, unreadable_body
 
 SYMBOL_KINDS = {
     "section": types.SymbolKind.Namespace,
@@ -55,7 +55,7 @@ COMPLETION_KINDS = {
 
 class RulesServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("rulesengine", __version__, protocol_cls=RulesProtocol)
+        super().__init__("rulesengine", __version__, protocol_cls=RulesProtocol, converter_factory=strict_converter)
         # uri -> the names of the last version of the document that composed, kept while
         # the author's text is half written
         self.names: dict[str, dict[str, analysis.Declaration]] = {}
@@ -63,10 +63,13 @@ class RulesServer(LanguageServer):
         self.exit_status: int | None = None  # set by the exit notification
 
     def report_server_error(self, error: Exception, source: Any) -> None:
-        # A body that is not JSON is the client's mistake: answered as JSON-RPC says, not
-        # shown to the person as an error of the server.
-        if isinstance(error, json.JSONDecodeError):
-            self.protocol.parse_error()  # type: ignore[attr-defined]
+        # What pygls's reading loop reports (as a JsonRpcException) is a body that json.loads
+        # cannot read (RulesProtocol reads or refuses every message, and handles it without
+        # raising): the client's mistake, answered as JSON-RPC says, not shown to the person
+        # as an error of the server.
+        problem = unreadable_body(error) if source is JsonRpcException else None
+        if problem is not None:
+            self.protocol.parse_error(problem)  # type: ignore[attr-defined]
         else:
             super().report_server_error(error, source)
 
