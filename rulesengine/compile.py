@@ -387,7 +387,9 @@ class Compiler:
                     width,
                     params,
                     self.segments(move.effects, f"effects of move {move.name}"),
-                    self.codegen.template(move.label, f"label of move {move.name}") if move.label else None,
+                    self.codegen.template(move.label, f"label of move {move.name} {position(move.span)}")
+                    if move.label
+                    else None,
                     move.is_pass,
                     move.hidden,
                     self.codegen.enumerator(move, params, offset),
