@@ -15,6 +15,7 @@ match with seed s gets the seed s * 1000 + k, so a match is repeatable.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Collection
 from typing import Any
 
@@ -73,16 +74,17 @@ def parse_spec(text: str) -> tuple[str, dict[str, Any]]:
     return name, settings
 
 
+_DECIMAL = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
+
+
 def _convert(name: str, key: str, value: str, kind: type, text: str) -> Any:
     if kind is str:
         if key == "rollout" and value not in _ROLLOUTS:
             raise AgentSpecError(f"rollout of '{name}' is 'round' or 'match', not '{value}' (in '{text}')")
         return value
-    try:
-        # (int() would also read other scripts' digits and 1_000)
-        number = kind(value) if value.isascii() and (kind is not int or is_whole_number_text(value)) else None
-    except ValueError:
-        number = None
+    # as numbers are written: int() and float() would also read other scripts' digits and 1_000
+    plain = is_whole_number_text(value) if kind is int else _DECIMAL.fullmatch(value) is not None
+    number = kind(value) if plain else None
     if number is None or not math.isfinite(number):  # NaN passes every comparison below
         what = "a whole number" if kind is int else "a finite number"
         raise AgentSpecError(f"'{key}' of agent '{name}' takes {what}, not '{value}' (in '{text}')") from None

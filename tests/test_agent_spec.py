@@ -47,6 +47,9 @@ def test_specs_make_agents_per_seat():
         ("mcts-cheat:time=-inf", "takes a finite number"),
         ("ismcts:\u0661", "takes a whole number"),  # a digit of another script
         ("mc:\uff11", "takes a whole number"),  # a full-width digit
+        ("mc:1_0", "takes a whole number, not '1_0'"),  # as -o target=1_000 is refused
+        ("ismcts:10:c=1_0", "takes a finite number, not '1_0'"),
+        ("ismcts:10:c=\u0661.5", "takes a finite number"),
     ],
 )
 def test_bad_specs_say_what_is_wrong(spec, message):
