@@ -14,6 +14,8 @@ JSON of `State.observation` as its string.
 from __future__ import annotations
 
 import json
+import math
+import numbers
 import os
 import random
 import re
@@ -22,7 +24,8 @@ from typing import Any
 
 from .. import ir
 from ..api import make_game
-from ..engine import DEFAULT_MAX_STEPS, Game
+from ..diagnostics import EngineError, OptionError
+from ..engine import DEFAULT_MAX_STEPS, Game, State
 from .observation import ObservationEncoder
 
 # The games registered by this process: short name -> what identifies the game behind it.
@@ -31,6 +34,8 @@ _REGISTERED: dict[str, tuple] = {}
 # The generic game, registered on import: pyspiel.load_game("rulesengine(ruleset=my_game.yaml,players=2)")
 GENERIC = "rulesengine"
 _MAX_PLAYERS = 16  # the widest range a ruleset may declare is checked by make_game
+# pyspiel.GameInfo holds max_game_length in a C++ int: a longer game cannot be declared
+_MAX_GAME_LENGTH = 2**31 - 1
 
 
 def _pyspiel() -> Any:
@@ -87,7 +92,10 @@ def register(
     game instead: `pyspiel.load_game("rulesengine(ruleset=NAME,players=N,options=a:1;b:2)")`.
     """
     pyspiel = _pyspiel()
+    if short_name is not None and not isinstance(short_name, str):
+        raise ValueError(f"an OpenSpiel game name is a text of letters, digits and '_', not {short_name!r}")
     game = make_game(ruleset, players, options, max_steps=max_steps)
+    game_length(game)  # refused here, before anything is registered, rather than by load_game
     name = short_name or default_short_name(game)
     if not re.fullmatch(r"[A-Za-z0-9_]+", name):  # what `pyspiel.load_game` can name
         raise ValueError(f"an OpenSpiel game name has only letters, digits and '_', not {name!r}")
@@ -99,6 +107,8 @@ def register(
         if known != key:
             raise ValueError(f"the OpenSpiel game name '{name}' is already registered for another game")
         return name
+    if name in pyspiel.registered_names():  # one of OpenSpiel's games, which registering would replace
+        raise ValueError(f"the OpenSpiel game name '{name}' is already registered for another game")
     preset = (game.ruleset.file, game.num_players, dict(game.options), game.max_steps)
     # a class of its own, kept in this module under its name, so its games pickle
     cls_name = "RulesGame_" + re.sub(r"\W", "_", name)
@@ -140,6 +150,21 @@ def game_type(pyspiel: Any, game: Game | None, name: str = GENERIC) -> Any:
     )
 
 
+def game_length(game: Game) -> int:
+    """OpenSpiel's max_game_length: the engine stops a match (a draw) after max_steps decisions,
+    each at most `most_steps` ids. OptionError naming the largest max_steps that works when
+    it does not fit pyspiel.GameInfo (a C++ int)."""
+    most_steps = game.encoding.most_steps
+    length = game.max_steps * most_steps
+    if length > _MAX_GAME_LENGTH:
+        largest = _MAX_GAME_LENGTH // most_steps
+        raise OptionError(
+            f"max_steps must be at most {largest} for OpenSpiel, not {game.max_steps}: its max_game_length, "
+            f"max_steps times the {most_steps} ids a decision can take, is at most {_MAX_GAME_LENGTH} (a C++ int)"
+        )
+    return length
+
+
 def game_info(pyspiel: Any, game: Game) -> Any:
     return pyspiel.GameInfo(
         num_distinct_actions=game.num_distinct_actions,
@@ -149,7 +174,7 @@ def game_info(pyspiel: Any, game: Game) -> Any:
         max_utility=game.utility.maximum,
         utility_sum=game.utility.total,
         # the engine stops a match (a draw) after max_steps decisions, each at most this many ids (steps)
-        max_game_length=game.max_steps * game.encoding.most_steps,
+        max_game_length=game_length(game),
     )
 
 
@@ -221,7 +246,18 @@ def _classes() -> tuple:
 
         def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> Any:
             """A state `player_id` cannot tell from this one (State.resample), for ISMCTSBot."""
-            rng = random.Random(int(probability_sampler() * (1 << 53)))
+            if not callable(probability_sampler):
+                raise EngineError(
+                    "resample_from_infostate needs a probability sampler (a function returning a number "
+                    f"from 0 to 1), not {type(probability_sampler).__name__}"
+                )
+            drawn = probability_sampler()
+            number = float(drawn) if isinstance(drawn, numbers.Real) and not isinstance(drawn, bool) else math.nan
+            if not 0 <= number <= 1:  # (NaN is refused too)
+                raise EngineError(
+                    f"resample_from_infostate's probability sampler must return a number from 0 to 1, not {drawn!r}"
+                )
+            rng = random.Random(int(number * (1 << 53)))
             sample = self.inner.resample(player_id, rng)
             sample.seed = None  # later shuffles stay chance nodes, as the game declares
             return RulesState(self.get_game(), sample)
@@ -262,8 +298,11 @@ def _classes() -> tuple:
             self, iig_obs_type: Any = None, params: Mapping[str, Any] | None = None
         ) -> Observer | InformationStateObserver:
             if params:
-                raise ValueError(f"observation parameters are not supported; got {dict(params)}")
+                shown = dict(params) if isinstance(params, Mapping) else params
+                raise ValueError(f"observation parameters are not supported; got {shown!r}")
             single = pyspiel.PrivateInfoType.SINGLE_PLAYER
+            if iig_obs_type is not None and not isinstance(iig_obs_type, pyspiel.IIGObservationType):
+                raise ValueError(f"the observation type is a pyspiel.IIGObservationType or None, not {iig_obs_type!r}")
             if iig_obs_type is not None and (not iig_obs_type.public_info or iig_obs_type.private_info != single):
                 # (a public-only view would need the observation without the player's own cards)
                 raise ValueError(
@@ -271,7 +310,7 @@ def _classes() -> tuple:
                     f"got public_info={iig_obs_type.public_info}, private_info={iig_obs_type.private_info}"
                 )
             if iig_obs_type is not None and iig_obs_type.perfect_recall:
-                return InformationStateObserver()
+                return InformationStateObserver(self.encoder)
             return Observer(self.encoder)
 
     for cls in (RulesState, RulesGame):
@@ -308,13 +347,23 @@ class _Holder:
         return _Holder, (self.state,)
 
 
+def _inner(state: Any, encoder: ObservationEncoder, asked: str) -> State:
+    """The engine state behind an OpenSpiel state of the encoder's game; EngineError for a
+    state of another game (another OpenSpiel game, or other rules, players or options)."""
+    inner = getattr(state, "inner", None)
+    if not isinstance(inner, State):
+        raise EngineError(f"{asked} needs a state of this rulesengine game, not {type(state).__name__}")
+    return encoder.check_state(inner, asked)
+
+
 class InformationStateObserver:
     """The perfect-recall PyObserver: as a string only, the key of State.information_state
     (equal for two states exactly when the player has observed the same); no tensor: a
     fixed-size tensor with perfect recall would have to hold a whole match (up to max_steps
     observations), so the string is the supported form."""
 
-    def __init__(self) -> None:
+    def __init__(self, encoder: ObservationEncoder) -> None:
+        self.encoder = encoder  # to know the game whose states it takes
         self.tensor = None
         self.dict: dict[str, Any] = {}
 
@@ -322,7 +371,7 @@ class InformationStateObserver:
         raise ValueError("information states are provided as strings only, not as tensors")
 
     def string_from(self, state: Any, player: int) -> str:
-        return state.inner.information_state_key(player)
+        return _inner(state, self.encoder, "information_state_string").information_state_key(player)
 
 
 class Observer:
@@ -340,10 +389,10 @@ class Observer:
             index += size
 
     def set_from(self, state: Any, player: int) -> None:
-        self.tensor[:] = self.encoder.encode(state.inner, player)
+        self.tensor[:] = self.encoder.encode(_inner(state, self.encoder, "observation_tensor"), player)
 
     def string_from(self, state: Any, player: int) -> str:
-        return json.dumps(state.inner.observation(player))
+        return json.dumps(_inner(state, self.encoder, "observation_string").observation(player))
 
 
 try:  # registration on import, so a fresh process can load the generic game by name

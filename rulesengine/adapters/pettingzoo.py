@@ -12,7 +12,9 @@ observation is a dict of the tensor of `rulesengine.adapters.observation` and th
 legal actions (all zeros for an agent whose turn it is not). Shuffles are drawn from the
 seed given to `reset`; rewards are the engine's returns, given once the match is over.
 An illegal action raises IllegalActionError; wrap the environment in PettingZoo's
-TerminateIllegalWrapper to end the match with a penalty instead.
+TerminateIllegalWrapper to end the match with a penalty instead. Using the environment
+before reset(), or stepping it once every agent has left, raises EngineError and changes
+nothing.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from __future__ import annotations
 import os
 import random
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 try:
     import numpy as np
@@ -34,9 +36,29 @@ except ImportError as error:  # the adapter is optional: say how to get it
 
 from .. import ir
 from ..api import make_game
-from ..diagnostics import EngineError, IllegalActionError, seed_of
+from ..diagnostics import EngineError, IllegalActionError, OptionError, seed_of
 from ..engine import DEFAULT_MAX_STEPS, Game, State
 from .observation import ObservationEncoder
+
+# What reset() makes: read before it, they raise ResetFirstError (num_agents reads agents).
+_OF_A_MATCH = frozenset(
+    {
+        "agents",
+        "num_agents",
+        "agent_selection",
+        "rewards",
+        "_cumulative_rewards",
+        "terminations",
+        "truncations",
+        "infos",
+    }
+)
+
+
+class ResetFirstError(EngineError, AttributeError):
+    """An attribute of the match (agents, agent_selection, rewards, ...) read before reset():
+    an EngineError, and an AttributeError as PettingZoo's OrderEnforcingWrapper raises, so
+    that `hasattr` and `getattr` with a default still answer."""
 
 
 def env(
@@ -56,6 +78,8 @@ class RulesEnv(AECEnv):
 
     def __init__(self, game: Game, seed: int | None = None, render_mode: str | None = None):
         super().__init__()
+        if not isinstance(game, Game):
+            raise OptionError(f"RulesEnv plays a Game (see make_game, or env(...)), not {type(game).__name__}")
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode must be None or 'ansi', not {render_mode!r}")
         self.game = game
@@ -87,20 +111,44 @@ class RulesEnv(AECEnv):
     # ---- spaces ----------------------------------------------------------------------
 
     def observation_space(self, agent: str) -> spaces.Space:
-        return self._observation_spaces[agent]
+        try:
+            return self._observation_spaces[agent]
+        except (KeyError, TypeError):  # (TypeError: a key that cannot be hashed)
+            raise self._unknown(agent, "observation_space") from None
 
     def action_space(self, agent: str) -> spaces.Space:
-        return self._action_spaces[agent]
+        try:
+            return self._action_spaces[agent]
+        except (KeyError, TypeError):
+            raise self._unknown(agent, "action_space") from None
+
+    def _unknown(self, agent: object, asked: str) -> EngineError:
+        last = len(self.possible_agents) - 1
+        return EngineError(f"{asked} needs an agent of this environment, player_0 to player_{last}, not {agent!r}")
+
+    if not TYPE_CHECKING:  # (for mypy, every other attribute stays unknown)
+
+        def __getattr__(self, name: str) -> Any:
+            """Only reached for an attribute not set: those of a match before reset()."""
+            if name in _OF_A_MATCH:
+                raise ResetFirstError(f"reset() starts a match: call it before reading {name}")
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     # ---- the AEC loop ----------------------------------------------------------------
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        """A new match; its shuffles come from `seed`, or from the environment's own generator."""
+        """A new match; its shuffles come from `seed`, or from the environment's own generator.
+        A seed refused (not a whole number, or out of the engine's range) changes nothing."""
         seed = seed_of(seed, "seed")
         if seed is not None:
-            self._rng = random.Random(seed)
-        match_seed = seed if seed is not None else self._rng.randrange(2**31)
-        self.state = self.game.new_initial_state(match_seed)
+            rng = random.Random(seed)
+            match_seed = seed
+        else:  # drawn from a copy, kept only once the match is made
+            rng = random.Random()
+            rng.setstate(self._rng.getstate())
+            match_seed = rng.randrange(2**31)
+        self.state = self.game.new_initial_state(match_seed)  # refuses a seed out of range
+        self._rng = rng
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -110,9 +158,11 @@ class RulesEnv(AECEnv):
         self._after_step()
 
     def step(self, action: Any) -> None:
-        state = self._started("step")
+        state = self._going("step")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
+            if action is not None:  # (PettingZoo's own check says so with a ValueError)
+                raise IllegalActionError(f"{agent}'s match is over: it steps with None to leave, not {action!r}")
             self._was_dead_step(action)
             return
         if action is None:
@@ -147,9 +197,32 @@ class RulesEnv(AECEnv):
             raise EngineError(f"reset() starts a match: call it before {asked}()")
         return self.state
 
+    def _going(self, asked: str) -> State:
+        """The match reset() started, while an agent is left in it; EngineError before reset()
+        and once every agent has left (PettingZoo's environments fail there on a missing key)."""
+        state = self._started(asked)
+        if not self.agents:
+            raise EngineError(
+                f"the match is over and every agent has left it: {asked}() has no agent; call reset() to start another"
+            )
+        return state
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """The observation, cumulative reward, termination, truncation and info of agent_selection."""
+        self._going("last")
+        return super().last(observe)
+
+    def agent_iter(self, max_iter: int = 2**63) -> Any:
+        """The agents to step in turn, until every agent has left (or `max_iter` of them)."""
+        self._started("agent_iter")
+        return super().agent_iter(max_iter)
+
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         state = self._started("observe")
-        player = self.agent_name_mapping[agent]
+        try:
+            player = self.agent_name_mapping[agent]
+        except (KeyError, TypeError):
+            raise self._unknown(agent, "observe") from None
         observation = np.asarray(self.encoder.encode(state, player), dtype=np.float32)
         mask = np.zeros(self.game.num_distinct_actions, dtype=np.int8)
         if state.current_player() == player:
@@ -158,10 +231,11 @@ class RulesEnv(AECEnv):
 
     def render(self) -> str | None:
         """With render_mode "ansi": what the player to move sees (player 0 once it is over)."""
-        if self.render_mode is None or self.state is None:
+        state = self._started("render")
+        if self.render_mode is None:
             return None
-        player = max(self.state.current_player(), 0)
-        seen = self.state.observation(player)
+        player = max(state.current_player(), 0)
+        seen = state.observation(player)
         lines = [
             f"{self.game.ruleset.name}: round {seen['round']}, phase {seen['phase']}, "
             + (f"player_{player} to move" if not seen["terminal"] else "the match is over")
