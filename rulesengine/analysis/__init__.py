@@ -4,25 +4,37 @@ variants, and write them as text, JSON, JSON lines and a self-contained HTML rep
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from ..diagnostics import EngineError, integer
 from ..engine import Game
 from ..limits import MAX_INTEGER
 from .aggregate import Tally, warnings
-from .backends import MAX_WORKERS, BackendError, Outcome, run
+from .backends import BackendError, Outcome, Progress, run
 from .playout import Plan, Recording, standing_names
 from .probe import PROBE_MATCHES, options_without_effect
+from .settings import (
+    SettingError,
+    check_backend,
+    check_game,
+    check_matches,
+    check_probe,
+    check_progress,
+    check_workers,
+    plan_settings,
+)
 
 __all__ = [
     "BackendError",
     "Plan",
+    "SettingError",
     "Tally",
     "analyse",
     "highest_first_seed",
     "make_plan",
+    "plan_settings",
     "provenance",
     "standing_names",
     "summarise",
@@ -39,21 +51,17 @@ def make_plan(
     game: Game,
     games: int,
     seed: int = 0,
-    agents: tuple[str, ...] = ("random",),
-    roles: tuple[str, ...] | None = None,
+    agents: Sequence[str] = ("random",),
+    roles: Sequence[str] | None = None,
     standing: str | None = None,
 ) -> Plan:
     """What to play: `games` matches (at least one) with seeds `seed`, `seed + 1`, ..., each
-    within the range `run --seed` takes, so that every match can be replayed."""
-    count, first = integer(games), integer(seed)
-    if count is None or count < 1:
-        raise EngineError(f"the number of matches is a whole number of at least 1, not {games!r}")
-    highest = highest_first_seed(count)
-    if first is None or not -MAX_INTEGER <= first <= highest:
-        raise EngineError(
-            f"a seed is a whole number from {-MAX_INTEGER} to {highest} for {count} match(es) "
-            f"(the seeds of the matches count up from it), not {seed!r}"
-        )
+    within the range `run --seed` takes, so that every match can be replayed; `agents` by
+    seat, `roles` to report (None: every one), the `standing` variable (None: the result
+    rule). A setting that is refused raises SettingError (an OptionError), naming it."""
+    check_game(game)
+    count, first = check_matches(games, seed)
+    settings = plan_settings(game, agents, roles, standing)
     return Plan(
         game.ruleset.file,
         game.num_players,
@@ -61,9 +69,9 @@ def make_plan(
         game.max_steps,
         first,
         count,
-        tuple(agents),
-        roles,
-        standing,
+        settings["agents"],
+        settings["roles"],
+        settings["standing"],
     )
 
 
@@ -129,15 +137,21 @@ def analyse(
     workers: int = 1,
     backend: str = "local",
     address: str | None = None,
-    progress=None,
+    progress: Progress | None = None,
     probe: bool = True,
-    **plan_settings,
+    *,
+    agents: Sequence[str] = ("random",),
+    roles: Sequence[str] | None = None,
+    standing: str | None = None,
 ) -> dict[str, Any]:
-    """Simulate `games` matches of `game` and return the analysis (see `summarise`)."""
-    plan = make_plan(game, games, seed, **plan_settings)
-    count = integer(workers)
-    if count is None or not 1 <= count <= MAX_WORKERS:  # as `-j` is refused
-        raise EngineError(f"workers is a whole number from 1 to {MAX_WORKERS}, not {workers!r}")
+    """Simulate `games` matches of `game` and return the analysis (see `summarise`). Every
+    setting is checked before a match is played: one that is refused raises SettingError (an
+    OptionError, and an EngineError), naming the parameter and what it takes."""
+    plan = make_plan(game, games, seed, agents, roles, standing)
+    count = check_workers(workers)
+    check_backend(backend, address)
+    check_progress(progress)
+    check_probe(probe)
     rules = provenance(game)
     tally = Tally(game.program, plan)
     outcome = run(plan, Recording(game, plan), count, backend, address, progress, tally.add)

@@ -10,8 +10,8 @@ from typing import IO, Any
 
 import click
 
-from .. import atomic, ir
-from ..agent_spec import AGENT_NAMES, AgentSpecError, parse_specs
+from .. import atomic
+from ..agent_spec import AGENT_NAMES
 from ..api import load_ruleset
 from ..click_types import MAX_STEPS_OPTION, SEED, FiniteFloatRange, WholeNumber
 from ..diagnostics import (
@@ -27,7 +27,7 @@ from ..diagnostics import (
 from ..engine import Game
 from ..limits import MAX_INTEGER
 from ..resources import same_file
-from . import BackendError, Tally, highest_first_seed, make_plan, provenance, standing_names, summarise
+from . import BackendError, Tally, highest_first_seed, make_plan, provenance, summarise
 from .backends import MAX_WORKERS, decisions_played, resolve_workers, run
 from .checks import DEFAULT_LIMIT_SHARE, findings, setting_text
 from .compare import compare as compare_analyses
@@ -36,6 +36,7 @@ from .compare import unfinished as unfinished_comparison
 from .locate import error_place
 from .probe import PROBE_MATCHES, options_without_effect
 from .progress import progress_bar
+from .settings import SettingError, plan_settings
 from .text import render
 
 INTERRUPTED = 130  # the exit status of a run stopped by Ctrl-C
@@ -126,37 +127,11 @@ def _settings(game: Game, workers: str, agents: str, roles: tuple[str, ...], sta
         count = resolve_workers(workers)
     except ValueError as error:
         raise cli.UsageError(str(error)) from None
-    names = _agent_names(agents, game.num_players)
-    variables = {
-        name for name, per_player, type_ in game.program.variable_layout if not per_player and type_ == ir.PLAYER
-    }
-    for role in roles:
-        if role not in variables:
-            allowed = ", ".join(sorted(variables)) or "none"
-            raise cli.ChoiceError(
-                f"--role {role}: not a variable of type player (one for the whole game) of {game.ruleset.name}"
-                f" (choose from: {allowed})"
-            )
-    if standing is not None and standing.removeprefix("-") not in standing_names(game.program):
-        allowed = ", ".join(standing_names(game.program)) or "none"
-        raise cli.ChoiceError(
-            f"--standing {standing}: not a per-player number variable of {game.ruleset.name} (choose from: {allowed})"
-        )
-    return {"workers": count, "agents": names, "roles": tuple(roles) or None, "standing": standing}
-
-
-def _agent_names(agents: str, seats: int) -> tuple[str, ...]:
-    """The agent specs of `--agents`, each checked, and no more of them than the seats (as
-    `run` refuses them: an extra agent would silently never play)."""
-    cli = _cli()
-    try:
-        parse_specs(agents)  # each spec checked, an empty one among them too, as `run` checks them
-    except AgentSpecError as error:
-        raise cli.ChoiceError(f"--agents: {error}") from None
-    names = tuple(a.strip() for a in agents.split(","))
-    if len(names) > seats:
-        raise cli.ChoiceError(f"--agents: {len(names)} agents given for {seats} seat(s): '{agents}'")
-    return names
+    try:  # the checks `analyse` makes, in the words of the options
+        checked = plan_settings(game, agents.split(","), roles or None, standing, command_line=True)
+    except SettingError as error:
+        raise cli.ChoiceError(str(error)) from None
+    return {"workers": count, **checked}
 
 
 def _check_seeds(seed: int, games: int, played: int | None = None) -> None:
