@@ -250,6 +250,13 @@ def test_an_address_without_the_ray_backend_is_refused(command):
     assert result.exit_code == 2 and "give it with --backend ray" in result.output
 
 
+@pytest.mark.parametrize("address", ["", "   "])
+def test_an_empty_address_is_refused_rather_than_starting_a_cluster_here(address):
+    result = cli("simulate", "pan", "-n", "2", "--backend", "ray", "--address", address)
+    assert result.exit_code == 2, result.output
+    assert "--address is the address of a Ray cluster" in result.output and "leave it out" in result.output
+
+
 def test_a_role_that_is_no_player_variable_lists_those_there_are():
     result = cli("simulate", "padan", "-n", "2", "--role", "score")
     assert result.exit_code == 2

@@ -36,7 +36,7 @@ from .compare import unfinished as unfinished_comparison
 from .locate import error_place
 from .probe import PROBE_MATCHES, options_without_effect
 from .progress import progress_bar
-from .settings import SettingError, plan_settings
+from .settings import SettingError, check_backend, plan_settings
 from .text import render
 
 INTERRUPTED = 130  # the exit status of a run stopped by Ctrl-C
@@ -163,8 +163,10 @@ def _simulate(
     probe: bool = True,
     matches_path: str | None = None,
 ) -> dict[str, Any]:
-    if address is not None and backend != "ray":  # it would be ignored without a word
-        raise _cli().UsageError("--address names a Ray cluster: give it with --backend ray")
+    try:
+        check_backend(backend, address, command_line=True)
+    except SettingError as error:
+        raise _cli().UsageError(str(error)) from None
     plan = make_plan(game, games, seed, settings["agents"], settings["roles"], settings["standing"])
     writer = MatchWriter(matches_path) if matches_path is not None else None
     rules = provenance(game)

@@ -193,9 +193,10 @@ def check_backend(backend: object, address: object, *, command_line: bool = Fals
             if command_line
             else "address names a Ray cluster: give it with backend='ray'"
         )
-    if not command_line and (not isinstance(address, str) or not address.strip()):
+    if not isinstance(address, str) or not address.strip():  # "" would start a cluster here without a word
+        what, here = ("--address", "leave it out") if command_line else ("address", "None")
         raise SettingError(
-            f"address is the address of a Ray cluster, HOST:PORT or ray://HOST:PORT (None: start one here), "
+            f"{what} is the address of a Ray cluster, HOST:PORT or ray://HOST:PORT ({here}: start one here), "
             f"not {shown(address)}"
         )
 
