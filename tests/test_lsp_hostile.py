@@ -564,6 +564,12 @@ def test_before_initialize_a_request_is_answered_not_initialized(tmp_path: Path)
         client.process.wait()
 
 
+def test_a_second_initialize_is_answered_invalid_request(client: Client, tmp_path: Path):
+    again = client.request("initialize", {"processId": None, "rootUri": None, "capabilities": {}})
+    assert again["error"]["code"] == -32600 and "already initialized" in again["error"]["message"]
+    assert client.serves(tmp_path) and "Traceback" not in "".join(client.stderr)
+
+
 def test_after_shutdown_a_request_is_answered_invalid_request(client: Client):
     assert client.request("shutdown", None)["result"] is None
     at = {"textDocument": {"uri": "file:///x.yaml"}, "position": {"line": 0, "character": 0}}

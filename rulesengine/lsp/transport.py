@@ -266,6 +266,8 @@ class RulesProtocol(LanguageServerProtocol):
             return Refused(request_id(data), JsonRpcInvalidRequest("the method of a request must be a string"))
         if not self.initialize_seen and method not in (INITIALIZE, EXIT):
             return Refused(request_id(data), JsonRpcServerNotInitialized("the server is not initialized"))
+        if self.initialize_seen and method == INITIALIZE:  # LSP: sent once; a second would reset the session
+            return Refused(request_id(data), JsonRpcInvalidRequest("the server is already initialized"))
         if method != EXIT and _is_notification_type(self.get_message_type(method)):
             # lsprotocol would read it as the notification, which is never answered; an exit
             # with an id still ends the server
