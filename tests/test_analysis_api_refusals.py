@@ -91,7 +91,7 @@ BAD = [
     ({"workers": 0}, "workers", "whole number from 1 to 1024"),
     ({"workers": 1025}, "workers", "whole number from 1 to 1024"),
     ({"workers": None}, "workers", "whole number from 1 to 1024"),
-    ({"workers": "auto"}, "workers", "whole number from 1 to 1024"),
+    ({"workers": "AUTO"}, "workers", "whole number from 1 to 1024 or 'auto'"),
     ({"workers": 2.0}, "workers", "whole number from 1 to 1024"),
     ({"workers": True}, "workers", "whole number from 1 to 1024"),
     ({"game": "padan"}, "game", "made by rulesengine.make_game, not 'padan'"),
@@ -164,6 +164,7 @@ def test_valid_settings_still_play(game):
     every = analyse(game, 1, roles=None, standing="tricks", probe=False)
     assert {r["role"] for r in every["roles"]} == {"first mover", "first_drafter", "first_leader", "trick_winner"}
     assert [r["role"] for r in analyse(game, 1, roles=[], probe=False)["roles"]] == ["first mover"]
+    assert analyse(game, 2, workers="auto", probe=False)["games"] == 2  # as -j auto: one process per core
 
 
 def test_whole_numbers_of_numpy_are_whole_numbers(game):

@@ -134,7 +134,7 @@ def analyse(
     game: Game,
     games: int,
     seed: int = 0,
-    workers: int = 1,
+    workers: int | str = 1,
     backend: str = "local",
     address: str | None = None,
     progress: Progress | None = None,

@@ -18,7 +18,7 @@ from ..agent_spec import AgentSpecError, parse_specs
 from ..diagnostics import EngineError, OptionError, integer
 from ..engine import Game
 from ..limits import MAX_INTEGER
-from .backends import MAX_WORKERS
+from .backends import MAX_WORKERS, resolve_workers
 from .playout import standing_names
 
 BACKENDS = ("local", "ray")
@@ -174,9 +174,12 @@ def check_matches(games: object, seed: object) -> tuple[int, int]:
 
 
 def check_workers(workers: object) -> int:
+    """A number of worker processes, 1 to MAX_WORKERS, or "auto" (one per core), as `-j` takes."""
+    if workers == "auto":
+        return resolve_workers("auto")
     count = integer(workers)
     if count is None or not 1 <= count <= MAX_WORKERS:  # as `-j` is refused
-        raise SettingError(f"workers is a whole number from 1 to {MAX_WORKERS}, not {shown(workers)}")
+        raise SettingError(f"workers is a whole number from 1 to {MAX_WORKERS} or 'auto', not {shown(workers)}")
     return count
 
 
