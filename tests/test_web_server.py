@@ -270,7 +270,7 @@ def test_a_page_of_another_site_cannot_open_a_seat_socket():
     with running(session) as base:
         address = link(base, session).replace("http://", "ws://").replace("/play/", "/ws/")
         own = base.rstrip("/")
-        for foreign in ("http://evil.example", own + "0", "null", own.replace("http://", "ftp://")):
+        for foreign in ("http://evil.example", own + "0", "null", own.replace("http://", "ftp://"), "http://["):
             with pytest.raises(Exception) as refused:  # closed before any message
                 with client.connect(address, origin=foreign, open_timeout=5) as ws:
                     ws.recv(timeout=5)
@@ -321,6 +321,13 @@ def test_a_connection_whose_headers_do_not_come_is_closed(monkeypatch):
             assert kept.recv(4096).startswith(b"HTTP/1.1 200")
             kept.sendall(b"GET / HTTP/1.1\r\n")
             assert _closed_within(kept, 5)
+        for body in (b"Content-Length: 1000000\r\n\r\n", b"Transfer-Encoding: chunked\r\n\r\n1\r\na\r\n"):
+            with socket.create_connection(("127.0.0.1", port)) as endless:  # a body that never ends
+                endless.sendall(f"POST {path} HTTP/1.1\r\nHost: x\r\n".encode() + body)
+                endless.settimeout(5)
+                assert endless.recv(4096).startswith(b"HTTP/1.1 405")  # answered without reading it
+                endless.sendall(b"a")  # a byte of it: uvicorn's keep-alive timer stops for good
+                assert _closed_within(endless, 5)
         with socket.create_connection(("127.0.0.1", port)) as prompt:  # a request that comes in time is served
             time.sleep(0.2)
             prompt.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())

@@ -222,7 +222,10 @@ def _same_origin(origin: str | None, host: str | None) -> bool:
     page's scheme, host and port, which must be those the request was sent to."""
     if origin is None:
         return True
-    page = urlsplit(origin)
+    try:
+        page = urlsplit(origin)
+    except ValueError:  # no URL at all ("http://[", an unclosed address): no page of this server
+        return False
     return page.scheme in ("http", "https") and host is not None and page.netloc.lower() == host.lower()
 
 

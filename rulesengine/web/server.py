@@ -58,7 +58,9 @@ class TimelyHeaders(H11Protocol):
     """uvicorn's HTTP/1.1 protocol with a deadline for a request's headers: uvicorn waits for
     them for ever (its keep-alive timer starts only after a response), so connections that
     send nothing, or a header a byte at a time, would pile up on a server open to the
-    network. Such a connection is closed once `HEADER_SECONDS` pass with no request begun."""
+    network. Such a connection is closed once `HEADER_SECONDS` pass with no request begun,
+    and so is one still sending a request's body then: no page of this server reads a body,
+    and a byte of one stops uvicorn's keep-alive timer, which would hold it open for ever."""
 
     _header_timer: asyncio.TimerHandle | None = None
 
@@ -82,8 +84,10 @@ class TimelyHeaders(H11Protocol):
 
     def _headers_late(self) -> None:
         self._header_timer = None
-        # IDLE: no whole request line and headers yet (a request begun, or a WebSocket, is left alone)
-        if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
+        # IDLE: no whole request line and headers yet; SEND_BODY: a body still coming, answered
+        # or not. A WebSocket, its handshake done, is another protocol's connection: left alone.
+        mine = self.transport.get_protocol() is self
+        if mine and self.conn.their_state in (h11.IDLE, h11.SEND_BODY) and not self.transport.is_closing():
             self.transport.close()
 
 
