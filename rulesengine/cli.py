@@ -33,7 +33,7 @@ from .diagnostics import (
     render_json,
     render_text,
 )
-from .limits import DEFAULT_MAX_STEPS
+from .limits import DEFAULT_MAX_STEPS, FRESH_SEEDS
 from .quick_exit import quick_exit
 from .resources import same_file
 
@@ -416,7 +416,7 @@ def _fresh_seed() -> int:
     """A seed nobody can guess, for a match people play: a known one would tell them the deal."""
     import secrets
 
-    return secrets.randbelow(2**31)
+    return secrets.randbelow(FRESH_SEEDS)
 
 
 def _print_header(game: Game, seed: int) -> None:

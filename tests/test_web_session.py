@@ -159,7 +159,21 @@ def test_a_new_match_starts_from_the_seed_asked_for_or_a_fresh_one():
         with pytest.raises(Refused, match="from -9007199254740991 to 9007199254740991"):
             session.new_match((1,), bad)
     session.new_match((1,), None)
-    assert 0 <= session.seed < 2**31 and session.matches == 4
+    assert 0 <= session.seed <= 2**53 - 1 and session.matches == 4
+
+
+def test_fresh_seeds_are_too_many_to_search_for_the_deal():
+    """The seed tells every hand: a fresh one is drawn from all that a browser holds exactly
+    (2**53), not from 2**31, which one core searched in hours for the seed that deals a hand seen."""
+    from rulesengine.cli import _fresh_seed
+
+    session = make_session("padan", 2, {"target": 1}, 1, people=(0, 1))
+    seeds = [_fresh_seed() for _ in range(20)]
+    for _ in range(20):
+        session.state.game_over = True  # with several people, a new match only after the last
+        session.new_match((0,), None)
+        seeds.append(session.seed)
+    assert all(0 <= seed <= 2**53 - 1 for seed in seeds) and max(seeds) >= 2**40  # all below: chance 2**-520
 
 
 @pytest.mark.parametrize("ruleset", ["padan-original", "padvinderspel"])

@@ -18,10 +18,8 @@ from .. import agent_spec, api, replay
 from ..agents import Agent
 from ..diagnostics import RulesEngineError, shown_value
 from ..engine import Game, State
-from ..limits import MAX_BROWSER_SEED
+from ..limits import FRESH_SEEDS, MAX_BROWSER_SEED
 from . import views
-
-FRESH_SEEDS = 2**31  # the seeds the session draws stay short
 
 
 class Refused(Exception):
