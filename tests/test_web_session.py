@@ -338,7 +338,7 @@ def test_finished_matches_are_recorded_in_the_folder_asked_for(tmp_path):
     assert replay.verify(data, session.recorded[1]).returns() == session.state.returns()
 
 
-def test_a_replay_that_cannot_be_written_is_said_and_the_match_goes_on(tmp_path):
+def test_a_replay_that_cannot_be_written_is_said_and_the_match_goes_on(tmp_path, caplog):
     gone = tmp_path / "gone"
     gone.mkdir()
     session = make_session("padan-original", 2, {"target": 1}, 2, people=(0, 1), record=gone)
@@ -346,7 +346,20 @@ def test_a_replay_that_cannot_be_written_is_said_and_the_match_goes_on(tmp_path)
     while not session.state.is_terminal():
         session.act((session.state.current_player(),), 0, session.version)
     message = session.message((0,))
-    assert message["result"] and "cannot write" in message["notice"]
+    # the pages (other computers' too) are told what failed, the server's terminal why
+    assert (
+        message["result"]
+        and message["notice"] == "the replay of match 1 was not written (the server's terminal says why)"
+    )
+    assert str(tmp_path) not in json.dumps(message)
+    assert "cannot write" in caplog.text and str(gone) in caplog.text
+    # the notice is of that match's replay: gone with the next match, and with a replay written
+    gone.mkdir()
+    session.new_match((0,), None)
+    assert session.message((0,))["notice"] is None
+    while not session.state.is_terminal():
+        session.act((session.state.current_player(),), 0, session.version)
+    assert session.message((0,))["notice"] is None and len(session.recorded) == 1
 
 
 def test_a_rule_file_gone_before_the_match_ends_is_a_notice(tmp_path):
@@ -359,5 +372,5 @@ def test_a_rule_file_gone_before_the_match_ends_is_a_notice(tmp_path):
     while not session.state.is_terminal():
         session.act((session.state.current_player(),), 0, session.version)
     message = session.message((0,))
-    assert message["result"] and "unknown ruleset" in message["notice"]
+    assert message["result"] and "was not written" in message["notice"]
     assert session.recorded == []

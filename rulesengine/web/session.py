@@ -9,6 +9,7 @@ position is refused as stale instead of being applied to a position its sender n
 
 from __future__ import annotations
 
+import logging
 import secrets
 from collections.abc import Collection
 from pathlib import Path
@@ -16,10 +17,12 @@ from typing import Any
 
 from .. import agent_spec, api, replay
 from ..agents import Agent
-from ..diagnostics import RulesEngineError, shown_value
+from ..diagnostics import RulesEngineError, printable, shown_value
 from ..engine import Game, State
 from ..limits import FRESH_SEEDS, MAX_BROWSER_SEED
 from . import views
+
+logger = logging.getLogger(__name__)
 
 
 class Refused(Exception):
@@ -57,13 +60,14 @@ class Session:
         self.revealed: int | None = None  # hot seat: the person whose view is on the screen
         self.record = record  # a folder where each finished match's replay is written
         self.recorded: list[Path] = []
-        self.record_problem: str | None = None
+        self.record_problem: str | None = None  # why the last finished match's replay was not written
         self._start(seed)
 
     # ---- the match ---------------------------------------------------------------------
 
     def _start(self, seed: int) -> None:
         self.seed = seed
+        self.record_problem = None  # a notice of the last match's replay: this one is new
         self.bots: list[Agent | None] = agent_spec.make_opponents(
             self.opponents, self.game.num_players, self.people, seed
         )
@@ -135,9 +139,13 @@ class Session:
         try:
             replay.write(path, replay.record(self.state, self.ruleset, path))
         except RulesEngineError as error:  # (the rule file moved away, say) the match goes on; the pages say so
-            self.record_problem = str(error)
+            # the pages, which may be other computers', are told what failed; the server's
+            # terminal why, with the server's own paths
+            logger.warning("the replay of match %d was not written: %s", self.matches, printable(str(error)))
+            self.record_problem = f"the replay of match {self.matches} was not written (the server's terminal says why)"
         else:
             self.recorded.append(path)
+            self.record_problem = None
 
     def undo(self, seats: tuple[int, ...]) -> None:
         """Take back the person's last move and the bots' moves after it (alone against bots only)."""
