@@ -170,6 +170,9 @@ class Costs:
             return add(inside, mul(s.most, add(1, until, self.statements(s.body))))
         if isinstance(s, ir.Random):
             return add(inside, self.length(s.candidates))  # the candidates are copied
+        if isinstance(s, ir.Log):  # a zone or a list is written out element by element
+            shown = [p for p in s.parts if isinstance(p, ir.Expr) and (p.type == ir.ZONE or ir.element_of(p.type))]
+            return add(inside, *(self.length(p) for p in shown))
         return inside
 
     # ---- moves ---------------------------------------------------------------------------

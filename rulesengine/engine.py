@@ -21,7 +21,14 @@ from .actions import Encoding
 from .compile import CompiledMove, Program, Segment, no_effects
 from .diagnostics import EngineError, IllegalActionError, integer, seed_number
 from .effect_flow import most_outcomes
-from .limits import DEFAULT_MAX_STEPS, MAX_DECISION_COST, MAX_IDLE_ROUNDS, MAX_INTEGER, MAX_TASKS_PER_STEP
+from .limits import (
+    DEFAULT_MAX_STEPS,
+    MAX_DECISION_COST,
+    MAX_IDLE_ROUNDS,
+    MAX_INTEGER,
+    MAX_LOG_CHARACTERS,
+    MAX_TASKS_PER_STEP,
+)
 from .runtime import combination_unrank, first_player, insert_sorted, mask_cards, needs_player
 from .teams import may_see
 
@@ -1514,6 +1521,26 @@ class State:
         return "\n".join(lines)
 
 
+class MatchLog(list):
+    """A match's log: its lines, in order. It stops growing past limits.MAX_LOG_CHARACTERS
+    (a valid rule file may log a zone of thousands of cards at every step of a long match),
+    with a last line that says so; the match itself goes on as it would without a log."""
+
+    __slots__ = ("characters",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.characters = 0
+
+    def append(self, line: str) -> None:
+        if self.characters > MAX_LOG_CHARACTERS:
+            return
+        self.characters += len(line)
+        if self.characters > MAX_LOG_CHARACTERS:
+            line = f"(the log stops here: it passed {MAX_LOG_CHARACTERS:,} characters; the match goes on)"
+        super().append(line)
+
+
 class _HiddenMoveLine(str):
     """A log line of a hidden move: the mover sees it whole, the others its public form."""
 
@@ -1699,7 +1726,7 @@ class Game:
         """
         state = State(self, None if seed is None else seed_number(seed), track)
         if record_log:
-            state.log = []
+            state.log = MatchLog()
         state._start()
         return state
 

@@ -63,6 +63,7 @@ MAX_TASKS_PER_STEP = 200_000  # internal steps between two decisions
 # position, never a Python failure or a runaway allocation.
 MAX_INTEGER = 2**63 - 1  # magnitude of any integer, as in CEL's int64
 MAX_TEXT_LENGTH = 10_000  # characters of any text value
+MAX_LOG_CHARACTERS = 50_000_000  # of one match's log: past it the log stops (the match goes on)
 MAX_BROWSER_SEED = 2**53 - 1  # magnitude of a seed the play page takes: a JavaScript number holds it exactly
 # Fresh seeds are drawn from 0..MAX_BROWSER_SEED: the seed tells the whole deal, and with fewer
 # (2**31 took hours of one core) the hands a player sees would name the seed, so every hand.

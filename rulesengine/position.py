@@ -13,7 +13,7 @@ from __future__ import annotations
 import attrs
 
 from . import knowledge
-from .engine import State
+from .engine import MatchLog, State
 from .stays import out_refused
 
 
@@ -83,7 +83,7 @@ def set_position(state: State, position: Position) -> None:
     state._seen = {}
     state._legal = None  # listed again for the new position on the next request
     if state.log is not None:
-        state.log = []
+        state.log = MatchLog()
     if state._track:  # what each player knows is what it sees in the position, nothing of before
         knowledge.at_position(state)
 

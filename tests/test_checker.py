@@ -934,3 +934,23 @@ def test_a_variant_giving_losers_over_its_bases_winners_is_told_how_to_remove_th
     assert "'winners: null'" in (found.hint or "")
     variant.write_text("extends: base.yaml\nmatch:\n  winners: null\n  losers: players\n", encoding="utf-8")
     assert not [d for d in validate_file(variant)[1] if d.code == "RE234"]
+
+
+@pytest.mark.parametrize(("shown", "bad"), [("{stock}", True), ("{size(stock)}", False), ("{top(stock)}", False)])
+def test_a_logged_zone_costs_a_step_for_each_of_its_cards(tmp_path, shown, bad):
+    """A log line writes a zone out card by card: logging a deck of 5,000 cards for each of
+    its cards at every step passes the bound (it wrote gigabytes of log before it was counted)."""
+    rules = tmp_path / "game.yaml"
+    rules.write_text(
+        "rulesengine: 1\nname: Big log\nplayers: {min: 2, max: 2}\n"
+        "decks:\n  d:\n    suits: [a, b, c, d, e]\n    ranks: [r1, r2, r3, r4, r5, r6, r7, r8, r9, r10]\n"
+        "    zone: stock\n    copies: 100\n"
+        "zones:\n  stock: {visibility: all}\n  table: {visibility: all}\n"
+        "phases:\n  play:\n    moves: [go]\n"
+        "moves:\n  go:\n    effects:\n      - move top(stock) to table\n"
+        f'      - for: c in stock\n        do:\n          - log "{(shown + " ") * 5}"\n'
+        'match:\n  until: "true"\n',
+        encoding="utf-8",
+    )
+    _, diagnostics = validate_file(rules)
+    assert ("RE248" in [d.code for d in diagnostics]) == bad, diagnostics

@@ -190,3 +190,24 @@ def test_a_position_that_cannot_be_is_refused_and_changes_nothing(game, change, 
         set_position(state, position)
     assert state.zones == twin.zones and state.where == twin.where and state.vars == twin.vars
     assert state.observation(0) == twin.observation(0) and state.current == twin.current
+
+
+@pytest.mark.parametrize("optimize", [True, False])
+def test_a_log_past_its_limit_stops_and_the_match_goes_on(monkeypatch, optimize):
+    """A valid file may log a whole zone at every step: the log stops growing at its limit,
+    with a line that says so, and the match is played as it is without a log."""
+    from rulesengine import engine
+
+    monkeypatch.setattr(engine, "MAX_LOG_CHARACTERS", 2_000)
+    game = rulesengine.make_game("padan", players=2, options={"target": 1}, optimize=optimize)
+    logged = game.new_initial_state(seed=5, record_log=True)
+    silent = game.new_initial_state(seed=5)
+    rng = random.Random(5)
+    while not logged.is_terminal():
+        action = rng.choice(logged.legal_actions())
+        logged.apply_action(action)
+        silent.apply_action(action)
+    assert silent.is_terminal() and logged.returns() == silent.returns()
+    assert logged.log[-1] == "(the log stops here: it passed 2,000 characters; the match goes on)"
+    assert sum(map(len, logged.log[:-1])) <= 2_000 < logged.log.characters
+    assert logged.log_for(0)[-1] == logged.log[-1]
