@@ -1095,9 +1095,13 @@ class State:
         return True
 
     def _endless(self) -> EngineError:
+        # no one rule is at fault, so no line is named: where the flow was tells the author where to look
+        where = f"in round {self.round_number}" + (
+            f", phase '{self.program.phases[self.phase].name}'" if self.phase >= 0 else ""
+        )
         return EngineError(
             f"{self.program.ruleset.file}: the rules ran {MAX_TASKS_PER_STEP:,} steps of their flow without "
-            "reaching a decision (a phase whose end never comes, phases that lead to each other at once, "
+            f"reaching a decision, {where} (a phase whose end never comes, phases that lead to each other at once, "
             "or repeat blocks inside repeat or for blocks passing that many times in all)"
         )
 

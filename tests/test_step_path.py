@@ -265,7 +265,8 @@ def test_the_direct_paths_are_taken() -> None:
 def test_phases_that_lead_to_each_other_stop_with_a_diagnostic(direct: bool) -> None:
     game = rulesengine.make_game(ENDLESS)
     start = game.new_initial_state if direct else lambda seed: general(game.new_initial_state, seed)
-    with pytest.raises(EngineError, match="steps of their flow without reaching a decision") as raised:
+    stopped = "steps of their flow without reaching a decision, in round 1, phase '"
+    with pytest.raises(EngineError, match=stopped) as raised:
         start(1)
     assert str(raised.value).startswith(ENDLESS)
 
