@@ -536,7 +536,9 @@ def _read_answer(prompt: str) -> str | None:
     while not line.endswith("\n"):
         line = sys.stdin.readline(MAX_ANSWER)
         dropped += len(line)
-        if not line or dropped > _MAX_DISCARDED:
+        if not line:
+            raise _Quit("the input ended: you left the match")
+        if dropped > _MAX_DISCARDED:
             raise _Quit("the input sent no line break in over a million characters: you left the match")
     return None
 

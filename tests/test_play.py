@@ -42,7 +42,7 @@ def test_the_play_command_takes_moves_by_number_and_quits_cleanly():
 
 def test_the_end_of_the_input_leaves_the_match_as_q_does():
     # piped moves that run out, or Ctrl-D: not an interruption (exit 130 is for Ctrl-C)
-    for moves in ("", "1\n", "abc\n"):
+    for moves in ("", "1\n", "abc\n", "7" * 1000):  # the last: a long line the input ends in
         result = CliRunner().invoke(main, ["play", "padan", "--seed", "3"], input=moves)
         assert result.exit_code == 0, result.output
         assert result.output.rstrip().endswith("the input ended: you left the match")
