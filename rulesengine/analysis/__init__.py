@@ -10,7 +10,6 @@ from typing import Any
 
 from .. import __version__
 from ..engine import Game
-from ..limits import MAX_INTEGER
 from .aggregate import Tally, warnings
 from .backends import BackendError, Outcome, Progress, run
 from .playout import Plan, Recording, standing_names
@@ -23,6 +22,7 @@ from .settings import (
     check_probe,
     check_progress,
     check_workers,
+    highest_first_seed,
     plan_settings,
 )
 
@@ -39,12 +39,6 @@ __all__ = [
     "standing_names",
     "summarise",
 ]
-
-
-def highest_first_seed(matches: int) -> int:
-    """The largest seed the first of `matches` matches may take: match k plays seed SEED+k,
-    and every one must stay within the seeds `run --seed` takes."""
-    return MAX_INTEGER - matches + 1
 
 
 def make_plan(

@@ -36,7 +36,7 @@ from .compare import unfinished as unfinished_comparison
 from .locate import error_place
 from .probe import PROBE_MATCHES, options_without_effect
 from .progress import progress_bar
-from .settings import SettingError, check_backend, plan_settings
+from .settings import MOST_MATCHES, SettingError, check_backend, plan_settings
 from .text import render
 
 INTERRUPTED = 130  # the exit status of a run stopped by Ctrl-C
@@ -139,10 +139,10 @@ def _check_seeds(seed: int, games: int, played: int | None = None) -> None:
     than -n) would pass the largest seed: `run --seed` could not replay them."""
     count = max(games, played or games)
     plays = f" (check plays at least {count})" if count > games else ""
-    if highest_first_seed(count) < -MAX_INTEGER:  # no --seed helps: more matches than seeds
+    if count > MOST_MATCHES:  # no --seed helps
         raise _cli().ChoiceError(
             f"-n {games}{plays}: more matches than there are seeds; each match takes its own seed "
-            f"from {-MAX_INTEGER}..{MAX_INTEGER}, so at most {2 * MAX_INTEGER + 1:,} matches"
+            f"from {-MAX_INTEGER}..{MAX_INTEGER}, so at most {MOST_MATCHES:,} matches"
         )
     if seed > highest_first_seed(count):
         raise _cli().ChoiceError(

@@ -150,21 +150,30 @@ def check_game(game: object) -> Game:
     return game
 
 
+# Each match takes its own seed (match k plays seed + k) among those `run --seed` takes.
+MOST_MATCHES = 2 * MAX_INTEGER + 1
+
+
+def highest_first_seed(matches: int) -> int:
+    """The largest seed the first of `matches` matches may take: match k plays seed SEED+k,
+    and every one must stay within the seeds `run --seed` takes."""
+    return MAX_INTEGER - matches + 1
+
+
 def check_matches(games: object, seed: object) -> tuple[int, int]:
     """The number of matches and the first seed: at least one match, and every match's seed
     (match k plays seed + k) within the seeds `run --seed` takes, so that each can be replayed."""
     count, first = integer(games), integer(seed)
     if count is None or count < 1:
         raise SettingError(f"games (the number of matches) is a whole number of at least 1, not {shown(games)}")
-    most = 2 * MAX_INTEGER + 1
-    if count > most:  # no seed helps
+    if count > MOST_MATCHES:  # no seed helps
         raise SettingError(
-            f"games is at most {most:,}: no more matches than there are seeds (each match takes its own seed "
-            f"from {-MAX_INTEGER}..{MAX_INTEGER}), not {shown(count)}"
+            f"games is at most {MOST_MATCHES:,}: no more matches than there are seeds (each match takes its own "
+            f"seed from {-MAX_INTEGER}..{MAX_INTEGER}), not {shown(count)}"
         )
     if first is None or not -MAX_INTEGER <= first <= MAX_INTEGER:
         raise SettingError(f"seed is a whole number from {-MAX_INTEGER} to {MAX_INTEGER}, not {shown(seed)}")
-    highest = MAX_INTEGER - count + 1
+    highest = highest_first_seed(count)
     if first > highest:
         raise SettingError(
             f"seed {first} with games={count}: the seeds of the matches would run to {first + count - 1}, "
