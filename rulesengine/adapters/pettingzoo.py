@@ -111,20 +111,20 @@ class RulesEnv(AECEnv):
     # ---- spaces ----------------------------------------------------------------------
 
     def observation_space(self, agent: str) -> spaces.Space:
-        try:
-            return self._observation_spaces[agent]
-        except (KeyError, TypeError):  # (TypeError: a key that cannot be hashed)
-            raise self._unknown(agent, "observation_space") from None
+        return self._of_agent(self._observation_spaces, agent, "observation_space")
 
     def action_space(self, agent: str) -> spaces.Space:
-        try:
-            return self._action_spaces[agent]
-        except (KeyError, TypeError):
-            raise self._unknown(agent, "action_space") from None
+        return self._of_agent(self._action_spaces, agent, "action_space")
 
-    def _unknown(self, agent: object, asked: str) -> EngineError:
-        last = len(self.possible_agents) - 1
-        return EngineError(f"{asked} needs an agent of this environment, player_0 to player_{last}, not {agent!r}")
+    def _of_agent(self, table: Mapping[str, Any], agent: object, asked: str) -> Any:
+        """`table`'s entry for `agent`; EngineError naming the agents there are for another."""
+        try:
+            return table[agent]  # type: ignore[index]  # any key is tried: a wrong one is refused below
+        except (KeyError, TypeError):  # (TypeError: a key that cannot be hashed)
+            last = len(self.possible_agents) - 1
+            raise EngineError(
+                f"{asked} needs an agent of this environment, player_0 to player_{last}, not {agent!r}"
+            ) from None
 
     if not TYPE_CHECKING:  # (for mypy, every other attribute stays unknown)
 
@@ -219,10 +219,7 @@ class RulesEnv(AECEnv):
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         state = self._started("observe")
-        try:
-            player = self.agent_name_mapping[agent]
-        except (KeyError, TypeError):
-            raise self._unknown(agent, "observe") from None
+        player = self._of_agent(self.agent_name_mapping, agent, "observe")
         observation = np.asarray(self.encoder.encode(state, player), dtype=np.float32)
         mask = np.zeros(self.game.num_distinct_actions, dtype=np.int8)
         if state.current_player() == player:
