@@ -212,7 +212,7 @@ class CodeGenerator:
                 fields = {field: self.names.fresh("_" + field) for field in _STATE_LISTS}
                 fn = pyast.state_lists_as_locals(fn, fields)
             fn = share_common_subexpressions(inline_binds(fn, self.names.fresh), self.names.fresh, self._reads_once)
-            fn = decide_known_tests(fn)
+            fn = pyast.with_guards(decide_known_tests(fn))
             source = pyast.emit_function(fn, heading)
             code = compile(source, filename := f"<{printable(heading)} #{next(_COMPILED)}>", "exec")
         except (SyntaxError, RecursionError) as error:  # past what CPython compiles (nesting, mostly)
@@ -378,7 +378,7 @@ class CodeGenerator:
             family = layout.families[s.family]
             count = self.gen(s.count) if s.count is not None else const(None)
             sorted_tables = name(self.constant(layout.sorted_tables, "sorted"))
-            start = self.player(s.start, where)
+            start = self.player(s.start, where, "'deal'")
             return [
                 pyast.expr(
                     pyast.method(
@@ -396,14 +396,14 @@ class CodeGenerator:
                 shown = pyast.list_([self.gen(s.cards)]) if card else call("list", self.collection(s.cards))
                 if cards_first:
                     shown = pyast.kept(shown, "_shown", self.names.fresh, seat_first)  # type: ignore[assignment]
-                player = self.player(s.player, where)
+                player = self.player(s.player, where, "'reveal'")
                 return [*seat_first, pyast.expr(pyast.method(name("st"), "reveal", player, shown))]
             # A zone's cards are all real ones: an untracked state adds them to what the player is
             # shown, without the method's copy and test of each card.
             cards = self.collection(s.cards)
             if cards_first:
                 cards = pyast.kept(cards, "_cards", self.names.fresh, seat_first)
-            seat = pyast.kept(self.player(s.player, where), "_seat", self.names.fresh, seat_first)
+            seat = pyast.kept(self.player(s.player, where, "'reveal'"), "_seat", self.names.fresh, seat_first)
             inline = [
                 pyast.expr(pyast.method(pyast.sub(pyast.st("shown"), seat), "extend", cards)),
                 pyast.assign(pyast.store_attr(name("st"), "shown_any"), const(True)),
@@ -535,12 +535,14 @@ class CodeGenerator:
         method = pyast.expr(pyast.method(name("st"), "turn_to", node, where))
         return [*first, pyast.if_(seat, chosen, [method])]
 
-    def player(self, e: ir.Expr, where: ast.expr) -> ast.expr:
-        """A player that must be a seat: nobody there is an error naming the rule position."""
+    def player(self, e: ir.Expr, where: ast.expr, what: str) -> ast.expr:
+        """A player that must be a seat: nobody there is an error naming the rule position and
+        `what` needs the player."""
         node = self.gen(e)
         if self.seat(e) or (is_const(node) and 0 <= node.value < self.layout.num_players):  # type: ignore
             return node
-        return call(self.helper(runtime.seat_of, "seat_of"), node, const(self.layout.num_players), where)
+        seat = self.helper(runtime.rule_seat, "rule_seat")
+        return call(seat, const(what), node, const(self.layout.num_players), where)
 
     def variable_index(self, offset: int, variable: str, index: ir.Expr, span: Span) -> ast.expr:
         node = self.gen(index)
@@ -1597,7 +1599,7 @@ def _variable_index(offset: int, players: int, variable: str, span: Span) -> Cal
     def variable_index(player: int) -> int:
         if not 0 <= player < players:
             shown = "nobody" if player == -1 else str(player)
-            raise EngineError(f"{position(span)}: '{variable}' has no value for {shown}")
+            raise EngineError(f"{position(span)}: variable '{variable}' needs a player, not {shown}")
         return offset + player
 
     return variable_index

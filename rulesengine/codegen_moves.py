@@ -65,6 +65,7 @@ from .codegen import (
     position,
     statement_slots,
 )
+from .diagnostics import EngineError
 from .pyast import call, compare, const, name, sub
 
 # A move's `play` holds a copy of its phase's listing of legal actions: the copies a phase's
@@ -562,9 +563,25 @@ class MoveCodeGenerator(CodeGenerator):
                 body += self._enumeration(move, compiled.params, compiled.offset, hoisted)
         for candidates, group in by_candidates:
             body += self._shared_loop(candidates, group, hoisted)
+        listed = [m for m, c in moves if not c.is_pass and not self._card_by_card(c)]
+        listed += [m for _candidates, group in by_candidates for m, _compiled in group]
+        if listed != [m for m, c in moves if not c.is_pass] or any(len(g) > 1 for _c, g in by_candidates):
+            self._in_phase_order(body, [c for _m, c in moves if not c.is_pass])
         if passes:
             body.append(pyast.if_(pyast.not_(name("found")), passes))
         return hoisted, body
+
+    def _in_phase_order(self, listing: list[ast.stmt], moves: list[Any]) -> None:
+        """A listing that tests its moves in another order than the phase lists them (card by
+        card, or a move over cards after the moves without) meets the errors of their `legal`
+        tests in that order: on an error, the moves' own enumerators run one by one in the
+        phase's order, so that the error raised is the one the reference mode meets first.
+        (A `try` costs nothing until something is raised.)"""
+        bound = self.names.fresh("_error")
+        enumerators = pyast.tuple_(self.helper(compiled.enumerate, "enumerate_move") for compiled in moves)
+        helper = self.helper(runtime.first_listing_error, "first_listing_error")
+        first = call(helper, name("st"), name(self.me), enumerators, name(bound))
+        pyast.guarded(listing, self.helper(EngineError, "EngineError"), bound, [pyast.expr(first)])
 
     def _candidates(self, param: ir.Param) -> ast.expr:
         source = self.collection(param.candidates)

@@ -199,6 +199,56 @@ def located(node: ast.stmt, position: str | None) -> ast.stmt:
     return node
 
 
+def guarded(statements: list[ast.stmt], error: ast.expr, bound: str, handler: list[ast.stmt]) -> None:
+    """Mark `statements` to run inside `try: ... except <error> as <bound>: <handler>`. The
+    passes see the statements as they are (a `try` would hide its body from them); `with_guards`
+    writes the `try` around each run of statements marked alike once the passes are done."""
+    guard = (error, bound, handler)
+    for statement in statements:
+        statement.guard = guard  # type: ignore[attr-defined]
+
+
+def with_guards(fn: ast.FunctionDef) -> ast.FunctionDef:
+    """`fn` with each run of consecutive statements marked by one `guarded` call, at any depth,
+    inside its `try` (a copy where that changes anything)."""
+
+    def block(statements: list[ast.stmt]) -> list[ast.stmt]:
+        out: list[ast.stmt] = []
+        for statement in map(nested, statements):
+            guard = getattr(statement, "guard", None)
+            last = out[-1] if out else None
+            if guard is not None and isinstance(last, ast.Try) and getattr(last, "guard", None) is guard:
+                last.body.append(statement)
+            elif guard is not None:
+                error, bound, handler = guard
+                wrapped = ast.Try(
+                    body=[statement],
+                    handlers=[ast.ExceptHandler(type=error, name=bound, body=handler)],
+                    orelse=[],
+                    finalbody=[],
+                )
+                wrapped.guard = guard  # type: ignore[attr-defined]
+                out.append(wrapped)
+            else:
+                out.append(statement)
+        return out
+
+    def nested(node: ast.stmt) -> ast.stmt:
+        if not isinstance(node, (ast.If, ast.For, ast.While)):
+            return node
+        blocks = {part: block(getattr(node, part)) for part in ("body", "orelse")}
+        return (
+            node if all(_same_list(new, getattr(node, part)) for part, new in blocks.items()) else changed(node, blocks)
+        )
+
+    body = block(fn.body)
+    return fn if _same_list(body, fn.body) else changed(fn, {"body": body})
+
+
+def _same_list(new: list[ast.stmt], old: list[ast.stmt]) -> bool:
+    return len(new) == len(old) and all(a is b for a, b in zip(new, old))
+
+
 def state_lists_as_locals(fn: ast.FunctionDef, fields: dict[str, str]) -> ast.FunctionDef:
     """Pass `locals`: each field of `st` named in `fields` (a list the state never replaces,
     such as its zones) that the function reads more than once is read once, into the local
@@ -341,6 +391,14 @@ def _emit(statements: list[ast.stmt], indent: str, out: list[str]) -> None:
         elif isinstance(statement, ast.For):
             out.append(f"{indent}for {ast.unparse(statement.target)} in {ast.unparse(statement.iter)}:{tail}")
             _emit(statement.body, inner, out)
+        elif isinstance(statement, ast.Try):
+            out.append(f"{indent}try:")
+            _emit(statement.body, inner, out)
+            for handler in statement.handlers:
+                caught = f" {ast.unparse(handler.type)}" if handler.type is not None else ""
+                bound = f" as {handler.name}" if handler.name else ""
+                out.append(f"{indent}except{caught}{bound}:")
+                _emit(handler.body, inner, out)
         else:
             out.append(f"{indent}{ast.unparse(statement)}{tail}")
 

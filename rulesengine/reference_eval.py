@@ -133,7 +133,8 @@ class Evaluator:
         def seat(st, env):
             player = fn(st, env)
             if not 0 <= player < n:
-                raise EngineError(f"{at}: {what} needs a player, not nobody")
+                shown = "nobody" if player == -1 else player
+                raise EngineError(f"{at}: {what} needs a player, not {shown}")
             return player
 
         return seat
@@ -145,12 +146,14 @@ class Evaluator:
             return lambda st, env: slot
         indices = [self.expr(i) for i in e.indices]
         at, name = where(e.span), e.zone
+        sizes = [1 + max(index[d] for index in slots) for d in range(len(indices))]
 
         def zone(st, env):
             index = tuple(fn(st, env) for fn in indices)
             slot = slots.get(index)
             if slot is None:
-                raise EngineError(f"{at}: an index is outside zone '{name}': {list(index)}")
+                value, size = next((v, n) for v, n in zip(index, sizes) if not 0 <= v < n)
+                raise EngineError(f"{at}: an index is outside zone '{name}': {value} is not in 0..{size - 1}")
             return slot
 
         return zone
@@ -375,7 +378,7 @@ class Evaluator:
             zone = source(st, env)
             first = start(st, env)
             if not 0 <= first < n:
-                raise EngineError(f"{at}: 'deal' starts from nobody")
+                raise EngineError(f"{at}: 'deal' needs a player, not {'nobody' if first == -1 else first}")
             available = len(st.zones[zone])
             total = available if count is None else min(available, max(0, count(st, env)) * n)
             for k in range(total):

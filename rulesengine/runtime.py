@@ -108,7 +108,7 @@ def check_text(value: str, where: str) -> str:
 
 
 def seat_of(player: int, players: int, where: str) -> int:
-    """A player that must be a seat (to deal from, to reveal to): nobody is an error."""
+    """A player the API is asked about (`where` names the method), which must be a seat."""
     if 0 <= player < players:
         return player
     raise EngineError(f"{where}: a player is needed here, not {'nobody' if player == NOBODY else player}")
@@ -118,6 +118,25 @@ def needs_player(what: str, player: int, where: str) -> EngineError:
     """The error of a rule that needs a seat and got nobody (or another number): `turn to`,
     `out`, a phase's `first`."""
     return EngineError(f"{where}: {what} needs a player, not {'nobody' if player == NOBODY else player}")
+
+
+def rule_seat(what: str, player: int, players: int, where: str) -> int:
+    """A player a rule needs to be a seat (`deal` from, `reveal` to): nobody is an error."""
+    if 0 <= player < players:
+        return player
+    raise needs_player(what, player, where)
+
+
+def first_listing_error(
+    state: Any, player: int, enumerators: tuple[Callable[[Any, int, list], None], ...], error: EngineError
+) -> None:
+    """Raise the error that listing the legal actions move by move, in the phase's order (as
+    the reference mode lists them), meets first. A listing that tests several moves card by
+    card in one loop meets the errors of their `legal` tests card by card instead; it calls
+    this with the `error` it met, which is raised again should no move fail alone."""
+    for enumerate_ in enumerators:
+        enumerate_(state, player, [])
+    raise error
 
 
 def first_player(player: int, players: int, where: str) -> int:

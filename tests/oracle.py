@@ -3,8 +3,9 @@
 `play_both` compares, at every step: whether the match is over, whether it is a chance
 node, the player to move, the chance outcomes, the legal actions and their names, the
 log, every zone's cards, every variable, every player's observation, and at the end the
-returns. An `EngineError` must be raised by both at the same step, naming the same rule
-file position. Used by tests/test_reference_oracle.py and by `python -m tests.fuzz_compiler`.
+returns. An `EngineError` must be raised by both at the same step, with the same message
+(the rule-file position it names, and what went wrong there). Used by
+tests/test_reference_oracle.py and by `python -m tests.fuzz_compiler`.
 """
 
 from __future__ import annotations
@@ -16,11 +17,6 @@ from rulesengine import EngineError, Game, State
 
 class Disagreement(AssertionError):
     """The optimised and the reference programs decided differently."""
-
-
-def position(error: EngineError) -> str:
-    """The rule-file position an error names (its text up to the first ': ')."""
-    return str(error).split(": ", 1)[0]
 
 
 def same_layout(fast: Game, reference: Game) -> None:
@@ -68,13 +64,13 @@ def _agree(step: int, what: str, a, b) -> None:
 
 
 def _same_outcome(step: int, what: str, result_a, result_b) -> bool:
-    """Whether both raised (at the same position); fails if only one did. True: both raised."""
+    """Whether both raised (the same error); fails if only one did. True: both raised."""
     (_, error_a), (_, error_b) = result_a, result_b
     if error_a is None and error_b is None:
         return False
     if error_a is None or error_b is None:
         raise Disagreement(f"step {step}: {what}: optimised raised {error_a!r}, reference raised {error_b!r}")
-    _agree(step, f"{what}: error positions", position(error_a), position(error_b))
+    _agree(step, f"{what}: errors", str(error_a), str(error_b))
     return True
 
 

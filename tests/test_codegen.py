@@ -646,7 +646,7 @@ def test_nobody_as_a_seat_is_an_error_naming_the_rule_position(tmp_path: Path, e
 )
 def test_a_players_value_of_nobody_is_an_error(tmp_path: Path, effect: str) -> None:
     game = _nobody_game(tmp_path, f"  - {effect}")
-    with pytest.raises(EngineError, match=r"game\.yaml:\d+:\d+: 'score' has no value for nobody"):
+    with pytest.raises(EngineError, match=r"game\.yaml:\d+:\d+: variable 'score' needs a player, not nobody"):
         game.new_initial_state(seed=1)
 
 

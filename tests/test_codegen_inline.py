@@ -230,7 +230,7 @@ def test_a_nobody_index_raises_naming_its_rule_position(tmp_path: Path, statemen
         while not state.is_terminal():
             state.apply_action(state.legal_actions()[0])
     if read.startswith("tricks"):
-        assert str(raised.value).startswith(f"{path}:{line}:{column}: 'tricks' has no value for nobody")
+        assert str(raised.value).startswith(f"{path}:{line}:{column}: variable 'tricks' needs a player, not nobody")
     else:
         assert str(raised.value).startswith(f"{path}:{line}:{column}: an index is outside zone 'hand'")
     assert state.steps >= 3  # the seats were fine until the card was in the pile

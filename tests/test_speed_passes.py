@@ -431,7 +431,7 @@ def test_a_variable_set_to_a_seat_is_indexed_without_a_test_until_it_may_change(
             state.apply_action(state.legal_actions()[0])
     except rulesengine.EngineError as error:
         raised = str(error)
-    assert (raised is not None and "has no value for nobody" in raised) == fails, raised
+    assert (raised is not None and "needs a player, not nobody" in raised) == fails, raised
 
 
 # `max` and `min` over the seats, the suits and a range of constants, with ties and negative
