@@ -281,6 +281,46 @@ def test_a_page_of_another_site_cannot_open_a_seat_socket():
             assert _receive(ws)["type"] == "state"
 
 
+def _answer_status(port: int, request: str) -> int:
+    """The status the server answers `request` (sent whole on a new connection) with."""
+    with socket.create_connection(("127.0.0.1", port)) as raw:
+        raw.sendall(request.encode("latin-1"))
+        raw.settimeout(5)
+        answer = b""
+        while b"\r\n" not in answer:
+            answer += raw.recv(1)
+    return int(answer.split()[1])
+
+
+def test_a_server_on_this_computer_answers_only_to_its_names_for_itself():
+    from rulesengine.web.app import LOOPBACK_NAMES
+
+    session = make_session("pan", 2, {}, 1, people=(0,))
+    with running(session, hosts=LOOPBACK_NAMES) as base:
+        port = int(base.rsplit(":", 1)[1])
+        token = link(base, session).rsplit("/", 1)[1]
+        handshake = (
+            "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+            f"Sec-WebSocket-Key: {base64.b64encode(os.urandom(16)).decode()}\r\nSec-WebSocket-Version: 13\r\n"
+        )
+        own = (f"127.0.0.1:{port}", f"localhost:{port}", "LocalHost", f"[::1]:{port}", "127.0.0.1")
+        # a page of another site whose name was made to point here (DNS rebinding), or no name
+        foreign = (f"evil.example:{port}", "127.0.0.1.evil.example", f"[::1:{port}", "")
+        for host in own + foreign:
+            expected = (200, 101) if host in own else (403, 403)
+            for path, extra, status in ((f"/play/{token}", "", expected[0]), (f"/ws/{token}", handshake, expected[1])):
+                request = f"GET {path} HTTP/1.1\r\nHost: {host}\r\n{extra}Connection: close\r\n\r\n"
+                if extra:  # a handshake says `Connection: Upgrade` alone
+                    request = request.replace("Connection: close\r\n", "")
+                assert _answer_status(port, request) == status, (host, path)
+        with urllib.request.urlopen(link(base, session)) as page:  # the link as printed
+            assert page.status == 200
+    with running(session) as base:  # listening for other computers: any name (they have many)
+        port = int(base.rsplit(":", 1)[1])
+        request = f"GET /play/{token} HTTP/1.1\r\nHost: my-laptop.lan:{port}\r\nConnection: close\r\n\r\n"
+        assert _answer_status(port, request) == 200
+
+
 def _closed_within(connection: socket.socket, seconds: float) -> bool:
     """Whether the server closes `connection` within `seconds` (what it sent meanwhile is read)."""
     connection.settimeout(seconds)

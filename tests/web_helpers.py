@@ -12,14 +12,15 @@ from rulesengine import api
 
 
 @contextlib.contextmanager
-def running(session, bot_delay: float = 0.0) -> Iterator[str]:
-    """Serve `session`; yields the base address (http://127.0.0.1:PORT) and stops the server after."""
+def running(session, bot_delay: float = 0.0, hosts: frozenset[str] | None = None) -> Iterator[str]:
+    """Serve `session` (answering only to `hosts`, when given); yields the base address
+    (http://127.0.0.1:PORT) and stops the server after."""
     import uvicorn
 
     from rulesengine.web import server
 
     sock = server.listen("127.0.0.1", 0)
-    web = uvicorn.Server(server.config(session, bot_delay))
+    web = uvicorn.Server(server.config(session, bot_delay, hosts))
     thread = threading.Thread(target=lambda: asyncio.run(web.serve(sockets=[sock])), daemon=True)
     thread.start()
     deadline = time.monotonic() + 10

@@ -255,8 +255,45 @@ class _SecurityHeaders:
         await self.app(scope, receive, with_headers)
 
 
-def create_app(session: Session, bot_delay: float = 0.0) -> Starlette:
-    """The application serving `session`."""
+# The names this computer goes by for itself alone, as a Host header gives them (an IPv6
+# address in brackets, no port).
+LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "[::1]"})
+
+
+def host_name(header: str) -> str:
+    """The host of a Host header, without its port, in lower case."""
+    header = header.strip().lower()
+    if header.startswith("["):  # an IPv6 address: its colons are not the port's
+        return header[: header.find("]") + 1] if "]" in header else header
+    return header.split(":", 1)[0]
+
+
+class _KnownHosts:
+    """Refuses a request or handshake whose Host header names another computer (HTTP 403):
+    a page of another site that makes its own name point at this computer (DNS rebinding)
+    is then not served, even though the browser takes it for that site's own."""
+
+    def __init__(self, app: ASGIApp, names: frozenset[str]):
+        self.app = app
+        self.names = names
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] in ("http", "websocket"):
+            header = dict(scope["headers"]).get(b"host", b"").decode("latin-1")
+            if host_name(header) not in self.names:
+                if scope["type"] == "websocket":
+                    await send({"type": "websocket.close", "code": 1008})  # before accepting: HTTP 403
+                else:
+                    await PlainTextResponse("this server answers only to the names of this computer", 403)(
+                        scope, receive, send
+                    )
+                return
+        await self.app(scope, receive, send)
+
+
+def create_app(session: Session, bot_delay: float = 0.0, hosts: frozenset[str] | None = None) -> Starlette:
+    """The application serving `session`; with `hosts`, only requests whose Host header names
+    one of them (see `host_name`) are served."""
     hub = Hub(session, bot_delay)
 
     async def home(request: Request) -> Response:
@@ -296,6 +333,8 @@ def create_app(session: Session, bot_delay: float = 0.0) -> Starlette:
             Mount("/static", app=StaticFiles(directory=str(STATIC)), name="static"),
         ]
     )
-    app.add_middleware(_SecurityHeaders)
+    if hosts is not None:
+        app.add_middleware(_KnownHosts, names=hosts)
+    app.add_middleware(_SecurityHeaders)  # added last, it runs first: its headers go on every answer
     app.state.hub = hub
     return app

@@ -11,11 +11,12 @@ import h11
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from .app import create_app
+from .app import LOOPBACK_NAMES, create_app
 from .protocol import MAX_MESSAGE_BYTES
 from .session import Session
 
 LOCAL = "127.0.0.1"
+LOOPBACK = ("127.0.0.1", "localhost", "::1")  # addresses to listen on that only this computer reaches
 # Seconds a connection may take to send a request's line and headers (a browser sends them at
 # once) after it opens or after the response to its last request.
 HEADER_SECONDS = 10.0
@@ -91,9 +92,9 @@ class TimelyHeaders(H11Protocol):
             self.transport.close()
 
 
-def config(session: Session, bot_delay: float) -> uvicorn.Config:
+def config(session: Session, bot_delay: float, hosts: frozenset[str] | None = None) -> uvicorn.Config:
     return uvicorn.Config(
-        create_app(session, bot_delay),
+        create_app(session, bot_delay, hosts),
         http=TimelyHeaders,
         log_level="warning",
         lifespan="off",
@@ -110,10 +111,13 @@ def run(session: Session, host: str, port: int, bot_delay: float, say: Callable[
     say("open the link of your seat in a browser (each link is that seat's key: share it only with its player):")
     for line in links(session, host, port):
         say(line)
-    if host in ("127.0.0.1", "localhost", "::1"):
+    if host in LOOPBACK:
         say("only this computer can connect; to play from other machines on your network, use --host 0.0.0.0")
     if session.record is not None:
         say(f"the replay of each finished match is written to {session.record}")
     say("press Ctrl-C to stop")
-    server = uvicorn.Server(config(session, bot_delay))
+    # Listening on this computer only, the server answers only to its names for itself: a page
+    # of another site cannot reach it by making its own name point here.
+    hosts = LOOPBACK_NAMES if host in LOOPBACK else None
+    server = uvicorn.Server(config(session, bot_delay, hosts))
     server.run(sockets=[sock])
