@@ -189,6 +189,9 @@ class GameGenerator:
         # zones
         self.stock, self.pile, self.hand, self.row = self.take(), self.take(), self.take(), self.take()
         self.packets = self.take() if self.chance(0.5) else None
+        # a family indexed by a card's order, past its end for some cards: the `legal` tests of
+        # moves over the same cards then fail on different cards (see `zone`)
+        self.slots = self.take() if self.chance(0.3) else None
         for deck in self.decks.values():
             deck["zone"] = self.stock
         self.card_count = sum(
@@ -287,6 +290,9 @@ class GameGenerator:
         ]
         if self.packets:
             options.append((1, lambda: f"{self.packets}[{self.seat(scope, depth)}, {self.rng.randint(0, 1)}]"))
+        cards = [local for local, type_ in scope.items() if type_ == CARD]
+        if self.slots and cards:  # index 3 is past the family's end
+            options.append((1, lambda: f"{self.slots}[({self.pick(cards)}.order + {self.rng.randint(0, 3)}) % 4]"))
         return self.weighted(options)
 
     def seat(self, scope: dict[str, str], depth: int) -> str:
@@ -814,6 +820,8 @@ class GameGenerator:
             zones[self.hand]["sorted_by"] = "order"
         if self.packets:
             zones[self.packets] = {"per": ["player", 2], "visibility": "owner"}
+        if self.slots:
+            zones[self.slots] = {"per": 3}
         card_attributes = self.card_attributes()
         variables = {
             self.v_score: {"type": "int", "per": "player"},
