@@ -734,6 +734,10 @@ class GameGenerator:
                 move["params"] = params
             if self.chance(0.8):
                 move["legal"] = self.expr(BOOL, scope, 2)
+            card_params = [n for n, t in scope.items() if t == CARD]
+            if self.slots and card_params and self.chance(0.5):  # a test that fails for some cards, asked first
+                fails = f"size({self.slots}[({card_params[0]}.order + {self.rng.randint(0, 3)}) % 4]) >= 0"
+                move["legal"] = f"{fails} and ({move['legal']})" if "legal" in move else fails
             cards = [n for n, t in scope.items() if t in (CARD, CARDS)]
             effects = [f"move {n} to {self.pile}" for n in cards]
             effects += self.statements(scope, self.rng.randint(0, 3))
