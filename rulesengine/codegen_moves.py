@@ -1071,8 +1071,12 @@ class MoveCodeGenerator(CodeGenerator):
         self, move: ir.MoveDef, compiled_params: tuple[Any, ...], hoisted: list, card: ast.expr
     ) -> ast.expr | None:
         """When the last parameter is a set of cards sharing an attribute and `legal` reads the
-        set only through that attribute: the test as asked of one card; else None."""
+        set only through that attribute: the test as asked of one card; else None. Not when the
+        test may raise: asked of each card, it would raise before any set is known to exist,
+        where the reference mode, which asks it of whole sets, asks it of none."""
         if not move.params or move.legal is None:
+            return None
+        if may_fail(move.legal, self.layout, {p.slot: p.size for p in move.params if p.size is not None}):
             return None
         last, compiled = move.params[-1], compiled_params[-1]
         if compiled.kind != "set" or compiled.same is None:
