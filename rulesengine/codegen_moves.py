@@ -809,7 +809,7 @@ class MoveCodeGenerator(CodeGenerator):
                 if not self.seat(phase.first):  # nobody to move is an error naming `first` (no call for a seat)
                     at = const(position(phase.first.span))
                     players = self.layout.num_players
-                    refuse = call(self.helper(runtime.first_player, "first_player"), me, const(players), at)
+                    refuse = call(self.helper(runtime.rule_seat, "rule_seat"), const("'first'"), me, const(players), at)
                     lines.append(pyast.if_(pyast.not_(pyast.within(me, players)), [pyast.expr(refuse)]))
                 lines.append(pyast.assign(pyast.store_attr(st_, "current"), me))
             if phase.until is not None:

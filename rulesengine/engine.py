@@ -29,7 +29,7 @@ from .limits import (
     MAX_LOG_CHARACTERS,
     MAX_TASKS_PER_STEP,
 )
-from .runtime import combination_unrank, first_player, insert_sorted, mask_cards, needs_player
+from .runtime import combination_unrank, insert_sorted, mask_cards, needs_player, rule_seat
 from .teams import may_see
 
 # agenda task kinds
@@ -886,7 +886,7 @@ class State:
                 phase = program.phases[task[1]]
                 if phase.first is not None:
                     player = phase.first(self, self._env(self.current))
-                    self.current = first_player(player, self.num_players, phase.first_at)
+                    self.current = rule_seat("'first'", player, self.num_players, phase.first_at)
             elif kind == _ROUND_END:
                 self._round_end()
             elif kind == _MATCH_CHECK:
@@ -1091,7 +1091,7 @@ class State:
         if phase.first is not None:
             me_only = self.program.flow_reads_me_only
             player = phase.first(self, [self.current] if me_only else self._env(self.current))
-            self.current = first_player(player, self.num_players, phase.first_at)
+            self.current = rule_seat("'first'", player, self.num_players, phase.first_at)
         return True
 
     def _endless(self) -> EngineError:

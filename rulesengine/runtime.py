@@ -121,7 +121,8 @@ def needs_player(what: str, player: int, where: str) -> EngineError:
 
 
 def rule_seat(what: str, player: int, players: int, where: str) -> int:
-    """A player a rule needs to be a seat (`deal` from, `reveal` to): nobody is an error."""
+    """A player a rule needs to be a seat (a phase's `first`, `deal` from, `reveal` to): nobody
+    is an error."""
     if 0 <= player < players:
         return player
     raise needs_player(what, player, where)
@@ -137,13 +138,6 @@ def first_listing_error(
     for enumerate_ in enumerators:
         enumerate_(state, player, [])
     raise error
-
-
-def first_player(player: int, players: int, where: str) -> int:
-    """The player a phase's `first` gives, who is to move: nobody is an error."""
-    if 0 <= player < players:
-        return player
-    raise needs_player("'first'", player, where)
 
 
 def left(player: int, players: int) -> int:

@@ -88,7 +88,7 @@ def test_a_step_entering_a_phase_itself_checks_its_first(tmp_path: Path) -> None
     # `goto two` is entered by the step's own entry function, which asks `first` as the engine does
     path, _line, _column = game_file(tmp_path, "goto")
     game = rulesengine.make_game(path)
-    assert any("first_player(" in part.source for part in game.program.source)
+    assert any("_rule_seat(\"'first'\"" in part.source for part in game.program.source)
 
 
 def test_the_cli_reports_first_giving_nobody(tmp_path: Path) -> None:

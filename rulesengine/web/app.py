@@ -260,7 +260,7 @@ class _SecurityHeaders:
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "[::1]"})
 
 
-def host_name(header: str) -> str:
+def _host_name(header: str) -> str:
     """The host of a Host header, without its port, in lower case."""
     header = header.strip().lower()
     if header.startswith("["):  # an IPv6 address: its colons are not the port's
@@ -280,7 +280,7 @@ class _KnownHosts:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] in ("http", "websocket"):
             header = dict(scope["headers"]).get(b"host", b"").decode("latin-1")
-            if host_name(header) not in self.names:
+            if _host_name(header) not in self.names:
                 if scope["type"] == "websocket":
                     await send({"type": "websocket.close", "code": 1008})  # before accepting: HTTP 403
                 else:
@@ -293,7 +293,7 @@ class _KnownHosts:
 
 def create_app(session: Session, bot_delay: float = 0.0, hosts: frozenset[str] | None = None) -> Starlette:
     """The application serving `session`; with `hosts`, only requests whose Host header names
-    one of them (see `host_name`) are served."""
+    one of them (see `_host_name`) are served."""
     hub = Hub(session, bot_delay)
 
     async def home(request: Request) -> Response:
