@@ -22,11 +22,9 @@ import rulesengine
 from rulesengine import EngineError
 from tests.oracle import play_both
 
-# Each `legal` test indexes a family of two zones by the card's order: `low` fails for every
-# card but the 4s and 5s, `high` for every card but the 6s and 7s, so that a hand mostly
-# holds a card where one fails and the other does not.
-_RULES = """
-name: Two Tests
+# The cards, the zones (`slots`: two zones, indexed by a card's order in the tests) and the
+# start of the round's setup, shared by the files below (each goes on with its own deal).
+_HEAD = """
 players: {min: 2, max: 2}
 decks:
   standard:
@@ -41,7 +39,16 @@ zones:
 round:
   setup:
     - shuffle stock
+"""
+
+# Each `legal` test indexes a family of two zones by the card's order: `low` fails for every
+# card but the 4s and 5s, `high` for every card but the 6s and 7s, so that a hand mostly
+# holds a card where one fails and the other does not.
+_RULES = (
+    _HEAD
+    + """
     - deal 5 of stock to hand from seat(0)
+name: Two Tests
 phases:
   play:
     moves: MOVES
@@ -63,6 +70,7 @@ moves:
 match:
   until: round >= 1
 """
+)
 
 
 def _games(tmp_path: Path, moves: str) -> tuple[rulesengine.Game, rulesengine.Game]:
@@ -110,23 +118,11 @@ def _source(game: rulesengine.Game) -> str:
 
 # `trio` needs three cards of one suit, which a hand of two never holds: the reference mode
 # never asks `legal`, which would fail for most cards.
-_NO_TRIO = """
-name: No Trio
-players: {min: 2, max: 2}
-decks:
-  standard:
-    suits: [hearts, spades, clubs, diamonds]
-    ranks: ["2", "3", "4", "5", "6", "7", "8"]
-    zone: stock
-zones:
-  stock: {visibility: nobody}
-  hand: {per: player, visibility: owner}
-  pile: {visibility: all}
-  slots: {per: 2}
-round:
-  setup:
-    - shuffle stock
+_NO_TRIO = (
+    _HEAD
+    + """
     - deal 2 of stock to hand from seat(0)
+name: No Trio
 phases:
   play:
     moves: [lay, trio]
@@ -146,6 +142,7 @@ moves:
 match:
   until: round >= 1
 """
+)
 
 
 def test_a_test_that_may_fail_is_not_asked_of_a_set_that_cannot_be_formed(tmp_path: Path) -> None:
