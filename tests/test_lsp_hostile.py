@@ -588,3 +588,21 @@ def test_a_message_that_is_not_an_object_is_answered_invalid_request(client: Cli
     assert answer == {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": answer["error"]["message"]}}
     assert client.serves(tmp_path)
     assert "Error" not in "".join(client.stderr)
+
+
+def test_an_object_inside_a_message_is_never_read_as_a_message(client: Client, tmp_path: Path):
+    # JSON-RPC's members inside a document identifier and a position: members LSP does not
+    # name, which a server passes over, not a message of their own
+    uri = (tmp_path / "nested.yaml").as_uri()
+    client.open(uri, "rulesengine: 1\nname: x\n")
+    client.diagnostics(uri)
+    inner = {"jsonrpc": "2.0", "id": 99, "method": "shutdown"}
+    document = {"uri": uri, **inner}
+    answer = client.request("textDocument/documentSymbol", {"textDocument": document})
+    assert "result" in answer, answer
+    answer = client.request(
+        "textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": 1, "character": 1, **inner}}
+    )
+    assert "result" in answer, answer
+    assert client.serves(tmp_path)
+    _no_other_answer(client)

@@ -230,11 +230,16 @@ class RulesProtocol(LanguageServerProtocol):
     initialize_seen = False
 
     def structure_message(self, data: dict[str, Any]) -> Any:
-        # Called for every JSON object of a message (pygls reads those with "jsonrpc" as
-        # messages), the message itself last. It never raises: a message that cannot be read
-        # becomes Refused (a request) or Dropped (a notification or a response).
-        if "jsonrpc" not in data:
-            return data  # a part of a message, or not JSON-RPC at all (see handle_message)
+        # Called by pygls for every JSON object of a body as it is parsed, the innermost first
+        # and the message itself last, which pygls read as a message if it had "jsonrpc": an
+        # object inside a message with such a member (a position, say) became a message too.
+        # Every object stays as it is; `handle_message` reads the whole one (`_read`).
+        return data
+
+    def _read(self, data: dict[str, Any]) -> Any:
+        """The message `data` (a JSON object with "jsonrpc") in pygls's types. It never
+        raises: a message that cannot be read becomes Refused (a request) or Dropped (a
+        notification or a response)."""
         refused = self.refusal(data) if is_request(data) else _unreadable(data)
         if refused is not None:
             return refused
@@ -280,6 +285,8 @@ class RulesProtocol(LanguageServerProtocol):
         return method == CANCEL_REQUEST or method in self.fm.builtin_features or method in self.fm.features
 
     def handle_message(self, message: Any) -> None:
+        if isinstance(message, dict) and "jsonrpc" in message:
+            message = self._read(message)
         if isinstance(message, Refused):
             self.refuse(message.id, message.error)
         elif isinstance(message, Dropped):
