@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import json
+import logging
 import os
 import socket
 import subprocess
@@ -378,6 +379,30 @@ def test_a_connection_whose_headers_do_not_come_is_closed(monkeypatch):
             time.sleep(1)
             ws.send(json.dumps({"type": "refresh"}))
             assert _receive(ws)["type"] == "state"
+
+
+def test_a_body_that_breaks_http_is_answered_400_with_one_line_in_the_log():
+    session = make_session("pan", 2, {}, 1, people=(0,))
+    with running(session) as base:
+        logged: list[logging.LogRecord] = []
+        catcher = logging.Handler()
+        catcher.emit = logged.append  # type: ignore[method-assign]
+        log = logging.getLogger("uvicorn.error")  # after the server's start, which sets up its logging
+        log.addHandler(catcher)
+        try:
+            port = int(base.rsplit(":", 1)[1])
+            path = link(base, session).split(str(port), 1)[1]
+            with socket.create_connection(("127.0.0.1", port)) as raw:  # "zz" is no chunk size
+                raw.sendall(f"POST {path} HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n".encode())
+                raw.settimeout(5)
+                assert raw.recv(4096).startswith(b"HTTP/1.1 400")
+                assert _closed_within(raw, 5)
+            time.sleep(0.2)  # the application's own answer to the request, dropped
+        finally:
+            log.removeHandler(catcher)
+        assert [(r.getMessage(), r.exc_info) for r in logged] == [("Invalid HTTP request received.", None)]
+        with urllib.request.urlopen(link(base, session)) as page:  # served as before
+            assert page.status == 200
 
 
 def test_the_replay_is_not_given_to_several_people_before_the_match_ends():

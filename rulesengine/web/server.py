@@ -78,6 +78,15 @@ class TimelyHeaders(H11Protocol):
             self._header_timer.cancel()
         super().connection_lost(exc)
 
+    def send_400_response(self, msg: str) -> None:
+        # A request whose body breaks HTTP (a malformed chunk) is answered 400 and its
+        # connection closed at once, while the application may still be answering it: its
+        # answer is dropped, as for a client that left, instead of failing in h11 with a
+        # traceback in the log.
+        super().send_400_response(msg)
+        if self.cycle is not None:
+            self.cycle.disconnected = True
+
     def _start_header_timer(self) -> None:
         if self._header_timer is not None:
             self._header_timer.cancel()
