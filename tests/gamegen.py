@@ -734,9 +734,14 @@ class GameGenerator:
                 move["params"] = params
             if self.chance(0.8):
                 move["legal"] = self.expr(BOOL, scope, 2)
-            card_params = [n for n, t in scope.items() if t == CARD]
+            card_params = [n for n, t in scope.items() if t in (CARD, CARDS)]
             if self.slots and card_params and self.chance(0.5):  # a test that fails for some cards, asked first
-                fails = f"size({self.slots}[({card_params[0]}.order + {self.rng.randint(0, 3)}) % 4]) >= 0"
+                param, offset = card_params[0], self.rng.randint(0, 3)
+                if scope[param] == CARD:
+                    fails = f"size({self.slots}[({param}.order + {offset}) % 4]) >= 0"
+                else:  # a set: each of its cards
+                    each = self.local(scope)
+                    fails = f"{param}.all({each}, size({self.slots}[({each}.order + {offset}) % 4]) >= 0)"
                 move["legal"] = f"{fails} and ({move['legal']})" if "legal" in move else fails
             cards = [n for n, t in scope.items() if t in (CARD, CARDS)]
             effects = [f"move {n} to {self.pile}" for n in cards]
