@@ -190,7 +190,7 @@ class GameGenerator:
         self.stock, self.pile, self.hand, self.row = self.take(), self.take(), self.take(), self.take()
         self.packets = self.take() if self.chance(0.5) else None
         # a family indexed by a card's order, past its end for some cards: the `legal` tests of
-        # moves over the same cards then fail on different cards (see `zone`)
+        # moves over the same cards then fail on different cards (see `zone` and `moves`)
         self.slots = self.take() if self.chance(0.3) else None
         for deck in self.decks.values():
             deck["zone"] = self.stock
