@@ -32,7 +32,7 @@ logger = logging.getLogger(__name__)
 
 class _NoTracebackForBadParams(logging.Filter):
     """pygls logs a whole exception chain for every message it cannot turn into its types;
-    `RulesProtocol.structure_message` answers or passes over every such message, and logs it
+    `RulesProtocol._read` answers or passes over every such message, and logs it
     in one line (`RulesProtocol.refuse`, `Dropped`). It logs one, too, for a request answered
     with the error its handler chose to raise."""
 

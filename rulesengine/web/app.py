@@ -255,9 +255,10 @@ class _SecurityHeaders:
         await self.app(scope, receive, with_headers)
 
 
-# The names this computer goes by for itself alone, as a Host header gives them (an IPv6
-# address in brackets, no port).
-LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "[::1]"})
+# The addresses to listen on that only this computer reaches, and the names it goes by for
+# itself alone as a Host header gives them (an IPv6 address in brackets, no port).
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+LOOPBACK_NAMES = frozenset(f"[{address}]" if ":" in address else address for address in LOOPBACK)
 
 
 def _host_name(header: str) -> str:

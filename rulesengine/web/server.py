@@ -11,12 +11,11 @@ import h11
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from .app import LOOPBACK_NAMES, create_app
+from .app import LOOPBACK, LOOPBACK_NAMES, create_app
 from .protocol import MAX_MESSAGE_BYTES
 from .session import Session
 
 LOCAL = "127.0.0.1"
-LOOPBACK = ("127.0.0.1", "localhost", "::1")  # addresses to listen on that only this computer reaches
 # Seconds a connection may take to send a request's line and headers (a browser sends them at
 # once) after it opens or after the response to its last request.
 HEADER_SECONDS = 10.0
