@@ -286,11 +286,19 @@ def test_a_notification_whose_params_cannot_be_read_is_passed_over_quietly(clien
 
 PARSE_ERROR, METHOD_NOT_FOUND = -32700, -32601
 
+_SHUTDOWN = '{"jsonrpc":"2.0","id":2,"method":"shutdown"}'
 UNREADABLE_BODIES: dict[str, tuple[bytes, tuple[int, ...]]] = {
     "not UTF-8": (b'{"jsonrpc":"2.0","id":2,"method":"\xff"}', (PARSE_ERROR,)),
     "arrays nested 5000 deep": (b"[" * 5000 + b"]" * 5000, (PARSE_ERROR, INVALID_REQUEST)),
     "objects nested 5000 deep": (b'{"a":' * 5000 + b"1" + b"}" * 5000, (PARSE_ERROR, INVALID_REQUEST)),
     "a number of 5000 digits": (b'{"jsonrpc":"2.0","id":%s,"method":"shutdown"}' % (b"9" * 5000), (PARSE_ERROR,)),
+    # LSP bodies are UTF-8 only: JSON in another encoding, which json.loads would guess from
+    # the first bytes and read, is refused as any other body that is not UTF-8 JSON
+    **{
+        f"a shutdown request in {encoding}": (_SHUTDOWN.encode(encoding), (PARSE_ERROR,))
+        for encoding in ("utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le", "utf-8-sig")
+    },
+    "an encoded surrogate": (b'{"jsonrpc":"2.0","id":2,"method":"\xed\xa0\x80"}', (PARSE_ERROR,)),
 }
 
 

@@ -124,7 +124,17 @@ class BoundedInput:
         return line  # b"" only at the end of the input, which ends the server
 
     def read(self, size: int) -> bytes:
-        return self.stream.read(min(size, MAX_MESSAGE_BYTES))  # never more: headers were bounded
+        return Utf8Body(self.stream.read(min(size, MAX_MESSAGE_BYTES)))  # never more: headers were bounded
+
+
+class Utf8Body(bytes):
+    """A message body, which LSP sends in UTF-8 only. `json.loads` guesses the encoding of
+    bytes from their first ones (UTF-16 and UTF-32, with or without a byte-order mark) and
+    lets encoded surrogates through; this body decodes as UTF-8, strictly, whatever is asked:
+    anything else is a parse error."""
+
+    def decode(self, encoding: str = "utf-8", errors: str = "strict") -> str:
+        return bytes.decode(self, "utf-8")
 
 
 def _header_start(line: bytes) -> int:
