@@ -25,9 +25,8 @@ from ..diagnostics import (
     render_text,
 )
 from ..engine import Game
-from ..limits import MAX_INTEGER
 from ..resources import same_file
-from . import BackendError, Tally, highest_first_seed, make_plan, provenance, summarise
+from . import BackendError, Tally, make_plan, provenance, summarise
 from .backends import MAX_WORKERS, decisions_played, resolve_workers, run
 from .checks import DEFAULT_LIMIT_SHARE, findings, setting_text
 from .compare import compare as compare_analyses
@@ -36,7 +35,7 @@ from .compare import unfinished as unfinished_comparison
 from .locate import error_place
 from .probe import PROBE_MATCHES, options_without_effect
 from .progress import progress_bar
-from .settings import MOST_MATCHES, SettingError, check_backend, plan_settings
+from .settings import SettingError, check_backend, check_matches, plan_settings
 from .text import render
 
 INTERRUPTED = 130  # the exit status of a run stopped by Ctrl-C
@@ -137,18 +136,10 @@ def _settings(game: Game, workers: str, agents: str, roles: tuple[str, ...], sta
 def _check_seeds(seed: int, games: int, played: int | None = None) -> None:
     """Refuse a --seed whose matches (match k uses seed SEED+k; `played` of them, if more
     than -n) would pass the largest seed: `run --seed` could not replay them."""
-    count = max(games, played or games)
-    plays = f" (check plays at least {count})" if count > games else ""
-    if count > MOST_MATCHES:  # no --seed helps
-        raise _cli().ChoiceError(
-            f"-n {games}{plays}: more matches than there are seeds; each match takes its own seed "
-            f"from {-MAX_INTEGER}..{MAX_INTEGER}, so at most {MOST_MATCHES:,} matches"
-        )
-    if seed > highest_first_seed(count):
-        raise _cli().ChoiceError(
-            f"--seed {seed} with -n {games}{plays}: the seeds of the matches would run to {seed + count - 1}, "
-            f"past the range {-MAX_INTEGER}..{MAX_INTEGER}; take a --seed of at most {highest_first_seed(count)}"
-        )
+    try:
+        check_matches(games, seed, played=played, command_line=True)
+    except SettingError as error:
+        raise _cli().ChoiceError(str(error)) from None
 
 
 def _simulate(

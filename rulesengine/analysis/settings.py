@@ -160,24 +160,32 @@ def highest_first_seed(matches: int) -> int:
     return MAX_INTEGER - matches + 1
 
 
-def check_matches(games: object, seed: object) -> tuple[int, int]:
+def check_matches(
+    games: object, seed: object, *, played: int | None = None, command_line: bool = False
+) -> tuple[int, int]:
     """The number of matches and the first seed: at least one match, and every match's seed
-    (match k plays seed + k) within the seeds `run --seed` takes, so that each can be replayed."""
+    (match k plays seed + k) within the seeds `run --seed` takes, so that each can be replayed.
+    `played`: how many matches are played when that is more than `games` (a command that
+    probes with matches of its own, of the same seeds)."""
     count, first = integer(games), integer(seed)
-    if count is None or count < 1:
+    games_name, seed_name = ("-n", "--seed") if command_line else ("games", "seed")
+    if count is None or count < 1:  # the command line's type refuses it itself
         raise SettingError(f"games (the number of matches) is a whole number of at least 1, not {shown(games)}")
     if count > MOST_MATCHES:  # no seed helps
         raise SettingError(
-            f"games is at most {MOST_MATCHES:,}: no more matches than there are seeds (each match takes its own "
-            f"seed from {-MAX_INTEGER}..{MAX_INTEGER}), not {shown(count)}"
+            f"{games_name} is at most {MOST_MATCHES:,} matches, as many as there are seeds (each match takes its "
+            f"own seed from {-MAX_INTEGER}..{MAX_INTEGER}), not {shown(count)}"
         )
-    if first is None or not -MAX_INTEGER <= first <= MAX_INTEGER:
+    if first is None or not -MAX_INTEGER <= first <= MAX_INTEGER:  # as for games
         raise SettingError(f"seed is a whole number from {-MAX_INTEGER} to {MAX_INTEGER}, not {shown(seed)}")
-    highest = highest_first_seed(count)
+    matches = max(count, played or count)
+    highest = highest_first_seed(matches)
     if first > highest:
+        given = f"-n {count}" if command_line else f"games={count}"
+        plays = f" (at least {matches} matches are played)" if matches > count else ""
         raise SettingError(
-            f"seed {first} with games={count}: the seeds of the matches would run to {first + count - 1}, "
-            f"past the range {-MAX_INTEGER}..{MAX_INTEGER}; take a seed of at most {highest}"
+            f"{seed_name} {first} with {given}{plays}: the seeds of the matches would run to {first + matches - 1}, "
+            f"past the range {-MAX_INTEGER}..{MAX_INTEGER}; take a {seed_name} of at most {highest}"
         )
     return count, first
 
