@@ -405,28 +405,30 @@ class FileLints(CheckerBase):
                 parts.append(Part(when, trigger.when.span, f"trigger '{trigger.name}'", trigger.when, trigger.effects))
             parts += [Part(costs.cost(e), e.span, f"phase '{phase.name}'", e) for e in (phase.until, phase.first) if e]
             self.report_cost(costs, parts, f"one decision in phase '{phase.name}'")
-        lists = {
-            "the setup": ruleset.setup,
-            "the round setup": ruleset.round_setup,
-            "the round end": ruleset.round_end,
-            "round.limit.effects": ruleset.round_limit_effects,
-            "round.stuck": ruleset.round_stuck_effects,
-            **{f"entering phase '{p.name}'": p.enter for p in ruleset.phases},
-            **{f"leaving phase '{p.name}'": p.exit for p in ruleset.phases},
-        }
         round_cost = 1  # however little a round does, it is a round
-        for what, statements in lists.items():
+        for what, statements, each_round in (
+            ("the setup", ruleset.setup, False),  # once a match
+            ("the round setup", ruleset.round_setup, True),
+            ("the round end", ruleset.round_end, True),
+            ("round.limit.effects", ruleset.round_limit_effects, True),
+            ("round.stuck", ruleset.round_stuck_effects, True),
+            *((f"entering phase '{p.name}'", p.enter, True) for p in ruleset.phases),
+            *((f"leaving phase '{p.name}'", p.exit, True) for p in ruleset.phases),
+        ):
             if statements:
                 cost = costs.statements(statements)
                 self.report_cost(costs, [Part(cost, statements[0].span, what, None, statements)], what)
-                if what != "the setup":
+                if each_round:
                     round_cost = add(round_cost, cost)
-        ends = {"match.until": ruleset.match_until, "match.winners": ruleset.winners, "match.losers": ruleset.losers}
-        for what, expr in ends.items():
+        for what, expr, each_round in (
+            ("match.until", ruleset.match_until, True),  # tested after every round
+            ("match.winners", ruleset.winners, False),
+            ("match.losers", ruleset.losers, False),
+        ):
             if expr is not None:
                 cost = costs.cost(expr)
                 self.report_cost(costs, [Part(cost, expr.span, what, expr)], what)
-                if what == "match.until":
+                if each_round:
                     round_cost = add(round_cost, cost)
         for phase in ruleset.phases:  # tested (`until`) and entered (`first`) at least once a round
             round_cost = add(round_cost, *(costs.cost(e) for e in (phase.until, phase.first) if e is not None))
