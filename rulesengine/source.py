@@ -232,17 +232,17 @@ class _Builder:
     def build(self, node: yaml.Node) -> Node:
         self.count += 1
         if self.count > MAX_NODES:
-            raise _TooLarge(_span(self.file, node, self.breaks))
+            raise _TooLarge(self.span(node))
         if id(node) in self.open:
             self.error(
                 "RE017",
                 "a YAML alias refers to the list or mapping that contains it",
-                _span(self.file, node, self.breaks),
+                self.span(node),
                 hint="an alias ('*name') may only repeat a value defined before it, not its own parent",
             )
-            return Scalar(None, _span(self.file, node, self.breaks))
+            return Scalar(None, self.span(node))
         if len(self.open) >= MAX_DEPTH:  # aliases can nest deeper than the text does
-            raise _TooDeep(_span(self.file, node, self.breaks))
+            raise _TooDeep(self.span(node))
         if isinstance(node, yaml.CollectionNode):
             self.open.add(id(node))
             try:
