@@ -317,7 +317,14 @@ def test_a_body_that_cannot_be_read_is_answered_with_a_parse_error(client: Clien
     assert answer["id"] is None and answer["error"]["code"] in codes, answer
     assert client.serves(tmp_path)  # a 5000-digit id did not shut it down
     _no_other_answer(client)
-    assert "a message body is not JSON" in "".join(client.stderr)
+    logged = "".join(client.stderr)
+    assert "a message body is not JSON" in logged
+    if case.endswith(("-le", "-be")):  # with no byte-order mark, the other encodings' bytes are UTF-8 too
+        assert "holds NUL bytes (UTF-16 or UTF-32?)" in logged
+    elif "utf-16" in case or "utf-32" in case:  # a byte-order mark of theirs is not UTF-8
+        assert "is not JSON in UTF-8" in logged
+    if "utf-8-sig" in case:
+        assert "starts with a byte-order mark" in logged
 
 
 UNREADABLE_REQUESTS: dict[str, tuple[Message, int]] = {

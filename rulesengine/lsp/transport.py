@@ -66,6 +66,10 @@ def unreadable_body(error: BaseException | None) -> str | None:
     `json.loads` raises for a body it cannot read (the only thing that reaches pygls's reading
     loop: `RulesProtocol` reads or refuses every message, and handles it without raising);
     None for any other error."""
+    if isinstance(error, json.JSONDecodeError) and error.doc.startswith("\ufeff"):
+        return "is not JSON in UTF-8 as LSP sends it: it starts with a byte-order mark"
+    if isinstance(error, json.JSONDecodeError) and "\0" in error.doc:
+        return "is not JSON in UTF-8 as LSP sends it: it holds NUL bytes (UTF-16 or UTF-32?)"
     if isinstance(error, json.JSONDecodeError):
         return f"is not JSON: {error}"
     if isinstance(error, UnicodeDecodeError):
