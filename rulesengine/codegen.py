@@ -1598,8 +1598,7 @@ def _cheap(index: ir.Expr) -> bool:
 def _variable_index(offset: int, players: int, variable: str, span: Span) -> Callable[[int], int]:
     def variable_index(player: int) -> int:
         if not 0 <= player < players:
-            shown = "nobody" if player == -1 else str(player)
-            raise EngineError(f"{position(span)}: variable '{variable}' needs a player, not {shown}")
+            raise runtime.needs_player(f"variable '{variable}'", player, position(span))
         return offset + player
 
     return variable_index

@@ -133,8 +133,7 @@ class Evaluator:
         def seat(st, env):
             player = fn(st, env)
             if not 0 <= player < n:
-                shown = "nobody" if player == -1 else player
-                raise EngineError(f"{at}: {what} needs a player, not {shown}")
+                raise runtime.needs_player(what, player, at)
             return player
 
         return seat
@@ -378,7 +377,7 @@ class Evaluator:
             zone = source(st, env)
             first = start(st, env)
             if not 0 <= first < n:
-                raise EngineError(f"{at}: 'deal' needs a player, not {'nobody' if first == -1 else first}")
+                raise runtime.needs_player("'deal'", first, at)
             available = len(st.zones[zone])
             total = available if count is None else min(available, max(0, count(st, env)) * n)
             for k in range(total):
